@@ -1,0 +1,63 @@
+package decode
+
+import (
+	"encoding/binary"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// AtomicETHLen is the length of the Atomic Extended Transport Header.
+const AtomicETHLen = 28
+
+// AtomicETH is the Atomic Extended Transport Header (IBA 9.3.4), carried by
+// Compare Swap and Fetch Add requests.
+//
+//	+---------------------------------------------------------------+
+//	|                     Virtual Address (64)                      |
+//	+-------------------------------+-------------------------------+
+//	|          Remote Key (32)      |
+//	+-------------------------------+-------------------------------+
+//	|                  Swap (or Add) Data (64)                      |
+//	+---------------------------------------------------------------+
+//	|                     Compare Data (64)                         |
+//	+---------------------------------------------------------------+
+type AtomicETH struct {
+	layers.BaseLayer
+	VA          uint64
+	RKey        uint32
+	SwapAddData uint64
+	CompareData uint64
+	next        gopacket.LayerType
+}
+
+func (h *AtomicETH) LayerType() gopacket.LayerType     { return LayerTypeAtomicETH }
+func (h *AtomicETH) CanDecode() gopacket.LayerClass    { return LayerTypeAtomicETH }
+func (h *AtomicETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+
+// DecodeFromBytes decodes an AtomicETH at the start of data.
+func (h *AtomicETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < AtomicETHLen {
+		df.SetTruncated()
+		return truncated("atomiceth", AtomicETHLen, len(data))
+	}
+	h.VA = binary.BigEndian.Uint64(data)
+	h.RKey = binary.BigEndian.Uint32(data[8:])
+	h.SwapAddData = binary.BigEndian.Uint64(data[12:])
+	h.CompareData = binary.BigEndian.Uint64(data[20:])
+	h.Contents, h.Payload = data[:AtomicETHLen], data[AtomicETHLen:]
+	return nil
+}
+
+// SerializeTo prepends the AtomicETH.
+func (h *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+	d, err := b.PrependBytes(AtomicETHLen)
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint64(d, h.VA)
+	binary.BigEndian.PutUint32(d[8:], h.RKey)
+	binary.BigEndian.PutUint64(d[12:], h.SwapAddData)
+	binary.BigEndian.PutUint64(d[20:], h.CompareData)
+	return nil
+}

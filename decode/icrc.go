@@ -1,0 +1,218 @@
+package decode
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// ICRCLen and VCRCLen are the lengths of the invariant and variant CRCs.
+const (
+	ICRCLen = 4
+	VCRCLen = 2
+)
+
+// CRCStatus is the result of checking an ICRC or VCRC.
+type CRCStatus uint8
+
+// CRC check results.
+const (
+	CRCAbsent       CRCStatus = iota // no CRC in the packet (not InfiniBand)
+	CRCGood                          // computed value equals the captured one
+	CRCBad                           // computed value differs
+	CRCUnverifiable                  // the frame was cut by the snapshot length
+)
+
+var crcStatusNames = [...]string{"absent", "good", "bad", "unverifiable"}
+
+func (s CRCStatus) String() string {
+	if int(s) < len(crcStatusNames) {
+		return crcStatusNames[s]
+	}
+	return "unknown"
+}
+
+// ICRC is the Invariant CRC trailer (IBA 7.8.1): a CRC-32 over the fields of
+// the packet that do not change from end to end. CRC is the four trailer
+// bytes read big-endian (as Wireshark shows them); the CRC is transmitted
+// least significant byte first, so Value returns the CRC-32 itself.
+type ICRC struct {
+	layers.BaseLayer
+	CRC uint32
+}
+
+func (h *ICRC) LayerType() gopacket.LayerType     { return LayerTypeICRC }
+func (h *ICRC) CanDecode() gopacket.LayerClass    { return LayerTypeICRC }
+func (h *ICRC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// Value returns the CRC-32 the trailer carries (the wire bytes little-endian).
+func (h *ICRC) Value() uint32 { return swap32(h.CRC) }
+
+// DecodeFromBytes decodes the 4-byte ICRC.
+func (h *ICRC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < ICRCLen {
+		df.SetTruncated()
+		return truncated("icrc", ICRCLen, len(data))
+	}
+	h.CRC = binary.BigEndian.Uint32(data)
+	h.Contents, h.Payload = data[:ICRCLen], data[ICRCLen:]
+	return nil
+}
+
+// SerializeTo appends the ICRC. Its value is h.CRC; compute it over the
+// finished frame with FixCRCs.
+func (h *ICRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+	d, err := b.AppendBytes(ICRCLen)
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(d, h.CRC)
+	return nil
+}
+
+// VCRC is the Variant CRC trailer of native InfiniBand packets (IBA 7.8.2): a
+// CRC-16 over every byte from the LRH through the ICRC. CRC is the two bytes
+// read big-endian; Value returns the CRC-16 (transmitted LSB first).
+type VCRC struct {
+	layers.BaseLayer
+	CRC uint16
+}
+
+func (h *VCRC) LayerType() gopacket.LayerType     { return LayerTypeVCRC }
+func (h *VCRC) CanDecode() gopacket.LayerClass    { return LayerTypeVCRC }
+func (h *VCRC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// Value returns the CRC-16 the trailer carries.
+func (h *VCRC) Value() uint16 { return h.CRC>>8 | h.CRC<<8 }
+
+// DecodeFromBytes decodes the 2-byte VCRC.
+func (h *VCRC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < VCRCLen {
+		df.SetTruncated()
+		return truncated("vcrc", VCRCLen, len(data))
+	}
+	h.CRC = binary.BigEndian.Uint16(data)
+	h.Contents, h.Payload = data[:VCRCLen], data[VCRCLen:]
+	return nil
+}
+
+// SerializeTo appends the VCRC (value h.CRC; see FixCRCs).
+func (h *VCRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+	d, err := b.AppendBytes(VCRCLen)
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint16(d, h.CRC)
+	return nil
+}
+
+func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<24 }
+
+// ones is the pseudo-LRH of RoCE: eight bytes of 1s (IBA A16/A17).
+var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+
+// crcOnes is the CRC-32 state after the pseudo-LRH (0xdebb20e3 in rxe's
+// uninverted convention).
+var crcOnes = crc32.Update(0, crc32.IEEETable, ones[:])
+
+// ICRCRoCEv2 computes the ICRC of a RoCEv2 packet. ip is the frame from the
+// first byte of the IPv4 or IPv6 header to the last byte before the ICRC
+// (IP header, UDP header, BTH, extended headers, payload and pad). Variant
+// fields (IPv4 TOS, TTL and checksum; IPv6 traffic class, flow label and hop
+// limit; UDP checksum; BTH FECN/BECN/reserved byte) count as all 1s.
+func ICRCRoCEv2(ip []byte) (uint32, bool) {
+	if len(ip) < 1 {
+		return 0, false
+	}
+	var hdr [60 + 8 + BTHLen]byte
+	var n int
+	switch ip[0] >> 4 {
+	case 4:
+		ihl := int(ip[0]&0x0F) * 4
+		if ihl < 20 || len(ip) < ihl+8+BTHLen {
+			return 0, false
+		}
+		n = copy(hdr[:], ip[:ihl+8+BTHLen])
+		hdr[1] = 0xFF                 // TOS
+		hdr[8] = 0xFF                 // TTL
+		hdr[10], hdr[11] = 0xFF, 0xFF // header checksum
+		maskUDPBTH(hdr[ihl:])
+	case 6:
+		if len(ip) < 40+8+BTHLen {
+			return 0, false
+		}
+		n = copy(hdr[:], ip[:40+8+BTHLen])
+		hdr[0] |= 0x0F // traffic class (high nibble)
+		hdr[1], hdr[2], hdr[3] = 0xFF, 0xFF, 0xFF
+		hdr[7] = 0xFF // hop limit
+		maskUDPBTH(hdr[40:])
+	default:
+		return 0, false
+	}
+	crc := crc32.Update(crcOnes, crc32.IEEETable, hdr[:n])
+	return crc32.Update(crc, crc32.IEEETable, ip[n:]), true
+}
+
+func maskUDPBTH(h []byte) {
+	h[6], h[7] = 0xFF, 0xFF // UDP checksum
+	h[8+4] = 0xFF           // BTH FECN, BECN, reserved 6
+}
+
+// ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand
+// packet. lrh is the LRH (nil for RoCEv1, whose pseudo-LRH is all 1s); rest
+// is the GRH (if any), BTH, extended headers, payload and pad, up to the ICRC.
+func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
+	crc := crcOnes
+	if lrh != nil {
+		if len(lrh) < LRHLen {
+			return 0, false
+		}
+		var l [LRHLen]byte
+		copy(l[:], lrh)
+		l[0] |= 0xF0 // VL
+		crc = crc32.Update(0, crc32.IEEETable, l[:])
+	}
+	var hdr [GRHLen + BTHLen]byte
+	n := BTHLen
+	if hasGRH {
+		n += GRHLen
+	}
+	if len(rest) < n {
+		return 0, false
+	}
+	copy(hdr[:], rest[:n])
+	if hasGRH {
+		hdr[0] |= 0x0F
+		hdr[1], hdr[2], hdr[3] = 0xFF, 0xFF, 0xFF
+		hdr[7] = 0xFF
+	}
+	hdr[n-BTHLen+4] = 0xFF
+	crc = crc32.Update(crc, crc32.IEEETable, hdr[:n])
+	return crc32.Update(crc, crc32.IEEETable, rest[n:]), true
+}
+
+var vcrcTable = func() (t [256]uint16) {
+	for i := range t {
+		c := uint16(i)
+		for range 8 {
+			if c&1 != 0 {
+				c = c>>1 ^ 0xD008 // x^16+x^12+x^3+x+1 (0x100B), reflected
+			} else {
+				c >>= 1
+			}
+		}
+		t[i] = c
+	}
+	return t
+}()
+
+// ComputeVCRC computes the VCRC over data (LRH through ICRC).
+func ComputeVCRC(data []byte) uint16 {
+	c := uint16(0xFFFF)
+	for _, b := range data {
+		c = vcrcTable[byte(c)^b] ^ c>>8
+	}
+	return c ^ 0xFFFF
+}

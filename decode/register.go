@@ -1,0 +1,279 @@
+package decode
+
+import (
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Layer types, registered with gopacket in the fast range 1000-1999.
+var (
+	LayerTypeLRH          = gopacket.RegisterLayerType(1400, gopacket.LayerTypeMetadata{Name: "LRH", Decoder: gopacket.DecodeFunc(decodeLRH)})
+	LayerTypeGRH          = gopacket.RegisterLayerType(1401, gopacket.LayerTypeMetadata{Name: "GRH", Decoder: gopacket.DecodeFunc(decodeGRH)})
+	LayerTypeBTH          = gopacket.RegisterLayerType(1402, gopacket.LayerTypeMetadata{Name: "BTH", Decoder: gopacket.DecodeFunc(decodeBTH)})
+	LayerTypeRDETH        = gopacket.RegisterLayerType(1403, gopacket.LayerTypeMetadata{Name: "RDETH", Decoder: extDecoder(HdrRDETH)})
+	LayerTypeDETH         = gopacket.RegisterLayerType(1404, gopacket.LayerTypeMetadata{Name: "DETH", Decoder: extDecoder(HdrDETH)})
+	LayerTypeXRCETH       = gopacket.RegisterLayerType(1405, gopacket.LayerTypeMetadata{Name: "XRCETH", Decoder: extDecoder(HdrXRCETH)})
+	LayerTypeRETH         = gopacket.RegisterLayerType(1406, gopacket.LayerTypeMetadata{Name: "RETH", Decoder: extDecoder(HdrRETH)})
+	LayerTypeAtomicETH    = gopacket.RegisterLayerType(1407, gopacket.LayerTypeMetadata{Name: "AtomicETH", Decoder: extDecoder(HdrAtomicETH)})
+	LayerTypeAETH         = gopacket.RegisterLayerType(1408, gopacket.LayerTypeMetadata{Name: "AETH", Decoder: extDecoder(HdrAETH)})
+	LayerTypeAtomicAckETH = gopacket.RegisterLayerType(1409, gopacket.LayerTypeMetadata{Name: "AtomicAckETH", Decoder: extDecoder(HdrAtomicAckETH)})
+	LayerTypeImmDt        = gopacket.RegisterLayerType(1410, gopacket.LayerTypeMetadata{Name: "ImmDt", Decoder: extDecoder(HdrImmDt)})
+	LayerTypeIETH         = gopacket.RegisterLayerType(1411, gopacket.LayerTypeMetadata{Name: "IETH", Decoder: extDecoder(HdrIETH)})
+	LayerTypeFETH         = gopacket.RegisterLayerType(1412, gopacket.LayerTypeMetadata{Name: "FETH", Decoder: extDecoder(HdrFETH)})
+	LayerTypeCNP          = gopacket.RegisterLayerType(1413, gopacket.LayerTypeMetadata{Name: "CNPPadding", Decoder: extDecoder(HdrCNP)})
+	LayerTypeICRC         = gopacket.RegisterLayerType(1414, gopacket.LayerTypeMetadata{Name: "ICRC", Decoder: gopacket.DecodeFunc(decodeICRC)})
+	LayerTypeVCRC         = gopacket.RegisterLayerType(1415, gopacket.LayerTypeMetadata{Name: "VCRC", Decoder: gopacket.DecodeFunc(decodeVCRC)})
+	LayerTypeMAD          = gopacket.RegisterLayerType(1416, gopacket.LayerTypeMetadata{Name: "MAD", Decoder: gopacket.DecodeFunc(decodeMADLayer)})
+	LayerTypeCM           = gopacket.RegisterLayerType(1417, gopacket.LayerTypeMetadata{Name: "CM", Decoder: gopacket.DecodeFunc(decodeCMLayer)})
+)
+
+// EtherTypeRoCEv1 is the EtherType of RoCEv1 (GRH first).
+const EtherTypeRoCEv1 layers.EthernetType = 0x8915
+
+func init() {
+	layers.RegisterUDPPortLayerType(RoCEv2Port, LayerTypeBTH)
+	layers.EthernetTypeMetadata[EtherTypeRoCEv1] = layers.EnumMetadata{
+		DecodeWith: gopacket.DecodeFunc(decodeGRH), Name: "RoCEv1", LayerType: LayerTypeGRH,
+	}
+	layers.LinkTypeMetadata[layers.LinkType(LinkTypeInfiniBand)] = layers.EnumMetadata{
+		DecodeWith: gopacket.DecodeFunc(decodeLRH), Name: "InfiniBand", LayerType: LayerTypeLRH,
+	}
+}
+
+func layerTypeOfHdr(h Hdr) gopacket.LayerType {
+	switch h {
+	case HdrRDETH:
+		return LayerTypeRDETH
+	case HdrDETH:
+		return LayerTypeDETH
+	case HdrXRCETH:
+		return LayerTypeXRCETH
+	case HdrRETH:
+		return LayerTypeRETH
+	case HdrAtomicETH:
+		return LayerTypeAtomicETH
+	case HdrAETH:
+		return LayerTypeAETH
+	case HdrAtomicAckETH:
+		return LayerTypeAtomicAckETH
+	case HdrImmDt:
+		return LayerTypeImmDt
+	case HdrIETH:
+		return LayerTypeIETH
+	case HdrFETH:
+		return LayerTypeFETH
+	case HdrCNP:
+		return LayerTypeCNP
+	}
+	return gopacket.LayerTypePayload
+}
+
+// newExt returns a fresh layer for an extended header.
+func newExt(h Hdr) extLayer {
+	switch h {
+	case HdrRDETH:
+		return &RDETH{}
+	case HdrDETH:
+		return &DETH{}
+	case HdrXRCETH:
+		return &XRCETH{}
+	case HdrRETH:
+		return &RETH{}
+	case HdrAtomicETH:
+		return &AtomicETH{}
+	case HdrAETH:
+		return &AETH{}
+	case HdrAtomicAckETH:
+		return &AtomicAckETH{}
+	case HdrImmDt:
+		return &ImmDt{}
+	case HdrIETH:
+		return &IETH{}
+	case HdrFETH:
+		return &FETH{}
+	}
+	return &CNPPadding{}
+}
+
+// extLayer is what every extended header implements.
+type extLayer interface {
+	gopacket.DecodingLayer
+	gopacket.Layer
+}
+
+// setNext records the layer that follows an extended header in its packet
+// (extended headers cannot know it on their own: it depends on the opcode).
+func setNext(l extLayer, next gopacket.LayerType) {
+	switch h := l.(type) {
+	case *RDETH:
+		h.next = next
+	case *DETH:
+		h.next = next
+	case *XRCETH:
+		h.next = next
+	case *RETH:
+		h.next = next
+	case *AtomicETH:
+		h.next = next
+	case *AETH:
+		h.next = next
+	case *AtomicAckETH:
+		h.next = next
+	case *ImmDt:
+		h.next = next
+	case *IETH:
+		h.next = next
+	case *FETH:
+		h.next = next
+	}
+}
+
+func nextOrPayload(t gopacket.LayerType) gopacket.LayerType {
+	if t == gopacket.LayerTypeZero {
+		return gopacket.LayerTypePayload
+	}
+	return t
+}
+
+// extDecoder decodes one extended header on its own (when a user asks
+// gopacket to start at it); the next layer is then the payload.
+func extDecoder(h Hdr) gopacket.Decoder {
+	return gopacket.DecodeFunc(func(data []byte, p gopacket.PacketBuilder) error {
+		l := newExt(h)
+		if err := l.DecodeFromBytes(data, p); err != nil {
+			return err
+		}
+		p.AddLayer(l)
+		return p.NextDecoder(gopacket.LayerTypePayload)
+	})
+}
+
+func decodeICRC(data []byte, p gopacket.PacketBuilder) error {
+	h := &ICRC{}
+	if err := h.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(h)
+	return nil
+}
+
+func decodeVCRC(data []byte, p gopacket.PacketBuilder) error {
+	h := &VCRC{}
+	if err := h.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(h)
+	return nil
+}
+
+func decodeLRH(data []byte, p gopacket.PacketBuilder) error {
+	h := &LRH{}
+	if err := h.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	// Cut the packet at PktLen and split off the VCRC, which the whole
+	// chain below decodes before it (trailers are added last).
+	end := int(h.PktLen)*4 + VCRCLen
+	var vcrc []byte
+	if end <= len(data) && end >= LRHLen+VCRCLen {
+		vcrc = data[end-VCRCLen : end]
+		h.Payload = data[LRHLen : end-VCRCLen]
+	}
+	p.AddLayer(h)
+	var err error
+	switch h.LNH {
+	case LNHGlobal:
+		err = decodeGRHChain(h.Payload, p, true)
+	case LNHLocal:
+		err = decodeTransportChain(h.Payload, p, true)
+	default:
+		err = p.NextDecoder(gopacket.LayerTypePayload)
+	}
+	if err != nil {
+		return err
+	}
+	if vcrc != nil {
+		v := &VCRC{}
+		_ = v.DecodeFromBytes(vcrc, p)
+		p.AddLayer(v)
+	}
+	return nil
+}
+
+func decodeGRH(data []byte, p gopacket.PacketBuilder) error {
+	return decodeGRHChain(data, p, true)
+}
+
+func decodeGRHChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) error {
+	h := &GRH{}
+	if err := h.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	if end := GRHLen + int(h.PayLen); end <= len(data) {
+		h.Payload = data[GRHLen:end]
+	}
+	p.AddLayer(h)
+	p.SetNetworkLayer(nil)
+	if h.NextHeader != GRHNextHeaderIBA {
+		return p.NextDecoder(gopacket.LayerTypePayload)
+	}
+	return decodeTransportChain(h.Payload, p, hasICRC)
+}
+
+func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
+	return decodeTransportChain(data, p, true)
+}
+
+// decodeTransportChain decodes BTH, every extended header its opcode calls
+// for, the payload (a MAD on QP0/QP1) and the ICRC trailer, adding each as
+// a layer. Extended headers are decoded here rather than through
+// NextLayerType because which one follows depends on the opcode, not on
+// the previous header.
+func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) error {
+	var icrc []byte
+	if hasICRC && len(data) >= BTHLen+ICRCLen {
+		icrc = data[len(data)-ICRCLen:]
+		data = data[:len(data)-ICRCLen]
+	}
+	b := &BTH{}
+	if err := b.DecodeFromBytes(data, p); err != nil {
+		return err
+	}
+	p.AddLayer(b)
+	rest := b.Payload
+	exts := b.Opcode.ExtHeaders()
+	for i, h := range exts {
+		l := newExt(h)
+		if err := l.DecodeFromBytes(rest, p); err != nil {
+			return err
+		}
+		next := gopacket.LayerTypePayload
+		if i+1 < len(exts) {
+			next = layerTypeOfHdr(exts[i+1])
+		}
+		setNext(l, next)
+		p.AddLayer(l)
+		rest = l.LayerPayload()
+	}
+	if pad := int(b.PadCount); pad <= len(rest) && icrc != nil {
+		rest = rest[:len(rest)-pad]
+	}
+	if len(rest) > 0 {
+		op := b.Opcode
+		if b.DestQP <= 1 && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) {
+			if err := decodeMADLayer(rest, p); err != nil {
+				return err
+			}
+		} else {
+			pl := gopacket.Payload(rest)
+			p.AddLayer(&pl)
+			p.SetApplicationLayer(&pl)
+		}
+	}
+	if icrc != nil {
+		c := &ICRC{}
+		_ = c.DecodeFromBytes(icrc, p)
+		p.AddLayer(c)
+	}
+	return nil
+}

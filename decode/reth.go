@@ -1,0 +1,56 @@
+package decode
+
+import (
+	"encoding/binary"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// RETHLen is the length of the RDMA Extended Transport Header.
+const RETHLen = 16
+
+// RETH is the RDMA Extended Transport Header (IBA 9.3.3), carried by RDMA
+// WRITE First/Only, READ Request, FLUSH and ATOMIC WRITE.
+//
+//	+-------------------------------+-------------------------------+
+//	|                     Virtual Address (64)                      |
+//	+-------------------------------+-------------------------------+
+//	|           Remote Key (32)     |        DMA Length (32)        |
+//	+-------------------------------+-------------------------------+
+type RETH struct {
+	layers.BaseLayer
+	VA     uint64
+	RKey   uint32
+	DMALen uint32
+	next   gopacket.LayerType
+}
+
+func (h *RETH) LayerType() gopacket.LayerType     { return LayerTypeRETH }
+func (h *RETH) CanDecode() gopacket.LayerClass    { return LayerTypeRETH }
+func (h *RETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+
+// DecodeFromBytes decodes a RETH at the start of data.
+func (h *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < RETHLen {
+		df.SetTruncated()
+		return truncated("reth", RETHLen, len(data))
+	}
+	h.VA = binary.BigEndian.Uint64(data)
+	h.RKey = binary.BigEndian.Uint32(data[8:])
+	h.DMALen = binary.BigEndian.Uint32(data[12:])
+	h.Contents, h.Payload = data[:RETHLen], data[RETHLen:]
+	return nil
+}
+
+// SerializeTo prepends the RETH.
+func (h *RETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+	d, err := b.PrependBytes(RETHLen)
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint64(d, h.VA)
+	binary.BigEndian.PutUint32(d[8:], h.RKey)
+	binary.BigEndian.PutUint32(d[12:], h.DMALen)
+	return nil
+}
