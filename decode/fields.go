@@ -1,0 +1,413 @@
+package decode
+
+import (
+	"math/bits"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FieldType is a field's value type; the names are Wireshark's FT_* types.
+type FieldType uint8
+
+// Field types.
+const (
+	FTNone FieldType = iota
+	FTProtocol
+	FTBoolean
+	FTUint8
+	FTUint16
+	FTUint24
+	FTUint32
+	FTUint64
+	FTInt16
+	FTInt32
+	FTEther
+	FTIPv4
+	FTIPv6
+	FTBytes
+	FTString
+	FTRelTime
+	FTAbsTime
+	FTDouble
+)
+
+var ftNames = [...]string{"FT_NONE", "FT_PROTOCOL", "FT_BOOLEAN", "FT_UINT8", "FT_UINT16", "FT_UINT24", "FT_UINT32", "FT_UINT64", "FT_INT16", "FT_INT32", "FT_ETHER", "FT_IPv4", "FT_IPv6", "FT_BYTES", "FT_STRING", "FT_RELATIVE_TIME", "FT_ABSOLUTE_TIME", "FT_DOUBLE"}
+
+func (t FieldType) String() string { return ftNames[t] }
+
+// IsInteger reports whether values of the type are integers (U).
+func (t FieldType) IsInteger() bool { return t >= FTBoolean && t <= FTInt32 }
+
+// width returns the number of hex digits tshark pads an integer type to.
+func (t FieldType) width() int {
+	switch t {
+	case FTUint8:
+		return 2
+	case FTUint16, FTInt16:
+		return 4
+	case FTUint24:
+		return 6
+	case FTUint32:
+		return 8
+	case FTUint64:
+		return 16
+	}
+	return 0
+}
+
+// Base is how an integer field is shown; the names are Wireshark's BASE_*.
+type Base uint8
+
+// Bases.
+const (
+	BaseNone Base = iota
+	BaseDec
+	BaseHex
+	BaseDecHex
+	BaseHexDec
+	BaseOct
+	BasePortUDP // BASE_PT_UDP: decimal
+)
+
+var baseNames = [...]string{"", "BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT", "BASE_PT_UDP"}
+
+func (b Base) String() string { return baseNames[b] }
+
+// Value is one occurrence of a field in a packet. Integers, booleans (0/1),
+// IPv4 addresses and times (nanoseconds) use U; bytes, MAC and IPv6
+// addresses use B; strings use S. B points into the packet: copy it to
+// keep it.
+type Value struct {
+	U uint64
+	B []byte
+	S string
+}
+
+// Field is one entry of the field registry.
+type Field struct {
+	Abbrev  string // e.g. "infiniband.bth.opcode"
+	Name    string // e.g. "Opcode"
+	Type    FieldType
+	Base    Base
+	Bitmask uint64 // as tshark -G fields prints it (display only)
+	Blurb   string
+	Parent  *Field // the header (or protocol) this field belongs to
+	Off     int    // byte offset within the parent header's bytes, -1 if none
+	Len     int    // bytes the field spans, 0 if unknown
+
+	hdr    Hdr // header bits that must all be present
+	values func(p *Packet, out []Value) []Value
+	span   func(p *Packet) []byte // headers: the bytes they cover
+	names  func(v uint64) string  // value names for the verbose tree
+	id     int
+}
+
+// Values appends the field's occurrences in p to out and returns it.
+func (f *Field) Values(p *Packet, out []Value) []Value {
+	if p.Has&f.hdr != f.hdr {
+		return out
+	}
+	return f.values(p, out)
+}
+
+// Present reports whether the field occurs in p.
+func (f *Field) Present(p *Packet) bool {
+	if p.Has&f.hdr != f.hdr {
+		return false
+	}
+	var buf [2]Value
+	return len(f.values(p, buf[:0])) > 0
+}
+
+// Span returns the bytes of the frame a header field covers, or nil.
+func (f *Field) Span(p *Packet) []byte {
+	if f.span == nil || p.Has&f.hdr != f.hdr {
+		return nil
+	}
+	return f.span(p)
+}
+
+// ID returns the field's index in Fields().
+func (f *Field) ID() int { return f.id }
+
+// ValueName returns the name of an integer value ("RC Send Only" for
+// opcode 4) or "".
+func (f *Field) ValueName(v uint64) string {
+	if f.names == nil {
+		return ""
+	}
+	return f.names(v)
+}
+
+var (
+	registry []*Field
+	byName   = map[string]*Field{}
+)
+
+// Fields returns every registered field, in registration order (headers
+// before their fields).
+func Fields() []*Field { return registry }
+
+// FieldByName returns the field with the given abbreviation, or nil.
+func FieldByName(abbrev string) *Field { return byName[abbrev] }
+
+// FieldNames returns every field abbreviation, sorted.
+func FieldNames() []string {
+	out := make([]string, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, f.Abbrev)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func register(f *Field) *Field {
+	if _, dup := byName[f.Abbrev]; dup {
+		panic("decode: field registered twice: " + f.Abbrev)
+	}
+	if f.Parent != nil && f.hdr == 0 {
+		f.hdr = f.Parent.hdr
+	}
+	if f.Len == 0 && f.Off == 0 && f.span == nil {
+		f.Off = -1
+	}
+	f.id = len(registry)
+	registry = append(registry, f)
+	byName[f.Abbrev] = f
+	return f
+}
+
+// AppendValue appends v formatted as tshark -T fields prints it.
+func (f *Field) AppendValue(dst []byte, v Value) []byte {
+	switch f.Type {
+	case FTNone, FTProtocol:
+		if v.B != nil {
+			return appendHex(dst, v.B)
+		}
+		return append(dst, f.Abbrev...)
+	case FTBoolean:
+		if v.U != 0 {
+			return append(dst, '1')
+		}
+		return append(dst, '0')
+	case FTUint8, FTUint16, FTUint24, FTUint32, FTUint64:
+		switch f.Base {
+		case BaseHex, BaseHexDec:
+			return appendHexInt(dst, v.U, f.Type.width())
+		case BaseOct:
+			dst = append(dst, '0')
+			return strconv.AppendUint(dst, v.U, 8)
+		}
+		return strconv.AppendUint(dst, v.U, 10)
+	case FTInt16, FTInt32:
+		return strconv.AppendInt(dst, int64(v.U), 10)
+	case FTEther:
+		return appendMAC(dst, v.B)
+	case FTIPv4:
+		return appendIPv4(dst, uint32(v.U))
+	case FTIPv6:
+		if len(v.B) == 16 {
+			return netip.AddrFrom16([16]byte(v.B)).AppendTo(dst)
+		}
+		return dst
+	case FTBytes:
+		return appendHex(dst, v.B)
+	case FTString:
+		return AppendSanitized(dst, v.S)
+	case FTRelTime:
+		return appendRelTime(dst, int64(v.U))
+	case FTAbsTime:
+		return append(dst, time.Unix(0, int64(v.U)).UTC().Format("Jan _2, 2006 15:04:05.000000000 UTC")...)
+	}
+	return dst
+}
+
+// AppendDisplay appends v as the verbose tree shows it: integer values
+// with their name, hex values also in decimal where tshark does.
+func (f *Field) AppendDisplay(dst []byte, v Value) []byte {
+	if f.Type.IsInteger() && f.Type != FTBoolean {
+		if n := f.ValueName(v.U); n != "" {
+			dst = append(dst, n...)
+			dst = append(dst, " ("...)
+			dst = f.AppendValue(dst, v)
+			return append(dst, ')')
+		}
+		if f.Base == BaseHex || f.Base == BaseHexDec {
+			dst = f.AppendValue(dst, v)
+			dst = append(dst, " ("...)
+			dst = strconv.AppendUint(dst, v.U, 10)
+			return append(dst, ')')
+		}
+	}
+	if f.Type == FTBoolean {
+		if v.U != 0 {
+			return append(dst, "True"...)
+		}
+		return append(dst, "False"...)
+	}
+	return f.AppendValue(dst, v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendHex(dst, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return dst
+}
+
+func appendHexInt(dst []byte, v uint64, width int) []byte {
+	dst = append(dst, '0', 'x')
+	n := (bits.Len64(v) + 3) / 4
+	if n == 0 {
+		n = 1
+	}
+	for i := n; i < width; i++ {
+		dst = append(dst, '0')
+	}
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, hexDigits[v>>(4*uint(i))&0xF])
+	}
+	return dst
+}
+
+func appendMAC(dst, b []byte) []byte {
+	for i, c := range b {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return dst
+}
+
+func appendIPv4(dst []byte, a uint32) []byte {
+	dst = strconv.AppendUint(dst, uint64(a>>24), 10)
+	dst = append(dst, '.')
+	dst = strconv.AppendUint(dst, uint64(a>>16&0xFF), 10)
+	dst = append(dst, '.')
+	dst = strconv.AppendUint(dst, uint64(a>>8&0xFF), 10)
+	dst = append(dst, '.')
+	return strconv.AppendUint(dst, uint64(a&0xFF), 10)
+}
+
+// appendRelTime appends nanoseconds as seconds with nine decimals.
+func appendRelTime(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = append(dst, '.')
+	frac := ns % 1e9
+	var b [9]byte
+	for i := 8; i >= 0; i-- {
+		b[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	return append(dst, b[:]...)
+}
+
+// AppendSanitized appends s with control characters, DEL and invalid UTF-8
+// escaped (\xNN), so packet data can never drive a terminal.
+func AppendSanitized(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7F {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, n := decodeRune(s[i:])
+			if r >= 0xA0 && n > 1 {
+				dst = append(dst, s[i:i+n]...)
+				i += n
+				continue
+			}
+		}
+		dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xF])
+		i++
+	}
+	return dst
+}
+
+// Sanitize returns s made safe for a terminal (see AppendSanitized).
+func Sanitize(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7F {
+			return string(AppendSanitized(nil, s))
+		}
+	}
+	return s
+}
+
+func decodeRune(s string) (rune, int) {
+	for i, r := range s {
+		if i > 0 {
+			return 0, 0
+		}
+		if r == 0xFFFD {
+			return r, 1
+		}
+		return r, len(string(r))
+	}
+	return 0, 0
+}
+
+// ValueString formats v as tshark -T fields would, allocating a string.
+func (f *Field) ValueString(v Value) string { return string(f.AppendValue(nil, v)) }
+
+// Suggest returns up to n registered field names closest to name, for
+// "did you mean" messages.
+func Suggest(name string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, f := range registry {
+		d := editDistance(name, f.Abbrev)
+		if strings.HasPrefix(f.Abbrev, name) || strings.Contains(f.Abbrev, name) {
+			d = min(d, 2)
+		}
+		if d <= max(3, len(name)/3) {
+			cs = append(cs, cand{f.Abbrev, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

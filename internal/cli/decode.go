@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/spf13/cobra"
+)
+
+// DecodeOptions are the flags of `rocetap decode`.
+type DecodeOptions struct {
+	readOptions
+	Count   int      // -c: stop after this many packets
+	Output  string   // -T text|fields|json
+	Fields  []string // -e
+	E       []string // -E
+	Verbose bool     // -V
+}
+
+// NewCmdDecode builds `rocetap decode`. runF replaces the run function in
+// tests of flag parsing.
+func NewCmdDecode(ios IO, runF func(*DecodeOptions) error) *cobra.Command {
+	opts := &DecodeOptions{}
+	cmd := &cobra.Command{
+		Use:   "decode -r FILE",
+		Short: "Decode a capture like tshark: summary lines, -T fields, -T json or -V",
+		Long: `Decode every packet of a capture (pcap, pcapng or ERF; -r - reads stdin).
+
+Without -T, prints one summary line per packet (number, time, source,
+destination, protocol, length, info). -V prints every header and field with
+its byte range. -T fields prints the -e fields tab-separated, formatted as
+tshark prints them. -T json prints a JSON array, one packet object per line.`,
+		Example: `  rocetap decode -r testdata/rxe/read_atomic.pcap
+  rocetap decode -r cap.pcap -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn
+  rocetap decode -r cap.pcap -V -c 1
+  tcpdump -i eth0 -w - udp port 4791 | rocetap decode -r -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch opts.Output {
+			case "text", "fields", "json":
+			default:
+				return fmt.Errorf("-T %q: want text, fields or json", opts.Output)
+			}
+			if opts.Output != "fields" && len(opts.Fields) > 0 {
+				return fmt.Errorf("-e needs -T fields (for example: -T fields -e %s)", opts.Fields[0])
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return decodeRun(opts, ios)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
+	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.IntVarP(&opts.Count, "count", "c", 0, "stop after this many packets")
+	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields or json")
+	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "field to print with -T fields (repeatable; see `rocetap fields`)")
+	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
+	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
+	return cmd
+}
+
+func decodeRun(opts *DecodeOptions, ios IO) error {
+	out := newOutBuf(ios.Out)
+	defer out.flush()
+	var emit func(p *decode.Packet)
+	vals := make([]decode.Value, 0, 16)
+	switch {
+	case opts.Output == "fields":
+		fo := printer.DefaultFieldsOptions()
+		for _, e := range opts.E {
+			if err := fo.ParseE(e); err != nil {
+				return err
+			}
+		}
+		fp, err := printer.NewFieldsPrinter(opts.Fields, fo)
+		if err != nil {
+			return err
+		}
+		if fo.Header {
+			out.b = fp.AppendHeader(out.b)
+		}
+		emit = func(p *decode.Packet) { out.b = fp.Append(out.b, p) }
+	case opts.Output == "json":
+		out.b = append(out.b, "[\n"...)
+		first := true
+		emit = func(p *decode.Packet) {
+			if !first {
+				out.b = append(out.b, ",\n"...)
+			}
+			first = false
+			out.b = printer.AppendJSON(out.b, p, vals)
+		}
+		defer func() {
+			if !first {
+				out.b = append(out.b, '\n')
+			}
+			out.b = append(out.b, "]\n"...)
+		}()
+	case opts.Verbose:
+		first := true
+		emit = func(p *decode.Packet) {
+			if !first {
+				out.b = append(out.b, '\n')
+			}
+			first = false
+			out.b = printer.AppendVerbose(out.b, p, vals)
+		}
+	default:
+		emit = func(p *decode.Packet) {
+			out.b = printer.AppendSummary(out.b, p)
+			out.b = append(out.b, '\n')
+		}
+	}
+	n := 0
+	err := packetLoop(&opts.readOptions, ios, func(p *decode.Packet) error {
+		emit(p)
+		out.maybeFlush()
+		n++
+		if opts.Count > 0 && n >= opts.Count {
+			return errStop
+		}
+		return nil
+	})
+	return err
+}

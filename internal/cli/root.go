@@ -1,0 +1,77 @@
+// Package cli holds rocetap's cobra commands. Commands parse flags, wire
+// packages together and print; the logic lives in decode/, capture/ and
+// internal/printer.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// IO is where a command reads and writes; tests use buffers.
+type IO struct {
+	In          io.Reader
+	Out, ErrOut io.Writer
+	// ErrIsTerminal says stderr is a terminal (progress is shown only then).
+	ErrIsTerminal bool
+}
+
+// StdIO returns the process's standard streams.
+func StdIO() IO {
+	return IO{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr)}
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Version is set at build time with -ldflags "-X github.com/rocetap/rocetap/internal/cli.Version=...".
+var Version = "dev"
+
+// exitError carries an exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// NewRootCmd builds the rocetap command tree.
+func NewRootCmd(ios IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rocetap",
+		Short: "Wireshark for RDMA: decode and analyze RoCEv2, RoCEv1 and InfiniBand captures",
+		Long: `rocetap decodes every InfiniBand transport header in RoCEv2, RoCEv1 and
+native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios))
+	return root
+}
+
+// Main runs rocetap with args and returns the exit status: 0 ok, 1 usage or
+// input error, 2 a capture file that is corrupt part-way.
+func Main(args []string, ios IO) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(ios.ErrOut, "rocetap:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}

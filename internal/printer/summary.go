@@ -1,0 +1,298 @@
+// Package printer formats decoded packets for people and programs: the
+// tshark-like summary line, -T fields, JSON and the -V tree. Everything is
+// generated from decode's field registry; nothing here decodes bytes.
+package printer
+
+import (
+	"net/netip"
+	"strconv"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// AppendSource appends the packet's source address as tshark's Source
+// column shows it, and returns the destination likewise.
+func appendAddr(dst []byte, p *decode.Packet, src bool) []byte {
+	switch {
+	case p.Has&decode.HdrIPv4 != 0:
+		a := p.IPv4.Dst
+		if src {
+			a = p.IPv4.Src
+		}
+		return netip.AddrFrom4(a).AppendTo(dst)
+	case p.Has&decode.HdrIPv6 != 0:
+		a := p.IPv6.Dst
+		if src {
+			a = p.IPv6.Src
+		}
+		return netip.AddrFrom16(a).AppendTo(dst)
+	case p.Has&decode.HdrGRH != 0:
+		a := p.GRH.DGID
+		if src {
+			a = p.GRH.SGID
+		}
+		return netip.AddrFrom16(a).AppendTo(dst)
+	case p.Has&decode.HdrLRH != 0:
+		l := p.LRH.DLID
+		if src {
+			l = p.LRH.SLID
+		}
+		dst = append(dst, "LID: "...)
+		return strconv.AppendUint(dst, uint64(l), 10)
+	case p.Has&decode.HdrEth != 0:
+		a := p.Eth.Dst
+		if src {
+			a = p.Eth.Src
+		}
+		return appendMAC(dst, a[:])
+	}
+	return dst
+}
+
+func appendMAC(dst, b []byte) []byte {
+	const hx = "0123456789abcdef"
+	for i, c := range b {
+		if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, hx[c>>4], hx[c&0xF])
+	}
+	return dst
+}
+
+// Protocol returns the Protocol column: RoCEv2, RoCEv1, InfiniBand, PFC,
+// PAUSE, UDP, IPv4, IPv6, Ethernet.
+func Protocol(p *decode.Packet) string {
+	switch {
+	case p.Has&decode.HdrCM != 0:
+		return "IB CM"
+	case p.Encap != decode.EncapNone:
+		return p.Encap.String()
+	case p.Has&decode.HdrPFC != 0:
+		return "PFC"
+	case p.Has&decode.HdrPause != 0:
+		return "PAUSE"
+	case p.Has&decode.HdrUDP != 0:
+		return "UDP"
+	case p.Has&decode.HdrIPv4 != 0:
+		return "IPv4"
+	case p.Has&decode.HdrIPv6 != 0:
+		return "IPv6"
+	case p.Has&decode.HdrEth != 0:
+		return "Ethernet"
+	}
+	return "Unknown"
+}
+
+// AppendInfo appends the Info column: opcode, QP, PSN and the values of
+// the extended headers an RDMA engineer looks at first.
+func AppendInfo(dst []byte, p *decode.Packet) []byte {
+	start := len(dst)
+	sp := func() {
+		if len(dst) > start {
+			dst = append(dst, ' ')
+		}
+	}
+	hex := func(name string, v uint64, width int) {
+		sp()
+		dst = append(dst, name...)
+		dst = append(dst, "=0x"...)
+		s := strconv.FormatUint(v, 16)
+		for i := len(s); i < width; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, s...)
+	}
+	dec := func(name string, v uint64) {
+		sp()
+		dst = append(dst, name...)
+		dst = append(dst, '=')
+		dst = strconv.AppendUint(dst, v, 10)
+	}
+	switch {
+	case p.Has&decode.HdrBTH != 0:
+		if p.Has&decode.HdrCM != 0 {
+			dst = appendCM(dst, p)
+		} else {
+			dst = append(dst, p.BTH.Opcode.String()...)
+		}
+		hex("QP", uint64(p.BTH.DestQP), 6)
+		dec("PSN", uint64(p.BTH.PSN))
+		if p.BTH.AckReq {
+			dst = append(dst, " A"...)
+		}
+		if p.BTH.BECN {
+			dst = append(dst, " BECN"...)
+		}
+		if p.BTH.FECN {
+			dst = append(dst, " FECN"...)
+		}
+		if p.Has&decode.HdrDETH != 0 {
+			hex("QKey", uint64(p.DETH.QKey), 8)
+			hex("SrcQP", uint64(p.DETH.SrcQP), 6)
+		}
+		if p.Has&decode.HdrXRCETH != 0 {
+			hex("XRCSRQ", uint64(p.XRCETH.XRCSRQ), 6)
+		}
+		if p.Has&decode.HdrRETH != 0 {
+			hex("VA", p.RETH.VA, 16)
+			hex("RKey", uint64(p.RETH.RKey), 8)
+			dec("Len", uint64(p.RETH.DMALen))
+		}
+		if p.Has&decode.HdrAtomicETH != 0 {
+			hex("VA", p.AtomicETH.VA, 16)
+			hex("RKey", uint64(p.AtomicETH.RKey), 8)
+			hex("SwapAdd", p.AtomicETH.SwapAddData, 0)
+			hex("Cmp", p.AtomicETH.CompareData, 0)
+		}
+		if p.Has&decode.HdrAETH != 0 {
+			sp()
+			dst = append(dst, decode.SyndromeString(p.AETH.Syndrome)...)
+			dec("MSN", uint64(p.AETH.MSN))
+		}
+		if p.Has&decode.HdrAtomicAckETH != 0 {
+			hex("Orig", p.AtomicAckETH.OrigRemData, 0)
+		}
+		if p.Has&decode.HdrImmDt != 0 {
+			hex("Imm", uint64(p.ImmDt.Data), 8)
+		}
+		if p.Has&decode.HdrIETH != 0 {
+			hex("InvRKey", uint64(p.IETH.RKey), 8)
+		}
+		if p.Has&decode.HdrFETH != 0 {
+			dec("Sel", uint64(p.FETH.Selectivity))
+			dec("PLT", uint64(p.FETH.Placement))
+		}
+		if p.BTH.Opcode.HasPayload() || len(p.Payload) > 0 {
+			if p.Has&decode.HdrMAD == 0 {
+				dec("PayLen", uint64(len(p.Payload)))
+			}
+		}
+	case p.Has&decode.HdrPFC != 0:
+		dst = append(dst, "PFC: Class Enable Vector=0x"...)
+		dst = strconv.AppendUint(dst, uint64(p.PFC.ClassEnable), 16)
+		for i, q := range p.PFC.Quanta {
+			if p.PFC.ClassEnable&(1<<i) != 0 {
+				dst = append(dst, " P"...)
+				dst = strconv.AppendInt(dst, int64(i), 10)
+				dst = append(dst, '=')
+				dst = strconv.AppendUint(dst, uint64(q), 10)
+			}
+		}
+	case p.Has&decode.HdrPause != 0:
+		dst = append(dst, "PAUSE quanta="...)
+		dst = strconv.AppendUint(dst, uint64(p.PFC.Quanta[0]), 10)
+	case p.Has&decode.HdrUDP != 0:
+		dst = strconv.AppendUint(dst, uint64(p.UDP.SrcPort), 10)
+		dst = append(dst, " → "...)
+		dst = strconv.AppendUint(dst, uint64(p.UDP.DstPort), 10)
+		dst = append(dst, " Len="...)
+		dst = strconv.AppendUint(dst, uint64(p.UDP.Length), 10)
+	}
+	if ecn, ok := p.ECN(); ok && ecn == 3 && p.Has&decode.HdrBTH != 0 {
+		dst = append(dst, " ECN-CE"...)
+	}
+	return appendFlags(dst, p)
+}
+
+func appendCM(dst []byte, p *decode.Packet) []byte {
+	dst = append(dst, "CM: "...)
+	if f := decode.FieldByName("infiniband.mad.attributeid"); f != nil {
+		var buf [1]decode.Value
+		if v := f.Values(p, buf[:0]); len(v) > 0 {
+			if n := f.ValueName(v[0].U); n != "" {
+				return append(dst, n...)
+			}
+			return f.AppendValue(dst, v[0])
+		}
+	}
+	return append(dst, "MAD"...)
+}
+
+func appendFlags(dst []byte, p *decode.Packet) []byte {
+	f := p.Flags
+	if f&decode.FlagICRCBad != 0 {
+		dst = append(dst, " [ICRC bad]"...)
+	}
+	if f&decode.FlagVCRCBad != 0 {
+		dst = append(dst, " [VCRC bad]"...)
+	}
+	if f&decode.FlagTruncated != 0 {
+		dst = append(dst, " [truncated]"...)
+	} else if f&decode.FlagICRCUnverifiable != 0 {
+		dst = append(dst, " [ICRC unverifiable]"...)
+	}
+	if f&decode.FlagUnknownOpcode != 0 {
+		dst = append(dst, " [unknown opcode]"...)
+	}
+	if f&(decode.FlagMalformed|decode.FlagBadPad) != 0 {
+		dst = append(dst, " [malformed]"...)
+	}
+	if f&decode.FlagFragment != 0 {
+		dst = append(dst, " [IP fragment]"...)
+	}
+	if f&decode.FlagUnsupportedLink != 0 {
+		dst = append(dst, " [unsupported link type]"...)
+	}
+	return dst
+}
+
+func pad(dst []byte, start, width int, right bool) []byte {
+	n := len([]rune(string(dst[start:])))
+	if n >= width {
+		return dst
+	}
+	if right {
+		return append(dst, spaces[:width-n]...)
+	}
+	// left-pad: shift the text right.
+	fill := width - n
+	dst = append(dst, spaces[:fill]...)
+	copy(dst[start+fill:], dst[start:len(dst)-fill])
+	copy(dst[start:start+fill], spaces[:fill])
+	return dst
+}
+
+const spaces = "                                                  "
+
+// AppendSummary appends the one-line summary tshark prints without -V:
+// number, relative time, source → destination, protocol, length, info.
+func AppendSummary(dst []byte, p *decode.Packet) []byte {
+	s := len(dst)
+	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
+	dst = pad(dst, s, 5, false)
+	dst = append(dst, ' ')
+	s = len(dst)
+	dst = appendSeconds(dst, int64(p.Frame.TimeRelative), 6)
+	dst = pad(dst, s, 11, false)
+	dst = append(dst, ' ')
+	s = len(dst)
+	dst = appendAddr(dst, p, true)
+	dst = pad(dst, s, 12, false)
+	dst = append(dst, " → "...)
+	s = len(dst)
+	dst = appendAddr(dst, p, false)
+	dst = pad(dst, s, 12, true)
+	dst = append(dst, ' ')
+	dst = append(dst, Protocol(p)...)
+	dst = append(dst, ' ')
+	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
+	dst = append(dst, ' ')
+	return AppendInfo(dst, p)
+}
+
+func appendSeconds(dst []byte, ns int64, decimals int) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = append(dst, '.')
+	frac := ns % 1e9
+	var b [9]byte
+	for i := 8; i >= 0; i-- {
+		b[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	return append(dst, b[:decimals]...)
+}
