@@ -67,7 +67,9 @@ func multiField(parent *Field, abbrev, name string, t FieldType, base Base, hdr 
 	return register(&Field{Abbrev: abbrev, Name: name, Type: t, Base: base, Parent: parent, hdr: hdr, Off: -1, values: values})
 }
 
-func ipv4U(a [4]byte) uint64 { return uint64(a[0])<<24 | uint64(a[1])<<16 | uint64(a[2])<<8 | uint64(a[3]) }
+func ipv4U(a [4]byte) uint64 {
+	return uint64(a[0])<<24 | uint64(a[1])<<16 | uint64(a[2])<<8 | uint64(a[3])
+}
 
 func b2u(b bool) uint64 {
 	if b {
