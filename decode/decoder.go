@@ -53,6 +53,7 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType uint16) {
 	p.Has, p.Flags, p.Encap, p.NumVLAN, p.Err = 0, 0, EncapNone, 0, nil
 	p.ICRCStatus, p.VCRCStatus = CRCAbsent, CRCAbsent
 	p.Payload, p.Pad, p.IB = nil, nil, nil
+	p.L3Off, p.L4Off = 0, 0
 	p.Frame.Data, p.Frame.CapLen, p.Frame.LinkType = data, len(data), linkType
 	if p.Frame.Len < len(data) {
 		p.Frame.Len = len(data)
@@ -302,6 +303,7 @@ func (d *Decoder) ipv4(p *Packet, data []byte, snapped bool) {
 		return
 	}
 	h := &p.IPv4
+	p.L3Off = p.Offset(data)
 	h.Version, h.IHL = data[0]>>4, data[0]&0x0F
 	h.TOS = data[1]
 	h.TotalLen = binary.BigEndian.Uint16(data[2:])
@@ -344,6 +346,7 @@ func (d *Decoder) ipv6(p *Packet, data []byte, snapped bool) {
 		return
 	}
 	h := &p.IPv6
+	p.L3Off = p.Offset(data)
 	w := binary.BigEndian.Uint32(data)
 	h.Version, h.TrafficClass, h.FlowLabel = uint8(w>>28), uint8(w>>20), w&0xFFFFF
 	h.PayloadLen = binary.BigEndian.Uint16(data[4:])
@@ -391,6 +394,7 @@ func (d *Decoder) udp(p *Packet, ip []byte, off, end int, snapped bool) {
 	}
 	u := &p.UDP
 	b := ip[off:]
+	p.L4Off = p.Offset(b)
 	u.SrcPort = binary.BigEndian.Uint16(b)
 	u.DstPort = binary.BigEndian.Uint16(b[2:])
 	u.Length = binary.BigEndian.Uint16(b[4:])

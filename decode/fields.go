@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -97,6 +98,7 @@ type Field struct {
 	Parent  *Field // the header (or protocol) this field belongs to
 	Off     int    // byte offset within the parent header's bytes, -1 if none
 	Len     int    // bytes the field spans, 0 if unknown
+	Hidden  bool   // left out of the verbose tree (either-side fields)
 
 	hdr    Hdr // header bits that must all be present
 	values func(p *Packet, out []Value) []Value
@@ -147,9 +149,32 @@ var (
 	byName   = map[string]*Field{}
 )
 
-// Fields returns every registered field, in registration order (headers
-// before their fields).
-func Fields() []*Field { return registry }
+// rootRank orders protocols as they nest on the wire.
+var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11}
+
+var sortOnce sync.Once
+
+// Fields returns every registered field: protocols in the order they nest
+// on the wire, each followed by its headers and fields in registration
+// order.
+func Fields() []*Field {
+	sortOnce.Do(func() {
+		rank := func(f *Field) int {
+			for f.Parent != nil {
+				f = f.Parent
+			}
+			if r, ok := rootRank[f.Abbrev]; ok {
+				return r
+			}
+			return len(rootRank)
+		}
+		sort.SliceStable(registry, func(i, j int) bool { return rank(registry[i]) < rank(registry[j]) })
+		for i, f := range registry {
+			f.id = i
+		}
+	})
+	return registry
+}
 
 // FieldByName returns the field with the given abbreviation, or nil.
 func FieldByName(abbrev string) *Field { return byName[abbrev] }
@@ -157,7 +182,7 @@ func FieldByName(abbrev string) *Field { return byName[abbrev] }
 // FieldNames returns every field abbreviation, sorted.
 func FieldNames() []string {
 	out := make([]string, 0, len(registry))
-	for _, f := range registry {
+	for _, f := range Fields() {
 		out = append(out, f.Abbrev)
 	}
 	sort.Strings(out)
@@ -370,7 +395,7 @@ func Suggest(name string, n int) []string {
 		d    int
 	}
 	var cs []cand
-	for _, f := range registry {
+	for _, f := range Fields() {
 		d := editDistance(name, f.Abbrev)
 		if strings.HasPrefix(f.Abbrev, name) || strings.Contains(f.Abbrev, name) {
 			d = min(d, 2)

@@ -89,3 +89,11 @@ func (f *Field) SetPresence(hdr Hdr, ok func(*Packet) bool) {
 		return values(p, out)
 	}
 }
+
+// hidden registers an either-side field (ip.addr, udp.port, ...): usable in
+// -T fields and filters, not shown in the verbose tree, as in Wireshark.
+func hidden(parent *Field, abbrev, name string, t FieldType, base Base, hdr Hdr, values func(p *Packet, out []Value) []Value) *Field {
+	f := multiField(parent, abbrev, name, t, base, hdr, values)
+	f.Hidden = true
+	return f
+}

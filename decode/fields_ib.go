@@ -158,8 +158,10 @@ func init() {
 	})
 	icrc := uintField(ib, "infiniband.invariant.crc", "Invariant CRC", FTUint32, BaseHex, 0, -1, 4, func(p *Packet) uint64 { return uint64(p.ICRC.CRC) })
 	icrc.hdr = HdrBTH | HdrICRC
+	icrc.span = func(p *Packet) []byte { return p.ICRC.Contents }
 	vcrc := uintField(ib, "infiniband.variant.crc", "Variant CRC", FTUint16, BaseHex, 0, -1, 2, func(p *Packet) uint64 { return uint64(p.VCRC.CRC) })
 	vcrc.hdr = HdrLRH | HdrVCRC
+	vcrc.span = func(p *Packet) []byte { return p.VCRC.Contents }
 
 	// rocetap's own fields.
 	rt := hdrField("rocetap", "rocetap analysis", FTProtocol, 0, nil)

@@ -51,7 +51,7 @@ func init() {
 	eth := hdrField("eth", "Ethernet II", FTProtocol, HdrEth, func(p *Packet) []byte { return p.Frame.Data[:14] })
 	bytesField(eth, "eth.dst", "Destination", FTEther, 0, 6, func(p *Packet) []byte { return p.Eth.Dst[:] })
 	bytesField(eth, "eth.src", "Source", FTEther, 6, 6, func(p *Packet) []byte { return p.Eth.Src[:] })
-	multiField(eth, "eth.addr", "Address", FTEther, BaseNone, HdrEth, func(p *Packet, out []Value) []Value {
+	hidden(eth, "eth.addr", "Address", FTEther, BaseNone, HdrEth, func(p *Packet, out []Value) []Value {
 		return append(out, Value{B: p.Eth.Dst[:]}, Value{B: p.Eth.Src[:]})
 	})
 	uintField(eth, "eth.type", "Type", FTUint16, BaseHex, 0, 12, 2, func(p *Packet) uint64 { return uint64(p.Eth.EtherType) })
@@ -114,7 +114,7 @@ func init() {
 	uintField(ip, "ip.checksum", "Header Checksum", FTUint16, BaseHex, 0, 10, 2, func(p *Packet) uint64 { return uint64(p.IPv4.Checksum) })
 	uintField(ip, "ip.src", "Source Address", FTIPv4, BaseNone, 0, 12, 4, func(p *Packet) uint64 { return ipv4U(p.IPv4.Src) })
 	uintField(ip, "ip.dst", "Destination Address", FTIPv4, BaseNone, 0, 16, 4, func(p *Packet) uint64 { return ipv4U(p.IPv4.Dst) })
-	multiField(ip, "ip.addr", "Source or Destination Address", FTIPv4, BaseNone, HdrIPv4, func(p *Packet, out []Value) []Value {
+	hidden(ip, "ip.addr", "Source or Destination Address", FTIPv4, BaseNone, HdrIPv4, func(p *Packet, out []Value) []Value {
 		return append(out, Value{U: ipv4U(p.IPv4.Src)}, Value{U: ipv4U(p.IPv4.Dst)})
 	})
 
@@ -130,53 +130,31 @@ func init() {
 	uintField(ip6, "ipv6.hlim", "Hop Limit", FTUint8, BaseDec, 0, 7, 1, func(p *Packet) uint64 { return uint64(p.IPv6.HopLimit) })
 	bytesField(ip6, "ipv6.src", "Source Address", FTIPv6, 8, 16, func(p *Packet) []byte { return p.IPv6.Src[:] })
 	bytesField(ip6, "ipv6.dst", "Destination Address", FTIPv6, 24, 16, func(p *Packet) []byte { return p.IPv6.Dst[:] })
-	multiField(ip6, "ipv6.addr", "Source or Destination Address", FTIPv6, BaseNone, HdrIPv6, func(p *Packet, out []Value) []Value {
+	hidden(ip6, "ipv6.addr", "Source or Destination Address", FTIPv6, BaseNone, HdrIPv6, func(p *Packet, out []Value) []Value {
 		return append(out, Value{B: p.IPv6.Src[:]}, Value{B: p.IPv6.Dst[:]})
 	})
 
-	udp := hdrField("udp", "User Datagram Protocol", FTProtocol, HdrUDP, nil)
+	udp := hdrField("udp", "User Datagram Protocol", FTProtocol, HdrUDP, func(p *Packet) []byte { return p.Frame.Data[p.L4Off : p.L4Off+8] })
 	uintField(udp, "udp.srcport", "Source Port", FTUint16, BasePortUDP, 0, 0, 2, func(p *Packet) uint64 { return uint64(p.UDP.SrcPort) })
 	uintField(udp, "udp.dstport", "Destination Port", FTUint16, BasePortUDP, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.UDP.DstPort) })
-	multiField(udp, "udp.port", "Source or Destination Port", FTUint16, BasePortUDP, HdrUDP, func(p *Packet, out []Value) []Value {
+	hidden(udp, "udp.port", "Source or Destination Port", FTUint16, BasePortUDP, HdrUDP, func(p *Packet, out []Value) []Value {
 		return append(out, Value{U: uint64(p.UDP.SrcPort)}, Value{U: uint64(p.UDP.DstPort)})
 	})
 	uintField(udp, "udp.length", "Length", FTUint16, BaseDec, 0, 4, 2, func(p *Packet) uint64 { return uint64(p.UDP.Length) })
 	uintField(udp, "udp.checksum", "Checksum", FTUint16, BaseHex, 0, 6, 2, func(p *Packet) uint64 { return uint64(p.UDP.Checksum) })
 }
 
-// ipHeader returns the IP header bytes of p, found from the UDP/transport
-// offsets; nil when unknown.
+// ipHeader returns the IP header bytes of p.
 func ipHeader(p *Packet) []byte {
 	d := p.Frame.Data
-	off := ipOffset(p)
-	if off < 0 {
-		return nil
+	end := p.L4Off
+	if end <= p.L3Off {
+		end = p.L3Off + 20
+		if p.Has&HdrIPv6 != 0 {
+			end = p.L3Off + 40
+		}
 	}
-	n := 40
-	if p.Has&HdrIPv4 != 0 {
-		n = int(p.IPv4.IHL) * 4
-	}
-	if off+n > len(d) {
-		return d[off:]
-	}
-	return d[off : off+n]
-}
-
-// ipOffset returns the offset of the IP header in the frame, or -1.
-func ipOffset(p *Packet) int {
-	off := 0
-	switch {
-	case p.Has&HdrERF != 0:
-		return -1
-	case p.Has&HdrEth != 0:
-		off = 14
-	case p.Has&HdrSLL != 0:
-		off = 16
-	case p.Has&HdrSLL2 != 0:
-		off = 20
-	}
-	off += 4 * p.NumVLAN
-	return off
+	return d[p.L3Off:min(end, len(d))]
 }
 
 // protocols returns the frame.protocols string, e.g. "eth:ethertype:ip:udp:infiniband".

@@ -41,6 +41,10 @@ func (s CRCStatus) String() string {
 type ICRC struct {
 	layers.BaseLayer
 	CRC uint32
+	// Pad holds the 0-3 pad bytes before the trailer when the packet was
+	// decoded through gopacket, so that SerializeTo reproduces the packet.
+	// Pad is not payload (IBA 9.2).
+	Pad []byte
 }
 
 func (h *ICRC) LayerType() gopacket.LayerType     { return LayerTypeICRC }
@@ -64,11 +68,12 @@ func (h *ICRC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // SerializeTo appends the ICRC. Its value is h.CRC; compute it over the
 // finished frame with FixCRCs.
 func (h *ICRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	d, err := b.AppendBytes(ICRCLen)
+	d, err := b.AppendBytes(len(h.Pad) + ICRCLen)
 	if err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint32(d, h.CRC)
+	n := copy(d, h.Pad)
+	binary.BigEndian.PutUint32(d[n:], h.CRC)
 	return nil
 }
 
@@ -117,47 +122,81 @@ var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 // uninverted convention).
 var crcOnes = crc32.Update(0, crc32.IEEETable, ones[:])
 
+// Masked bytes count as 1s in the ICRC. They are fed to the CRC from these
+// package-level arrays rather than from a patched copy of the headers:
+// crc32.Update calls through a function variable, so a stack buffer would
+// escape to the heap on every packet.
+var (
+	ff = [4]byte{0xFF, 0xFF, 0xFF, 0xFF}
+	// hiOnes[n] is the byte n<<4 | 0x0F (version nibble kept, traffic class
+	// high nibble masked); loOnes[n] is 0xF0 | n (VL masked, LVer kept).
+	hiOnes, loOnes [16][1]byte
+)
+
+func init() {
+	for i := range 16 {
+		hiOnes[i][0] = byte(i)<<4 | 0x0F
+		loOnes[i][0] = 0xF0 | byte(i)
+	}
+}
+
+func upd(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }
+
+// updGRH feeds an IPv6 header or GRH (40 bytes) with traffic class, flow
+// label and hop limit masked.
+func updGRH(crc uint32, h []byte) uint32 {
+	crc = upd(crc, hiOnes[h[0]>>4][:])
+	crc = upd(crc, ff[:3])
+	crc = upd(crc, h[4:7])
+	crc = upd(crc, ff[:1])
+	return upd(crc, h[8:40])
+}
+
+// updBTH feeds a BTH with byte 4 (FECN, BECN, reserved) masked.
+func updBTH(crc uint32, h []byte) uint32 {
+	crc = upd(crc, h[0:4])
+	crc = upd(crc, ff[:1])
+	return upd(crc, h[5:BTHLen])
+}
+
 // ICRCRoCEv2 computes the ICRC of a RoCEv2 packet. ip is the frame from the
 // first byte of the IPv4 or IPv6 header to the last byte before the ICRC
 // (IP header, UDP header, BTH, extended headers, payload and pad). Variant
 // fields (IPv4 TOS, TTL and checksum; IPv6 traffic class, flow label and hop
-// limit; UDP checksum; BTH FECN/BECN/reserved byte) count as all 1s.
+// limit; UDP checksum; BTH FECN/BECN/reserved byte) count as all 1s, after a
+// pseudo-LRH of eight 1-bytes.
 func ICRCRoCEv2(ip []byte) (uint32, bool) {
 	if len(ip) < 1 {
 		return 0, false
 	}
-	var hdr [60 + 8 + BTHLen]byte
+	crc := crcOnes
 	var n int
 	switch ip[0] >> 4 {
 	case 4:
-		ihl := int(ip[0]&0x0F) * 4
-		if ihl < 20 || len(ip) < ihl+8+BTHLen {
+		n = int(ip[0]&0x0F) * 4
+		if n < 20 || len(ip) < n+8+BTHLen {
 			return 0, false
 		}
-		n = copy(hdr[:], ip[:ihl+8+BTHLen])
-		hdr[1] = 0xFF                 // TOS
-		hdr[8] = 0xFF                 // TTL
-		hdr[10], hdr[11] = 0xFF, 0xFF // header checksum
-		maskUDPBTH(hdr[ihl:])
+		crc = upd(crc, ip[0:1])
+		crc = upd(crc, ff[:1]) // TOS
+		crc = upd(crc, ip[2:8])
+		crc = upd(crc, ff[:1]) // TTL
+		crc = upd(crc, ip[9:10])
+		crc = upd(crc, ff[:2]) // header checksum
+		crc = upd(crc, ip[12:n])
 	case 6:
-		if len(ip) < 40+8+BTHLen {
+		n = 40
+		if len(ip) < n+8+BTHLen {
 			return 0, false
 		}
-		n = copy(hdr[:], ip[:40+8+BTHLen])
-		hdr[0] |= 0x0F // traffic class (high nibble)
-		hdr[1], hdr[2], hdr[3] = 0xFF, 0xFF, 0xFF
-		hdr[7] = 0xFF // hop limit
-		maskUDPBTH(hdr[40:])
+		crc = updGRH(crc, ip)
 	default:
 		return 0, false
 	}
-	crc := crc32.Update(crcOnes, crc32.IEEETable, hdr[:n])
-	return crc32.Update(crc, crc32.IEEETable, ip[n:]), true
-}
-
-func maskUDPBTH(h []byte) {
-	h[6], h[7] = 0xFF, 0xFF // UDP checksum
-	h[8+4] = 0xFF           // BTH FECN, BECN, reserved 6
+	crc = upd(crc, ip[n:n+6])
+	crc = upd(crc, ff[:2]) // UDP checksum
+	crc = updBTH(crc, ip[n+8:])
+	return upd(crc, ip[n+8+BTHLen:]), true
 }
 
 // ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand
@@ -169,12 +208,9 @@ func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
 		if len(lrh) < LRHLen {
 			return 0, false
 		}
-		var l [LRHLen]byte
-		copy(l[:], lrh)
-		l[0] |= 0xF0 // VL
-		crc = crc32.Update(0, crc32.IEEETable, l[:])
+		crc = upd(0, loOnes[lrh[0]&0x0F][:]) // VL masked
+		crc = upd(crc, lrh[1:LRHLen])
 	}
-	var hdr [GRHLen + BTHLen]byte
 	n := BTHLen
 	if hasGRH {
 		n += GRHLen
@@ -182,15 +218,11 @@ func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
 	if len(rest) < n {
 		return 0, false
 	}
-	copy(hdr[:], rest[:n])
 	if hasGRH {
-		hdr[0] |= 0x0F
-		hdr[1], hdr[2], hdr[3] = 0xFF, 0xFF, 0xFF
-		hdr[7] = 0xFF
+		crc = updGRH(crc, rest)
 	}
-	hdr[n-BTHLen+4] = 0xFF
-	crc = crc32.Update(crc, crc32.IEEETable, hdr[:n])
-	return crc32.Update(crc, crc32.IEEETable, rest[n:]), true
+	crc = updBTH(crc, rest[n-BTHLen:])
+	return upd(crc, rest[n:]), true
 }
 
 var vcrcTable = func() (t [256]uint16) {

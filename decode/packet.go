@@ -210,6 +210,10 @@ type Packet struct {
 	Pad     []byte
 	IB      []byte
 
+	// L3Off and L4Off are the offsets of the IP and UDP headers in the
+	// frame (0 when absent).
+	L3Off, L4Off int
+
 	// Err describes the first decoding problem, for display; nil when none.
 	Err error
 }

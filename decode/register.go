@@ -255,8 +255,9 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 		p.AddLayer(l)
 		rest = l.LayerPayload()
 	}
+	var padBytes []byte
 	if pad := int(b.PadCount); pad <= len(rest) && icrc != nil {
-		rest = rest[:len(rest)-pad]
+		rest, padBytes = rest[:len(rest)-pad], rest[len(rest)-pad:]
 	}
 	if len(rest) > 0 {
 		op := b.Opcode
@@ -271,7 +272,7 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 		}
 	}
 	if icrc != nil {
-		c := &ICRC{}
+		c := &ICRC{Pad: padBytes}
 		_ = c.DecodeFromBytes(icrc, p)
 		p.AddLayer(c)
 	}

@@ -25,6 +25,9 @@ func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 		if f.Parent == nil && f.Abbrev == "frame" {
 			depth = 0
 		}
+		if f.Hidden {
+			continue
+		}
 		vals = f.Values(p, vals[:0])
 		if len(vals) == 0 {
 			continue

@@ -1,0 +1,59 @@
+# rocetap — two commands do everything on a fresh machine:
+#   make run    decode a bundled capture
+#   make test   install what the tests need, then run every test
+GO        ?= go
+BIN       := bin/rocetap
+CAPTURE   ?= testdata/rxe/read_atomic.pcap
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PKGS  := tshark python3-scapy
+export ROCETAP_REQUIRE_ORACLES ?= 1
+
+.PHONY: all build run test deps test-deps lint fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rocetap
+
+run: build
+	./$(BIN) decode -r $(CAPTURE)
+
+# Oracles: tshark (field conformance) and scapy (ICRC). Installed with
+# apt-get when missing; set ROCETAP_REQUIRE_ORACLES=0 to let the tests skip
+# them instead.
+test-deps:
+	@missing=""; \
+	command -v tshark >/dev/null 2>&1 || missing="$$missing tshark"; \
+	/usr/bin/python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1 || missing="$$missing python3-scapy"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+test: test-deps
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+lint:
+	gofmt -l . | (! grep .) || (echo "gofmt: run gofmt -w on the files above"; exit 1)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+
+# Run every fuzz target for FUZZTIME each (corpus in */testdata/fuzz).
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in ./decode ./capture; do \
+		for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
+			echo "== $$pkg $$t"; $(GO) test -run XXX -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+# Speed against tshark and cat on a generated 1,000,000-packet capture;
+# writes bench/RESULTS.md.
+bench: build test-deps
+	$(GO) test -run XXX -bench . -benchmem ./decode ./capture ./internal/printer | tee bench/out.txt
+	bash bench/run.sh
+
+clean:
+	rm -rf bin bench/out bench/out.txt

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func run(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Main(args, IO{In: bytes.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+const td = "../../testdata/"
+
+// TestGolden checks every output format against files in
+// testdata/golden; go test ./internal/cli -update rewrites them.
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"read_atomic.text", []string{"decode", "-r", td + "rxe/read_atomic.pcap"}},
+		{"ipv6_mix.text", []string{"decode", "-r", td + "rxe/ipv6_mix.pcap"}},
+		{"cm_rping.text", []string{"decode", "-r", td + "rxe/cm_rping.pcap", "-c", "8"}},
+		{"send_inv.text", []string{"decode", "-r", td + "rxe/send_inv.pcap"}},
+		{"read_atomic.fields", []string{"decode", "-r", td + "rxe/read_atomic.pcap", "-T", "fields", "-E", "header=y",
+			"-e", "frame.number", "-e", "frame.time_relative", "-e", "ip.addr", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn",
+			"-e", "infiniband.reth.va", "-e", "infiniband.reth.r_key", "-e", "infiniband.aeth.syndrome", "-e", "rocetap.icrc.status"}},
+		{"ud_imm.fields-quoted", []string{"decode", "-r", td + "rxe/ud_imm.pcap", "-T", "fields", "-E", "separator=,", "-E", "quote=d",
+			"-E", "occurrence=f", "-e", "ip.addr", "-e", "infiniband.deth.q_key", "-e", "infiniband.immdt"}},
+		{"read_atomic.json", []string{"decode", "-r", td + "rxe/read_atomic.pcap", "-T", "json", "-c", "3"}},
+		{"write_imm.verbose", []string{"decode", "-r", td + "rxe/write_imm.pcap", "-V", "-c", "2"}},
+		{"cm_rping.verbose", []string{"decode", "-r", td + "rxe/cm_rping.pcap", "-V", "-c", "1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			path := filepath.Join(td, "golden", c.name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/cli -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("output differs from %s (go test ./internal/cli -update after checking the diff)\n--- got\n%s\n--- want\n%s", path, out, want)
+			}
+		})
+	}
+}
+
+func TestJSONIsValid(t *testing.T) {
+	out, errOut, code := run(t, nil, "decode", "-r", td+"rxe/ipv6_mix.pcap", "-T", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var pkts []map[string]any
+	if err := json.Unmarshal([]byte(out), &pkts); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	if len(pkts) != 21 {
+		t.Fatalf("%d packets, want 21", len(pkts))
+	}
+	layers := pkts[0]["layers"].(map[string]any)
+	ib := layers["infiniband"].(map[string]any)
+	if ib["infiniband.bth.opcode"] != "10" {
+		t.Errorf("opcode %v", ib["infiniband.bth.opcode"])
+	}
+	if _, ok := layers["ipv6"]; !ok {
+		t.Error("no ipv6 layer")
+	}
+}
+
+// TestCorruptFile: a capture corrupt at packet 9 prints packets 1-8, then
+// an error naming packet 9 and its byte offset, exit status 2.
+func TestCorruptFile(t *testing.T) {
+	data, err := os.ReadFile(td + "rxe/read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walk the records to packet 9 and give it an absurd captured length.
+	off := 24
+	for i := 1; i < 9; i++ {
+		off += 16 + int(binary.LittleEndian.Uint32(data[off+8:]))
+	}
+	bad := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(bad[off+8:], 0x7fffffff)
+	path := filepath.Join(t.TempDir(), "corrupt.pcap")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"decode", "-r", path}, {"decode", "-r", "-"}} {
+		var in []byte
+		if args[2] == "-" {
+			in = bad
+		}
+		out, errOut, code := run(t, in, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errOut)
+		}
+		if n := strings.Count(out, "\n"); n != 8 {
+			t.Errorf("%v: %d packets printed before the error, want 8", args, n)
+		}
+		for _, want := range []string{"packet 9", "byte offset " + itoa(off)} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%v: error %q does not name %q", args, errOut, want)
+			}
+		}
+	}
+}
+
+func itoa(n int) string { return fmtInt(n) }
+
+func fmtInt(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+func TestStdinEqualsFile(t *testing.T) {
+	data, _ := os.ReadFile(td + "rxe/pt_write.pcap")
+	a, _, _ := run(t, nil, "decode", "-r", td+"rxe/pt_write.pcap")
+	b, e, code := run(t, data, "decode", "-r", "-")
+	if code != 0 || a != b {
+		t.Fatalf("stdin output differs (exit %d, %s)", code, e)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode"}, "use -r FILE"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "pdml"}, "want text, fields or json"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-e", "frame.number"}, "-e needs -T fields"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "fields"}, "at least one -e"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "fields", "-e", "infiniband.reth.rkey"}, "did you mean infiniband.reth.r_key"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "fields", "-e", "frame.number", "-E", "header=maybe"}, "want y or n"},
+		{[]string{"decode", "-r", "/nonexistent/x.pcap"}, "/nonexistent/x.pcap"},
+		{[]string{"decode", "-r", td + "rxe/README.md"}, "pcap"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-d", "tcp.port==1,http"}, "udp.port==PORT,infiniband"},
+		{[]string{"fields", "nosuchprefix"}, "no field starts with"},
+	}
+	for _, c := range cases {
+		_, errOut, code := run(t, nil, c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to contain %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestDecodeAsPort(t *testing.T) {
+	// Without -d the default port decides; -d adds a port but keeps 4791.
+	a, _, _ := run(t, nil, "decode", "-r", td+"rxe/pt_ud.pcap", "-T", "fields", "-e", "infiniband.bth.opcode")
+	b, _, _ := run(t, nil, "decode", "-r", td+"rxe/pt_ud.pcap", "-T", "fields", "-e", "infiniband.bth.opcode", "-d", "udp.port==4792,infiniband")
+	if a != b || !strings.HasPrefix(a, "100\n") {
+		t.Fatalf("%q vs %q", a, b)
+	}
+}
+
+func TestFieldsCommand(t *testing.T) {
+	out, _, code := run(t, nil, "fields", "infiniband.bth")
+	if code != 0 || !strings.Contains(out, "F\tDestination Queue Pair\tinfiniband.bth.destqp\tFT_UINT24\tinfiniband\tBASE_HEX\t0x0\t") {
+		t.Fatalf("%q", out)
+	}
+}
