@@ -129,7 +129,7 @@ func TestBadICRCFlagged(t *testing.T) {
 }
 
 func TestUnknownOpcodeDecodesToBTH(t *testing.T) {
-	for _, f := range realFrames(t) {
+	for _, f := range realFrames(t)[:20] {
 		d := bytes.Clone(f.data)
 		d[42] = 0x1A // reserved RC opcode
 		var p decode.Packet
@@ -141,7 +141,6 @@ func TestUnknownOpcodeDecodesToBTH(t *testing.T) {
 		if p.BTH.Opcode.Known() {
 			t.Fatal("0x1A known")
 		}
-		return
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // FieldType is a field's value type; the names are Wireshark's FT_* types.
@@ -372,16 +373,11 @@ func Sanitize(s string) string {
 }
 
 func decodeRune(s string) (rune, int) {
-	for i, r := range s {
-		if i > 0 {
-			return 0, 0
-		}
-		if r == 0xFFFD {
-			return r, 1
-		}
-		return r, len(string(r))
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return r, 1
 	}
-	return 0, 0
+	return r, n
 }
 
 // ValueString formats v as tshark -T fields would, allocating a string.

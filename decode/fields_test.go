@@ -1,0 +1,82 @@
+package decode
+
+import "testing"
+
+func TestAppendSanitized(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"\x1b[2Jboom", `\x1b[2Jboom`},
+		{"a\nb\tc\x7f", `a\x0ab\x09c\x7f`},
+		{"caf\xc3\xa9", "café"},
+		{"bad\xff", `bad\xff`},
+		{"\xc2\x9b31m", `\xc2\x9b31m`}, // C1 CSI
+	}
+	for _, c := range cases {
+		if got := string(AppendSanitized(nil, c.in)); got != c.want {
+			t.Errorf("AppendSanitized(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestAppendHexInt(t *testing.T) {
+	cases := []struct {
+		v     uint64
+		width int
+		want  string
+	}{{0, 2, "0x00"}, {0x17, 6, "0x000017"}, {0x80010000, 16, "0x0000000080010000"}, {0xabc, 0, "0xabc"}}
+	for _, c := range cases {
+		if got := string(appendHexInt(nil, c.v, c.width)); got != c.want {
+			t.Errorf("appendHexInt(%x, %d) = %s, want %s", c.v, c.width, got, c.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	s := Suggest("infiniband.reth.rkey", 3)
+	if len(s) == 0 || s[0] != "infiniband.reth.r_key" {
+		t.Fatalf("Suggest = %v", s)
+	}
+}
+
+func TestOpcodeTable(t *testing.T) {
+	cases := []struct {
+		op   Opcode
+		name string
+		exts []Hdr
+	}{
+		{0x0B, "RC RDMA Write Only Immediate", []Hdr{HdrRETH, HdrImmDt}},
+		{0x12, "RC Atomic Acknowledge", []Hdr{HdrAETH, HdrAtomicAckETH}},
+		{0x17, "RC Send Only Invalidate", []Hdr{HdrIETH}},
+		{0x1C, "RC Flush", []Hdr{HdrFETH, HdrRETH}},
+		{0x1D, "RC Atomic Write", []Hdr{HdrRETH}},
+		{0x2A, "UC RDMA Write Only", []Hdr{HdrRETH}},
+		{0x4C, "RD RDMA Read Request", []Hdr{HdrRDETH, HdrDETH, HdrRETH}},
+		{0x50, "RD RDMA Read Response Only", []Hdr{HdrRDETH, HdrAETH}},
+		{0x55, "RD Resync", []Hdr{HdrRDETH, HdrDETH}},
+		{0x65, "UD Send Only Immediate", []Hdr{HdrDETH, HdrImmDt}},
+		{0x81, "CNP", []Hdr{HdrCNP}},
+		{0xAA, "XRC RDMA Write Only", []Hdr{HdrXRCETH, HdrRETH}},
+		{0xB1, "XRC Acknowledge", []Hdr{HdrAETH}},
+		{0xB4, "XRC Fetch Add", []Hdr{HdrXRCETH, HdrAtomicETH}},
+	}
+	for _, c := range cases {
+		if c.op.String() != c.name {
+			t.Errorf("%#x: %q, want %q", uint8(c.op), c.op.String(), c.name)
+		}
+		got := c.op.ExtHeaders()
+		if len(got) != len(c.exts) {
+			t.Errorf("%#x: headers %v, want %v", uint8(c.op), got, c.exts)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.exts[i] {
+				t.Errorf("%#x: headers %v, want %v", uint8(c.op), got, c.exts)
+			}
+		}
+	}
+	for _, op := range []Opcode{0x18, 0x1A, 0x2C, 0x60, 0x66, 0x80, 0xE0, 0xFF} {
+		if op.Known() {
+			t.Errorf("%#x known", uint8(op))
+		}
+	}
+}
