@@ -586,7 +586,7 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	var crc uint32
 	var ok bool
 	if ip != nil {
-		crc, ok = ICRCRoCEv2(ip[:len(ip)-ICRCLen])
+		crc, ok = icrcRoCEv2(ip[:len(ip)-ICRCLen], p.scratch[:])
 	} else {
 		var l []byte
 		if lrh {

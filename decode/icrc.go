@@ -166,10 +166,17 @@ func updBTH(crc uint32, h []byte) uint32 {
 // limit; UDP checksum; BTH FECN/BECN/reserved byte) count as all 1s, after a
 // pseudo-LRH of eight 1-bytes.
 func ICRCRoCEv2(ip []byte) (uint32, bool) {
+	var scratch [60 + 8 + BTHLen]byte
+	return icrcRoCEv2(ip, scratch[:])
+}
+
+// icrcRoCEv2 is ICRCRoCEv2 with a caller-owned scratch buffer of at least
+// 80 bytes: the masked headers are copied there and fed to the CRC in one
+// call, then the rest of the packet in another.
+func icrcRoCEv2(ip, scratch []byte) (uint32, bool) {
 	if len(ip) < 1 {
 		return 0, false
 	}
-	crc := crcOnes
 	var n int
 	switch ip[0] >> 4 {
 	case 4:
@@ -177,26 +184,29 @@ func ICRCRoCEv2(ip []byte) (uint32, bool) {
 		if n < 20 || len(ip) < n+8+BTHLen {
 			return 0, false
 		}
-		crc = upd(crc, ip[0:1])
-		crc = upd(crc, ff[:1]) // TOS
-		crc = upd(crc, ip[2:8])
-		crc = upd(crc, ff[:1]) // TTL
-		crc = upd(crc, ip[9:10])
-		crc = upd(crc, ff[:2]) // header checksum
-		crc = upd(crc, ip[12:n])
+		h := scratch[:n+8+BTHLen]
+		copy(h, ip)
+		h[1] = 0xFF               // TOS
+		h[8] = 0xFF               // TTL
+		h[10], h[11] = 0xFF, 0xFF // header checksum
 	case 6:
 		n = 40
 		if len(ip) < n+8+BTHLen {
 			return 0, false
 		}
-		crc = updGRH(crc, ip)
+		h := scratch[:n+8+BTHLen]
+		copy(h, ip)
+		h[0] |= 0x0F // traffic class
+		h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
+		h[7] = 0xFF // hop limit
 	default:
 		return 0, false
 	}
-	crc = upd(crc, ip[n:n+6])
-	crc = upd(crc, ff[:2]) // UDP checksum
-	crc = updBTH(crc, ip[n+8:])
-	return upd(crc, ip[n+8+BTHLen:]), true
+	h := scratch[:n+8+BTHLen]
+	h[n+6], h[n+7] = 0xFF, 0xFF // UDP checksum
+	h[n+8+4] = 0xFF             // BTH FECN, BECN, reserved
+	crc := upd(crcOnes, h)
+	return upd(crc, ip[len(h):]), true
 }
 
 // ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -52,6 +53,30 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+	}
+	var cpuProfile string
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for go tool pprof)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	var stopProfile func()
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return nil
+	}
+	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
+		if stopProfile != nil {
+			stopProfile()
+		}
 	}
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
