@@ -30,9 +30,10 @@
 // # Reading
 //
 // [Open] and [NewReader] return a [Reader], which implements [Source].
-// Next returns a slice into an internal buffer (or into a read-only memory
-// mapping of the file), valid only until the following call to Next; copy it
-// to keep it. Reading allocates nothing per packet in steady state.
+// Next returns a slice into an internal buffer (1 MiB, grown for larger
+// records up to 256 MiB), valid only until the following call to Next; copy
+// it to keep it. Reading allocates nothing per packet in steady state and
+// runs at about the speed of cat on files in the page cache.
 //
 // Bad input is expected. A record that cannot be framed (a length beyond the
 // limits, a block whose trailing length disagrees with its leading one, an

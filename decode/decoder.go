@@ -85,6 +85,7 @@ var (
 	errUnsupportedLink = errors.New("link type not supported: rocetap decodes Ethernet (1), raw IP (101, 228, 229), Linux SLL (113), SLL2 (276), InfiniBand (247) and ERF (197)")
 	errFragment        = errors.New("ip: fragment, transport not decoded")
 	errBadPad          = errors.New("bth: pad count larger than the payload")
+	errSnapped         = errors.New("capture holds less than the packet (snapshot length): payload and ICRC cut")
 )
 
 func (p *Packet) truncatedAt(hdr string, need, have int) {
@@ -500,6 +501,8 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	p.IB = tr
 	if err := p.BTH.DecodeFromBytes(tr, noFeedback); err != nil {
 		p.truncatedAt("bth", BTHLen, len(tr))
+		p.ICRCStatus = CRCUnverifiable
+		p.Flags |= FlagICRCUnverifiable
 		return
 	}
 	p.Has |= HdrBTH
@@ -552,6 +555,7 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 			if p.Err == nil {
 				p.Err = err
 			}
+			body = nil // the partial header is not payload
 			break
 		}
 		p.Has |= h
@@ -574,7 +578,15 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	if len(p.Payload) > 0 {
 		p.Has |= HdrPayload
 	}
-	if p.Flags&FlagTruncated == 0 && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) && p.BTH.DestQP <= 1 {
+	if snapped {
+		// The capture holds less than the packet: what is missing is
+		// payload or ICRC, so the packet is truncated, not malformed.
+		p.Flags |= FlagTruncated
+		if p.Err == nil {
+			p.Err = errSnapped
+		}
+	}
+	if body != nil && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) && p.BTH.DestQP <= 1 {
 		p.decodeMAD(p.Payload)
 	}
 	// ICRC.

@@ -138,6 +138,7 @@ func init() {
 	// dissector; data.data and data.len are those names.
 	data := hdrField("data", "Data", FTProtocol, HdrPayload, func(p *Packet) []byte { return p.Payload })
 	undissected := func(p *Packet) bool { return p.Has&HdrMAD == 0 && len(p.Payload) > 0 }
+	data.SetPresence(HdrPayload, undissected)
 	multiField(data, "data.data", "Data", FTBytes, BaseNone, HdrPayload, func(p *Packet, out []Value) []Value {
 		if !undissected(p) {
 			return out

@@ -76,9 +76,13 @@ func openCapture(o *readOptions, ios IO) (*capture.Reader, int64, error) {
 	return r, size, err
 }
 
-// packetLoop reads every packet, decodes it into one reused Packet and
-// calls fn. It stops early when fn returns errStop. A corrupt file ends
-// the loop with an exit status 2 error after fn has seen every good packet.
+// packetLoop reads every packet, decodes it and calls fn with it, in file
+// order. It stops early when fn returns errStop. A corrupt file ends the
+// loop with an exit status 2 error after fn has seen every good packet.
+//
+// Reading and decoding run on one goroutine and fn on the caller's, so
+// decoding and printing use two cores. Packets travel in batches whose
+// bytes are copied out of the reader's reused buffer.
 func packetLoop(o *readOptions, ios IO, fn func(p *decode.Packet) error) error {
 	dec, err := o.decoder()
 	if err != nil {
@@ -94,39 +98,109 @@ func packetLoop(o *readOptions, ios IO, fn func(p *decode.Packet) error) error {
 		prog = startProgress(ios.ErrOut, size)
 		defer prog.stop()
 	}
-	var p decode.Packet
+
+	free := make(chan *batch, numBatches)
+	full := make(chan *batch, numBatches)
+	done := make(chan struct{})
+	for range numBatches {
+		free <- &batch{pkts: make([]decode.Packet, batchSize)}
+	}
+	go produce(r, dec, prog, free, full, done)
+	defer func() {
+		close(done)
+		for range full { // let the producer finish
+		}
+	}()
+	for b := range full {
+		for i := 0; i < b.n; i++ {
+			if err := fn(&b.pkts[i]); err != nil {
+				if err == errStop {
+					return nil
+				}
+				return err
+			}
+		}
+		if b.err != nil {
+			if b.err == io.EOF {
+				return nil
+			}
+			return &exitError{code: 2, err: b.err}
+		}
+		free <- b
+	}
+	return nil
+}
+
+const (
+	batchSize  = 256
+	numBatches = 4
+)
+
+// batch is up to batchSize decoded packets, their bytes in arena, and the
+// error (io.EOF at the end) that followed them.
+type batch struct {
+	pkts  []decode.Packet
+	n     int
+	arena []byte
+	err   error
+}
+
+func produce(r *capture.Reader, dec *decode.Decoder, prog *progress, free <-chan *batch, full chan<- *batch, done <-chan struct{}) {
+	defer close(full)
 	var first, prev time.Time
 	n := 0
 	for {
-		data, info, err := r.Next()
-		if err == io.EOF {
-			return nil
+		var b *batch
+		select {
+		case b = <-free:
+		case <-done:
+			return
 		}
-		if err != nil {
-			return &exitError{code: 2, err: err}
+		b.n, b.err, b.arena = 0, nil, b.arena[:0]
+		// Copy the batch's bytes first: slices into the arena stay valid
+		// only once it has stopped growing.
+		type span struct{ off, end int }
+		var spans [batchSize]span
+		var infos [batchSize]capture.PacketInfo
+		for b.n < batchSize {
+			data, info, err := r.Next()
+			if err != nil {
+				b.err = err
+				break
+			}
+			spans[b.n] = span{len(b.arena), len(b.arena) + len(data)}
+			infos[b.n] = info
+			b.arena = append(b.arena, data...)
+			b.n++
 		}
-		n++
-		if n == 1 {
-			first, prev = info.Timestamp, info.Timestamp
+		for i := 0; i < b.n; i++ {
+			n++
+			info := &infos[i]
+			if n == 1 {
+				first, prev = info.Timestamp, info.Timestamp
+			}
+			p := &b.pkts[i]
+			p.Frame = decode.Frame{
+				Number:       n,
+				Time:         info.Timestamp,
+				TimeRelative: info.Timestamp.Sub(first),
+				TimeDelta:    info.Timestamp.Sub(prev),
+				Len:          info.Length,
+				Interface:    info.InterfaceIndex,
+			}
+			prev = info.Timestamp
+			dec.Decode(p, b.arena[spans[i].off:spans[i].end:spans[i].end], info.LinkType)
 		}
-		p.Frame = decode.Frame{
-			Number:       n,
-			Time:         info.Timestamp,
-			TimeRelative: info.Timestamp.Sub(first),
-			TimeDelta:    info.Timestamp.Sub(prev),
-			Len:          info.Length,
-			Interface:    info.InterfaceIndex,
-		}
-		prev = info.Timestamp
-		dec.Decode(&p, data, info.LinkType)
-		if prog != nil && n&1023 == 0 {
+		if prog != nil {
 			prog.update(r.Offset(), n)
 		}
-		if err := fn(&p); err != nil {
-			if err == errStop {
-				return nil
-			}
-			return err
+		select {
+		case full <- b:
+		case <-done:
+			return
+		}
+		if b.err != nil {
+			return
 		}
 	}
 }

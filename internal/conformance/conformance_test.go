@@ -86,6 +86,14 @@ var perFile = map[string][]string{
 	"vlan_qinq_ipv6.pcap": {"-d", "udp.port==53,infiniband"},
 }
 
+// tsharkCannotRead lists captures tshark 4.0 cannot open. The same
+// InfiniBand records are judged through erf_ib_eth.pcap, where ERF wraps
+// them (tshark reads ERF).
+var tsharkCannotRead = map[string]string{
+	"ib_native.pcap":   "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
+	"ib_bad_vcrc.pcap": "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
+}
+
 func captures(t *testing.T) []string {
 	t.Helper()
 	var files []string
@@ -125,6 +133,9 @@ func TestFieldsMatchTshark(t *testing.T) {
 	totalCells, totalFrames := 0, 0
 	for _, file := range captures(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
+			if why, ok := tsharkCannotRead[filepath.Base(file)]; ok {
+				t.Skip(why)
+			}
 			args := append([]string{"-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkArgs...)
 			args = append(args, perFile[filepath.Base(file)]...)
 			for _, n := range names {

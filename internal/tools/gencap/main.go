@@ -1,0 +1,406 @@
+// Command gencap writes a synthetic RoCEv2 capture for benchmarks: a classic
+// pcap (Ethernet, microsecond timestamps) of N RoCEv2/IPv4 frames exchanged
+// by several RC queue-pair pairs.
+//
+//	go run ./internal/tools/gencap -n 1000000 -o bench/out/bench.pcap
+//
+// Each QP pair runs a stream of messages: RDMA WRITE (First/Middle/Last or
+// Only, then an ACK), RDMA READ (a request, then READ Response
+// First/Middle/Last or Only) and SEND (First/Middle/Last or Only, then an
+// ACK). Every data packet carries 1 KiB of payload (path MTU 1024). Request
+// PSNs are consecutive per QP and wrap at 2^24; responses and ACKs carry the
+// PSN of the request they answer. Packets of different QP pairs interleave.
+//
+// Frames are built once per (QP pair, packet kind) with gopacket and the
+// decode layers; each packet then patches a template in place (timestamp,
+// IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
+// million packets take about a second. The output depends only on the
+// flags.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/rocetap/rocetap/decode"
+)
+
+// Packet kinds, one template each per QP pair.
+const (
+	kWriteFirst = iota
+	kWriteMiddle
+	kWriteLast
+	kWriteOnly
+	kReadRequest
+	kReadRespFirst
+	kReadRespMiddle
+	kReadRespLast
+	kReadRespOnly
+	kSendFirst
+	kSendMiddle
+	kSendLast
+	kSendOnly
+	kAck
+	numKinds
+)
+
+var kindOpcode = [numKinds]decode.Opcode{
+	kWriteFirst:     decode.OpWriteFirst,
+	kWriteMiddle:    decode.OpWriteMiddle,
+	kWriteLast:      decode.OpWriteLast,
+	kWriteOnly:      decode.OpWriteOnly,
+	kReadRequest:    decode.OpReadRequest,
+	kReadRespFirst:  decode.OpReadResponseFirst,
+	kReadRespMiddle: decode.OpReadResponseMiddle,
+	kReadRespLast:   decode.OpReadResponseLast,
+	kReadRespOnly:   decode.OpReadResponseOnly,
+	kSendFirst:      decode.OpSendFirst,
+	kSendMiddle:     decode.OpSendMiddle,
+	kSendLast:       decode.OpSendLast,
+	kSendOnly:       decode.OpSendOnly,
+	kAck:            decode.OpAcknowledge,
+}
+
+const (
+	mtu      = 1024
+	psnMask  = 1<<24 - 1
+	recHdr   = 16 // pcap record header
+	ethLen   = 14
+	ipOff    = ethLen
+	ipLen    = 20
+	bthOff   = ipOff + ipLen + 8
+	extOff   = bthOff + decode.BTHLen
+	maxPkts  = 8          // largest message, in packets
+	baseUnix = 1767225600 // 2026-01-01 00:00:00 UTC
+)
+
+// template is one pcap record (16-byte header, then the frame) and where
+// its per-packet fields are.
+type template struct {
+	rec  []byte
+	reth bool // RETH at extOff
+	aeth bool // AETH at extOff
+	ipID *uint16
+}
+
+// side is one end of a QP pair.
+type side struct {
+	mac  net.HardwareAddr
+	ip   net.IP
+	qpn  uint32
+	port uint16
+	ipID uint16
+}
+
+type qpPair struct {
+	req, resp side
+	tmpl      [numKinds]template
+	rkey      uint32
+	vaBase    uint64
+	vaOff     uint64
+	psn       uint32 // requester's next PSN
+	msn       uint32 // responder's message sequence number
+	// current message
+	op     int // kWriteFirst, kReadRequest or kSendFirst
+	n      int // packets in the message
+	i      int // next packet: 0..n-1 data, n = ACK (WRITE, SEND); READ: 0 request, 1..n responses
+	psn0   uint32
+	va     uint64
+	active bool
+}
+
+// rng is splitmix64: deterministic across Go versions.
+type rng uint64
+
+func (r *rng) next() uint64 {
+	*r += 0x9E3779B97F4A7C15
+	z := uint64(*r)
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
+
+func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+
+func main() {
+	n := flag.Int("n", 1000000, "number of packets")
+	out := flag.String("o", "", "output pcap file (- for stdout)")
+	pairs := flag.Int("qps", 8, "number of RC QP pairs")
+	seed := flag.Uint64("seed", 1, "random seed (same seed, same file)")
+	flag.Parse()
+	if *out == "" || *n < 0 || *pairs < 1 || *pairs > 200 || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S]")
+		os.Exit(2)
+	}
+	if err := run(*out, *n, *pairs, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "gencap:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string, n, npairs int, seed uint64) error {
+	qps, err := buildPairs(npairs)
+	if err != nil {
+		return err
+	}
+	var f *os.File
+	if path == "-" {
+		f = os.Stdout
+	} else {
+		if f, err = os.Create(path); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriterSize(f, 4<<20)
+	var gh [24]byte
+	binary.LittleEndian.PutUint32(gh[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(gh[4:], 2)
+	binary.LittleEndian.PutUint16(gh[6:], 4)
+	binary.LittleEndian.PutUint32(gh[16:], 65535) // snaplen
+	binary.LittleEndian.PutUint32(gh[20:], 1)     // LINKTYPE_ETHERNET
+	w.Write(gh[:])
+
+	r := rng(seed)
+	usec := uint64(0)
+	for k := 0; k < n; k++ {
+		q := qps[r.intn(len(qps))]
+		t := q.nextPacket(&r)
+		rec := t.rec
+		usec += 1 + uint64(r.intn(2))
+		binary.LittleEndian.PutUint32(rec[0:], uint32(baseUnix+usec/1e6))
+		binary.LittleEndian.PutUint32(rec[4:], uint32(usec%1e6))
+		finish(t)
+		if _, err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if f != os.Stdout {
+		return f.Close()
+	}
+	return nil
+}
+
+// nextPacket advances q's message state machine and returns the template
+// for its next packet with BTH PSN, RETH and AETH patched.
+func (q *qpPair) nextPacket(r *rng) *template {
+	if !q.active {
+		switch x := r.intn(10); {
+		case x < 4:
+			q.op = kWriteFirst
+		case x < 7:
+			q.op = kReadRequest
+		default:
+			q.op = kSendFirst
+		}
+		if r.intn(4) == 0 {
+			q.n = 1
+		} else {
+			q.n = 2 + r.intn(maxPkts-1)
+		}
+		if q.op == kSendFirst && q.n > 3 {
+			q.n = 1 + q.n%3
+		}
+		q.i = 0
+		q.psn0 = q.psn
+		q.psn = (q.psn + uint32(q.n)) & psnMask
+		q.va = q.vaBase + q.vaOff
+		q.vaOff = (q.vaOff + uint64(q.n)*mtu) % (1 << 20)
+		q.active = true
+	}
+	var kind int
+	var psn uint32
+	i, n := q.i, q.n
+	q.i++
+	switch q.op {
+	case kWriteFirst, kSendFirst:
+		base := q.op
+		switch {
+		case i == n: // ACK of the last packet
+			kind, psn = kAck, (q.psn0+uint32(n-1))&psnMask
+			q.msn = (q.msn + 1) & psnMask
+			q.active = false
+		case n == 1:
+			kind = base + 3 // Only
+		case i == 0:
+			kind = base // First
+		case i == n-1:
+			kind = base + 2 // Last
+		default:
+			kind = base + 1 // Middle
+		}
+		if kind != kAck {
+			psn = (q.psn0 + uint32(i)) & psnMask
+		}
+	case kReadRequest:
+		switch {
+		case i == 0:
+			kind, psn = kReadRequest, q.psn0
+			q.msn = (q.msn + 1) & psnMask
+		default:
+			j := i - 1
+			psn = (q.psn0 + uint32(j)) & psnMask
+			switch {
+			case n == 1:
+				kind = kReadRespOnly
+			case j == 0:
+				kind = kReadRespFirst
+			case j == n-1:
+				kind = kReadRespLast
+			default:
+				kind = kReadRespMiddle
+			}
+			if j == n-1 {
+				q.active = false
+			}
+		}
+	}
+	t := &q.tmpl[kind]
+	f := t.rec[recHdr:]
+	b := f[bthOff:]
+	b[9], b[10], b[11] = byte(psn>>16), byte(psn>>8), byte(psn)
+	if t.reth {
+		binary.BigEndian.PutUint64(f[extOff:], q.va)
+		binary.BigEndian.PutUint32(f[extOff+8:], q.rkey)
+		binary.BigEndian.PutUint32(f[extOff+12:], uint32(n)*mtu)
+	}
+	if t.aeth {
+		a := f[extOff+1:]
+		a[0], a[1], a[2] = byte(q.msn>>16), byte(q.msn>>8), byte(q.msn)
+	}
+	return t
+}
+
+// finish sets the IPv4 ID (one counter per sending host side), the IPv4
+// header checksum and the ICRC of a patched template.
+func finish(t *template) {
+	f := t.rec[recHdr:]
+	ip := f[ipOff:]
+	*t.ipID++
+	binary.BigEndian.PutUint16(ip[4:], *t.ipID)
+	ip[10], ip[11] = 0, 0
+	binary.BigEndian.PutUint16(ip[10:], ipChecksum(ip[:ipLen]))
+	end := len(f) - decode.ICRCLen
+	crc, _ := decode.ICRCRoCEv2(ip[:end-ipOff])
+	binary.LittleEndian.PutUint32(f[end:], crc)
+}
+
+func ipChecksum(h []byte) uint16 {
+	var s uint32
+	for i := 0; i < len(h); i += 2 {
+		s += uint32(h[i])<<8 | uint32(h[i+1])
+	}
+	for s > 0xFFFF {
+		s = s>>16 + s&0xFFFF
+	}
+	return ^uint16(s)
+}
+
+func buildPairs(npairs int) ([]*qpPair, error) {
+	qps := make([]*qpPair, npairs)
+	for p := range qps {
+		// Pairs alternate direction between hosts a and b; each host pair
+		// gets its own subnet octet so there are several conversations.
+		host := func(h int) side {
+			return side{
+				mac:  net.HardwareAddr{0x02, 0x00, 0x0a, byte(p / 4), byte(p % 4), byte(h)},
+				ip:   net.IPv4(10, 1, byte(p/4), byte(1+h+2*(p%4))),
+				qpn:  uint32(0x11 + 0x10*p + h),
+				port: uint16(49152 + (p*7919+h*104729)%16384),
+			}
+		}
+		q := &qpPair{req: host(p % 2), resp: host(1 - p%2)}
+		q.rkey = 0x1000 + uint32(p)*0x101
+		q.vaBase = 0x7f3a00000000 + uint64(p)<<28
+		// Start near the top of the PSN space so every pair wraps at 2^24.
+		q.psn = (psnMask - 500 - uint32(p)*1000) & psnMask
+		for k := 0; k < numKinds; k++ {
+			t, err := q.buildTemplate(k, p)
+			if err != nil {
+				return nil, err
+			}
+			q.tmpl[k] = t
+		}
+		qps[p] = q
+	}
+	return qps, nil
+}
+
+func isRequest(kind int) bool {
+	switch kind {
+	case kWriteFirst, kWriteMiddle, kWriteLast, kWriteOnly, kReadRequest, kSendFirst, kSendMiddle, kSendLast, kSendOnly:
+		return true
+	}
+	return false
+}
+
+// buildTemplate serializes one frame of the given kind with gopacket and the
+// decode layers and checks its ICRC against decode.FixCRCs.
+func (q *qpPair) buildTemplate(kind, pair int) (template, error) {
+	src, dst := &q.req, &q.resp
+	if !isRequest(kind) {
+		src, dst = dst, src
+	}
+	op := kindOpcode[kind] | decode.TransportRC
+	eth := &layers.Ethernet{SrcMAC: src.mac, DstMAC: dst.mac, EthernetType: layers.EthernetTypeIPv4}
+	ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Flags: layers.IPv4DontFragment, Protocol: layers.IPProtocolUDP, SrcIP: src.ip.To4(), DstIP: dst.ip.To4()}
+	udp := &layers.UDP{SrcPort: layers.UDPPort(src.port), DstPort: layers.UDPPort(decode.RoCEv2Port)}
+	bth := &decode.BTH{Opcode: op, PKey: 0xFFFF, DestQP: dst.qpn}
+	switch kind {
+	case kWriteLast, kWriteOnly, kSendLast, kSendOnly, kReadRequest:
+		bth.AckReq = true
+	}
+	if kind == kSendLast || kind == kSendOnly {
+		bth.SE = true
+	}
+	ls := []gopacket.SerializableLayer{eth, ip, udp, bth}
+	t := template{}
+	switch kind {
+	case kWriteFirst, kWriteOnly, kReadRequest:
+		ls = append(ls, &decode.RETH{RKey: q.rkey})
+		t.reth = true
+	case kReadRespFirst, kReadRespLast, kReadRespOnly, kAck:
+		ls = append(ls, &decode.AETH{Syndrome: 0x1F})
+		t.aeth = true
+	}
+	switch kind {
+	case kReadRequest, kAck:
+	default:
+		pl := make([]byte, mtu)
+		r := rng(uint64(pair)<<8 | uint64(kind))
+		for i := 0; i < len(pl); i += 8 {
+			binary.LittleEndian.PutUint64(pl[i:], r.next())
+		}
+		ls = append(ls, gopacket.Payload(pl))
+	}
+	ls = append(ls, &decode.ICRC{})
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, ls...); err != nil {
+		return t, fmt.Errorf("template %d: %w", kind, err)
+	}
+	frame := buf.Bytes()
+	t.rec = make([]byte, recHdr+len(frame))
+	binary.LittleEndian.PutUint32(t.rec[8:], uint32(len(frame)))
+	binary.LittleEndian.PutUint32(t.rec[12:], uint32(len(frame)))
+	copy(t.rec[recHdr:], frame)
+	t.ipID = &src.ipID
+	// Cross-check the fast path against decode.FixCRCs.
+	finish(&t)
+	check := append([]byte(nil), t.rec[recHdr:]...)
+	if err := decode.FixCRCs(check, 1); err != nil {
+		return t, fmt.Errorf("template %d: %w", kind, err)
+	}
+	if string(check) != string(t.rec[recHdr:]) {
+		return t, fmt.Errorf("template %d: ICRC differs from decode.FixCRCs", kind)
+	}
+	*t.ipID = 0
+	return t, nil
+}
