@@ -191,7 +191,7 @@ func (c *CM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 }
 
 // decode decodes data as attribute c.AttributeID, resetting every other
-// field. It does not allocate.
+// field. It allocates only for the error about a short attribute.
 func (c *CM) decode(data []byte) error {
 	*c = CM{AttributeID: c.AttributeID, Link: c.Link}
 	n := min(len(data), MADDataLen)

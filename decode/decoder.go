@@ -233,8 +233,15 @@ func (d *Decoder) erf(p *Packet, data []byte, snapped bool) {
 			}
 		}
 	}
-	// The record may be padded beyond the wire length: trust wlen.
+	// The record may be padded beyond the wire length: trust wlen. Like
+	// Wireshark, the frame is what the record carries: its length on the
+	// wire is wlen, its captured length what follows the ERF headers.
 	wire := int(e.WLen)
+	p.Frame.Len = wire
+	p.Frame.CapLen = len(rest)
+	if e.Type == ERFTypeEth || e.Type == ERFTypeColorEth || e.Type == ERFTypeDSMColorEth || e.Type == ERFTypeColorHashEth {
+		p.Frame.CapLen = max(0, len(rest)-2)
+	}
 	switch e.Type {
 	case ERFTypeEth, ERFTypeColorEth, ERFTypeDSMColorEth, ERFTypeColorHashEth:
 		if len(rest) < 2 {
@@ -586,7 +593,9 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 			p.Err = errSnapped
 		}
 	}
-	if body != nil && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) && p.BTH.DestQP <= 1 {
+	if body != nil && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) && (p.BTH.DestQP <= 1 || p.Has&HdrDETH != 0 && p.DETH.SrcQP <= 1) {
+		// MADs travel to or from QP0/QP1 (a GMP response goes back to the
+		// requester's QP, which may be any UD QP).
 		p.decodeMAD(p.Payload)
 	}
 	// ICRC.

@@ -57,20 +57,37 @@ func init() {
 	uintField(eth, "eth.type", "Type", FTUint16, BaseHex, 0, 12, 2, func(p *Packet) uint64 { return uint64(p.Eth.EtherType) })
 
 	vlan := hdrField("vlan", "802.1Q Virtual LAN", FTProtocol, HdrVLAN, nil)
-	vlanU := func(abbrev, name string, t FieldType, base Base, mask uint64, get func(*VLANTag) uint64) {
-		f := multiField(vlan, abbrev, name, t, base, HdrVLAN, func(p *Packet, out []Value) []Value {
+	// Wireshark shows 802.1ad (TPID 0x88a8) service tags as ieee8021ad.*
+	// and 802.1Q tags as vlan.*.
+	qinq := hdrField("ieee8021ad", "IEEE 802.1ad", FTProtocol, HdrVLAN, nil)
+	tags := func(parent *Field, abbrev, name string, t FieldType, base Base, mask uint64, ad bool, get func(*VLANTag) uint64) {
+		f := multiField(parent, abbrev, name, t, base, HdrVLAN, func(p *Packet, out []Value) []Value {
 			for i := 0; i < p.NumVLAN; i++ {
-				out = append(out, Value{U: get(&p.VLAN[i])})
+				if (p.VLAN[i].TPID == 0x88A8) == ad {
+					out = append(out, Value{U: get(&p.VLAN[i])})
+				}
 			}
 			return out
 		})
 		f.Bitmask = mask
 	}
+	vlanU := func(abbrev, name string, t FieldType, base Base, mask uint64, get func(*VLANTag) uint64) {
+		tags(vlan, abbrev, name, t, base, mask, false, get)
+	}
+	tags(qinq, "ieee8021ad.priority", "Priority", FTUint16, BaseDec, 0xe000, true, func(v *VLANTag) uint64 { return uint64(v.Priority) })
+	tags(qinq, "ieee8021ad.dei", "DEI", FTUint16, BaseDec, 0x1000, true, func(v *VLANTag) uint64 { return b2u(v.DEI) })
+	tags(qinq, "ieee8021ad.id", "ID", FTUint16, BaseDec, 0x0fff, true, func(v *VLANTag) uint64 { return uint64(v.ID) })
 	vlanU("vlan.priority", "Priority", FTUint16, BaseDec, 0xe000, func(v *VLANTag) uint64 { return uint64(v.Priority) })
 	vlanU("vlan.dei", "DEI", FTBoolean, BaseNone, 0x1000, func(v *VLANTag) uint64 { return b2u(v.DEI) })
 	vlanU("vlan.id", "ID", FTUint16, BaseDec, 0x0fff, func(v *VLANTag) uint64 { return uint64(v.ID) })
 	vlanU("vlan.etype", "Type", FTUint16, BaseHex, 0, func(v *VLANTag) uint64 { return uint64(v.Type) })
-	vlanU("rocetap.vlan.tpid", "Tag protocol identifier", FTUint16, BaseHex, 0, func(v *VLANTag) uint64 { return uint64(v.TPID) })
+	f := multiField(vlan, "rocetap.vlan.tpid", "Tag protocol identifier", FTUint16, BaseHex, HdrVLAN, func(p *Packet, out []Value) []Value {
+		for i := 0; i < p.NumVLAN; i++ {
+			out = append(out, Value{U: uint64(p.VLAN[i].TPID)})
+		}
+		return out
+	})
+	_ = f
 
 	macc := hdrField("macc", "MAC Control", FTProtocol, 0, nil)
 	macc.values = func(p *Packet, out []Value) []Value {

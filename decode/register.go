@@ -242,6 +242,7 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 	p.AddLayer(b)
 	rest := b.Payload
 	exts := b.Opcode.ExtHeaders()
+	srcQP := uint32(0xFFFFFF)
 	for i, h := range exts {
 		l := newExt(h)
 		if err := l.DecodeFromBytes(rest, p); err != nil {
@@ -252,6 +253,9 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 			next = layerTypeOfHdr(exts[i+1])
 		}
 		setNext(l, next)
+		if d, ok := l.(*DETH); ok {
+			srcQP = d.SrcQP
+		}
 		p.AddLayer(l)
 		rest = l.LayerPayload()
 	}
@@ -261,7 +265,7 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 	}
 	if len(rest) > 0 {
 		op := b.Opcode
-		if b.DestQP <= 1 && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) {
+		if (b.DestQP <= 1 || srcQP <= 1) && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) {
 			if err := decodeMADLayer(rest, p); err != nil {
 				return err
 			}

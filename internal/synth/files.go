@@ -254,12 +254,12 @@ func ucUDRDXRCCNP() (File, error) {
 	b.add("UD SEND Only, 64 B", udFrame(ud(decode.OpSendOnly), 0x0ABCDE, 0x11111111, 0x000345, 0xFFFFFF, payload(64, 1), 0))
 	b.add("UD SEND Only with Immediate, 0 B, ECN CE", udFrame(ud(decode.OpSendOnlyImm), 0x0ABCDE, 0x11111111, 0x000345, 0, nil, 3))
 	// A payload that looks like a CM MAD (base version 1, class 0x07, class
-	// version 2, ConnectRequest) sent to QP 0x102, not QP1: it is payload,
-	// not a MAD.
+	// version 2, ConnectRequest) sent from QP 0x103 to QP 0x102, neither
+	// QP0 nor QP1: it is payload, not a MAD.
 	mad := make([]byte, 256)
 	copy(mad, []byte{0x01, 0x07, 0x02, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34, 0x00, 0x10, 0, 0, 0, 0, 0, 0})
-	b.add("UD SEND Only to QP 0x102 with a MAD-looking payload (not QP1: payload, not a MAD)",
-		udFrame(ud(decode.OpSendOnly), 0x000102, 0x80010000, 0x000001, 0x000010, mad, 0))
+	b.add("UD SEND Only from QP 0x103 to QP 0x102 with a MAD-looking payload (not QP0/1: payload, not a MAD)",
+		udFrame(ud(decode.OpSendOnly), 0x000102, 0x80010000, 0x000103, 0x000010, mad, 0))
 
 	// RD: RDETH (+ DETH on requests).
 	const ee = 0x000777
