@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -492,5 +495,81 @@ func TestWriterEdgeCases(t *testing.T) {
 	}
 	if err := nw.WritePacket(PacketInfo{}, []byte{1}); err == nil {
 		t.Error("pcapng: packet without interface accepted")
+	}
+}
+
+// TestLargeRecords: records bigger than the 1 MiB buffer grow it, from a
+// file and from a stream of short reads.
+func TestLargeRecords(t *testing.T) {
+	big := frames(40, 3, 100)
+	big[1] = bytes.Repeat([]byte{0xab, 0xcd, 0xef}, 1<<20) // 3 MiB
+	var pc, ng bytes.Buffer
+	pw, err := NewPcapWriter(&pc, LinkTypeEthernet, 8<<20, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw, _ := NewPcapngWriter(&ng)
+	nw.AddInterface(LinkTypeEthernet, 0, "", false)
+	for _, f := range big {
+		pw.WritePacket(PacketInfo{Timestamp: t0}, f)
+		nw.WritePacket(PacketInfo{Timestamp: t0}, f)
+	}
+	dir := t.TempDir()
+	for name, file := range map[string][]byte{"pcap": pc.Bytes(), "pcapng": ng.Bytes()} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, file, 0o644)
+		f, _ := os.Open(path)
+		defer f.Close()
+		fr, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := NewReader(iotest.HalfReader(noSeek{f}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*Reader{fr, sr} {
+			got, err := readAll(t, r)
+			if err != nil || len(got) != 3 {
+				t.Fatalf("%s: %d packets, %v", name, len(got), err)
+			}
+			for i := range big {
+				if !bytes.Equal(got[i].data, big[i]) {
+					t.Fatalf("%s: packet %d differs", name, i+1)
+				}
+			}
+			r.Close()
+		}
+	}
+}
+
+// TestOpenStdin: "-" reads standard input, and Close leaves it open.
+func TestOpenStdin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.pcap")
+	pkts := testPackets(41, 5)
+	os.WriteFile(path, pcapBuild(binary.LittleEndian, true, 1, 0, pkts), 0o644)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+	r, err := Open("-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPackets(t, got, pkts, true, 1)
+	if r.Size() != -1 {
+		t.Errorf("Size() = %d for standard input", r.Size())
+	}
+	r.Close()
+	if _, err := f.Stat(); err != nil {
+		t.Errorf("Close closed standard input: %v", err)
 	}
 }

@@ -15,6 +15,10 @@ const RoCEv2Port = 4791
 type Decoder struct {
 	ports [8]uint16 // UDP destination ports that carry RoCEv2
 	nport int
+	// SkipCRCs leaves ICRC and VCRC unchecked (status CRCAbsent) for
+	// callers that show no field depending on them, like tshark -T fields
+	// builds only the fields asked for. The trailers are still decoded.
+	SkipCRCs bool
 }
 
 // NewDecoder returns a Decoder that treats UDP destination port 4791 and
@@ -464,7 +468,13 @@ func (d *Decoder) lrh(p *Packet, data []byte, snapped bool) {
 	}
 	frame := data[:end]
 	body := frame[LRHLen:]
-	if !snapped {
+	if !snapped && d.SkipCRCs {
+		if len(body) >= VCRCLen {
+			_ = p.VCRC.DecodeFromBytes(body[len(body)-VCRCLen:], noFeedback)
+			p.Has |= HdrVCRC
+			body = body[:len(body)-VCRCLen]
+		}
+	} else if !snapped {
 		if len(body) < VCRCLen {
 			p.truncatedAt("vcrc", VCRCLen, len(body))
 			return
@@ -599,6 +609,9 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 		p.decodeMAD(p.Payload)
 	}
 	// ICRC.
+	if d.SkipCRCs && p.Has&HdrICRC != 0 {
+		return
+	}
 	if p.Has&HdrICRC == 0 {
 		p.ICRCStatus = CRCUnverifiable
 		p.Flags |= FlagICRCUnverifiable

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/printer"
@@ -66,8 +68,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 func decodeRun(opts *DecodeOptions, ios IO) error {
 	out := newOutBuf(ios.Out)
 	defer out.flush()
-	var emit func(p *decode.Packet)
-	vals := make([]decode.Value, 0, 16)
+	po := pipelineOptions{limit: opts.Count}
 	switch {
 	case opts.Output == "fields":
 		fo := printer.DefaultFieldsOptions()
@@ -83,47 +84,44 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		if fo.Header {
 			out.b = fp.AppendHeader(out.b)
 		}
-		emit = func(p *decode.Packet) { out.b = fp.Append(out.b, p) }
+		po.newRender = func() renderer {
+			fp := fp.Clone()
+			return fp.Append
+		}
+		// Like tshark -T fields, build only what is asked for: the CRC
+		// check feeds only rocetap.* fields.
+		po.skipCRCs = true
+		// Printing a few fields costs about what reading costs, so one
+		// reader and one worker balance; a second worker would only take
+		// CPU from the reader (measured on 2 cores, bench/RESULTS.md).
+		po.workers = max(1, runtime.GOMAXPROCS(0)-1)
+		for _, f := range opts.Fields {
+			if strings.HasPrefix(f, "rocetap") {
+				po.skipCRCs = false
+			}
+		}
 	case opts.Output == "json":
 		out.b = append(out.b, "[\n"...)
-		first := true
-		emit = func(p *decode.Packet) {
-			if !first {
-				out.b = append(out.b, ",\n"...)
-			}
-			first = false
-			out.b = printer.AppendJSON(out.b, p, vals)
+		po.sep = []byte(",\n")
+		po.newRender = func() renderer {
+			vals := make([]decode.Value, 0, 16)
+			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendJSON(dst, p, vals) }
 		}
 		defer func() {
-			if !first {
-				out.b = append(out.b, '\n')
-			}
-			out.b = append(out.b, "]\n"...)
+			out.b = append(out.b, "\n]\n"...)
 		}()
 	case opts.Verbose:
-		first := true
-		emit = func(p *decode.Packet) {
-			if !first {
-				out.b = append(out.b, '\n')
-			}
-			first = false
-			out.b = printer.AppendVerbose(out.b, p, vals)
+		po.sep = []byte("\n")
+		po.newRender = func() renderer {
+			vals := make([]decode.Value, 0, 16)
+			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendVerbose(dst, p, vals) }
 		}
 	default:
-		emit = func(p *decode.Packet) {
-			out.b = printer.AppendSummary(out.b, p)
-			out.b = append(out.b, '\n')
+		po.newRender = func() renderer {
+			return func(dst []byte, p *decode.Packet) []byte {
+				return append(printer.AppendSummary(dst, p), '\n')
+			}
 		}
 	}
-	n := 0
-	err := packetLoop(&opts.readOptions, ios, func(p *decode.Packet) error {
-		emit(p)
-		out.maybeFlush()
-		n++
-		if opts.Count > 0 && n >= opts.Count {
-			return errStop
-		}
-		return nil
-	})
-	return err
+	return runPipeline(&opts.readOptions, ios, po, out)
 }

@@ -154,3 +154,9 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	}
 	return append(dst, '\n')
 }
+
+// Clone returns a printer with the same fields and options and its own
+// scratch buffer, for use on another goroutine.
+func (fp *FieldsPrinter) Clone() *FieldsPrinter {
+	return &FieldsPrinter{fields: fp.fields, opts: fp.opts, vals: make([]decode.Value, 0, 16)}
+}
