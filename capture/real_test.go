@@ -130,11 +130,10 @@ func comparePcapgo(t *testing.T, path string, got []pkt) {
 
 // tsharkLine is one packet as tshark reports it.
 type tsharkLine struct {
-	iface   int
-	epoch   string // seconds.nanoseconds
-	length  int
-	caplen  int
-	comment string
+	iface  int
+	epoch  string // seconds.nanoseconds
+	length int
+	caplen int
 }
 
 func parseTshark(t *testing.T, text string) []tsharkLine {

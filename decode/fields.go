@@ -322,12 +322,19 @@ func appendIPv4(dst []byte, a uint32) []byte {
 }
 
 // appendRelTime appends nanoseconds as seconds with nine decimals.
-func appendRelTime(dst []byte, ns int64) []byte {
+func appendRelTime(dst []byte, ns int64) []byte { return AppendSeconds(dst, ns, 9) }
+
+// AppendSeconds appends ns nanoseconds as seconds with the given number of
+// decimals (0-9, truncated), e.g. 0.000342.
+func AppendSeconds(dst []byte, ns int64, decimals int) []byte {
 	if ns < 0 {
 		dst = append(dst, '-')
 		ns = -ns
 	}
 	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	if decimals <= 0 {
+		return dst
+	}
 	dst = append(dst, '.')
 	frac := ns % 1e9
 	var b [9]byte
@@ -335,7 +342,7 @@ func appendRelTime(dst []byte, ns int64) []byte {
 		b[i] = byte('0' + frac%10)
 		frac /= 10
 	}
-	return append(dst, b[:]...)
+	return append(dst, b[:min(decimals, 9)]...)
 }
 
 // AppendSanitized appends s with control characters, DEL and invalid UTF-8

@@ -24,7 +24,7 @@ func AppendJSON(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 	dst = append(dst, `,"time":"`...)
 	dst = p.Frame.Time.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z")
 	dst = append(dst, `","time_relative":"`...)
-	dst = appendSeconds(dst, int64(p.Frame.TimeRelative), 9)
+	dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 9)
 	dst = append(dst, `","len":`...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
 	dst = append(dst, `,"cap_len":`...)

@@ -263,7 +263,7 @@ func AppendSummary(dst []byte, p *decode.Packet) []byte {
 	dst = pad(dst, s, 5, false)
 	dst = append(dst, ' ')
 	s = len(dst)
-	dst = appendSeconds(dst, int64(p.Frame.TimeRelative), 6)
+	dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 6)
 	dst = pad(dst, s, 11, false)
 	dst = append(dst, ' ')
 	s = len(dst)
@@ -279,20 +279,4 @@ func AppendSummary(dst []byte, p *decode.Packet) []byte {
 	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
 	dst = append(dst, ' ')
 	return AppendInfo(dst, p)
-}
-
-func appendSeconds(dst []byte, ns int64, decimals int) []byte {
-	if ns < 0 {
-		dst = append(dst, '-')
-		ns = -ns
-	}
-	dst = strconv.AppendInt(dst, ns/1e9, 10)
-	dst = append(dst, '.')
-	frac := ns % 1e9
-	var b [9]byte
-	for i := 8; i >= 0; i-- {
-		b[i] = byte('0' + frac%10)
-		frac /= 10
-	}
-	return append(dst, b[:decimals]...)
 }
