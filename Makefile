@@ -1,6 +1,7 @@
 # rocetap — two commands do everything on a fresh machine:
 #   make run    decode a bundled capture
 #   make test   install what the tests need, then run every test
+SHELL     := /bin/bash
 GO        ?= go
 BIN       := bin/rocetap
 CAPTURE   ?= testdata/rxe/read_atomic.pcap
@@ -52,8 +53,9 @@ fuzz:
 # Speed against tshark and cat on a generated 1,000,000-packet capture;
 # writes bench/RESULTS.md.
 bench: build test-deps
-	$(GO) test -run XXX -bench . -benchmem ./decode ./capture ./internal/printer | tee bench/out.txt
+	@mkdir -p bench/out
+	set -o pipefail; $(GO) test -run XXX -bench . -benchmem ./decode ./capture ./internal/printer | tee bench/out/gotest.txt
 	bash bench/run.sh
 
 clean:
-	rm -rf bin bench/out bench/out.txt
+	rm -rf bin bench/out
