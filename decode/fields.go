@@ -403,6 +403,10 @@ func Suggest(name string, n int) []string {
 		if strings.HasPrefix(f.Abbrev, name) || strings.Contains(f.Abbrev, name) {
 			d = min(d, 2)
 		}
+		// "dqp" for "destqp": the typed letters appear in order.
+		if d > 0 && isSubsequence(lastPart(name), lastPart(f.Abbrev)) {
+			d--
+		}
 		if d <= max(3, len(name)/3) {
 			cs = append(cs, cand{f.Abbrev, d})
 		}
@@ -418,6 +422,19 @@ func Suggest(name string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
+}
+
+func lastPart(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
+
+// isSubsequence reports whether the letters of a occur in b in order.
+func isSubsequence(a, b string) bool {
+	i := 0
+	for j := 0; i < len(a) && j < len(b); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a) && len(a) > 0
 }
 
 func editDistance(a, b string) int {

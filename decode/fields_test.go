@@ -32,9 +32,15 @@ func TestAppendHexInt(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	s := Suggest("infiniband.reth.rkey", 3)
-	if len(s) == 0 || s[0] != "infiniband.reth.r_key" {
-		t.Fatalf("Suggest = %v", s)
+	for typo, want := range map[string]string{
+		"infiniband.reth.rkey":    "infiniband.reth.r_key",
+		"infiniband.bth.dqp":      "infiniband.bth.destqp",
+		"infiniband.aeth.syndrom": "infiniband.aeth.syndrome",
+		"ip.sr":                   "ip.src",
+	} {
+		if s := Suggest(typo, 3); len(s) == 0 || s[0] != want {
+			t.Errorf("Suggest(%q) = %v, want %s first", typo, s, want)
+		}
 	}
 }
 
