@@ -197,22 +197,7 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 			if len(body) < 20 {
 				return r.fail(false, "Enhanced Packet Block of %d bytes is too short (minimum 32)", n)
 			}
-			ifid := r.u32(body)
-			if ifid >= uint32(len(r.ifaces)) {
-				return r.failIface(ifid)
-			}
-			caplen := r.u32(body[12:])
-			if caplen > uint32(len(body)-20) {
-				return r.fail(false, "Enhanced Packet Block says %d bytes captured but the block only has room for %d", caplen, len(body)-20)
-			}
-			f := &r.ifaces[ifid]
-			ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
-			info.Timestamp = f.timestamp(ts)
-			info.CaptureLength = int(caplen)
-			info.Length = int(r.u32(body[16:]))
-			info.InterfaceIndex = int(ifid)
-			info.LinkType = f.linkType
-			return r.emitNg(n, 28, int(caplen)), nil
+			return r.packetBlock(info, n, body, r.u32(body), "Enhanced Packet Block")
 		case ngBlockSPB:
 			if len(body) < 4 {
 				return r.fail(false, "Simple Packet Block of %d bytes is too short (minimum 16)", n)
@@ -233,22 +218,7 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 			if len(body) < 20 {
 				return r.fail(false, "Packet Block of %d bytes is too short (minimum 32)", n)
 			}
-			ifid := uint32(r.u16(body))
-			if ifid >= uint32(len(r.ifaces)) {
-				return r.failIface(ifid)
-			}
-			caplen := r.u32(body[12:])
-			if caplen > uint32(len(body)-20) {
-				return r.fail(false, "Packet Block says %d bytes captured but the block only has room for %d", caplen, len(body)-20)
-			}
-			f := &r.ifaces[ifid]
-			ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
-			info.Timestamp = f.timestamp(ts)
-			info.CaptureLength = int(caplen)
-			info.Length = int(r.u32(body[16:]))
-			info.InterfaceIndex = int(ifid)
-			info.LinkType = f.linkType
-			return r.emitNg(n, 28, int(caplen)), nil
+			return r.packetBlock(info, n, body, uint32(r.u16(body)), "Packet Block")
 		case ngBlockIDB:
 			if len(body) < 8 {
 				return r.fail(false, "Interface Description Block of %d bytes is too short (minimum 20)", n)
@@ -276,6 +246,27 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 
 // emitNg returns the packet at [dataOff, dataOff+caplen) of the n-byte block
 // at buf[pos] and moves past the block.
+// packetBlock finishes an Enhanced Packet Block or an obsolete Packet
+// Block: both hold the interface, a 64-bit timestamp, the captured and
+// original lengths at body[4:20], and the data at offset 28 of the block.
+func (r *Reader) packetBlock(info *PacketInfo, n int, body []byte, ifid uint32, name string) ([]byte, error) {
+	if ifid >= uint32(len(r.ifaces)) {
+		return r.failIface(ifid)
+	}
+	caplen := r.u32(body[12:])
+	if caplen > uint32(len(body)-20) {
+		return r.fail(false, "%s says %d bytes captured but the block only has room for %d", name, caplen, len(body)-20)
+	}
+	f := &r.ifaces[ifid]
+	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
+	info.Timestamp = f.timestamp(ts)
+	info.CaptureLength = int(caplen)
+	info.Length = int(r.u32(body[16:]))
+	info.InterfaceIndex = int(ifid)
+	info.LinkType = f.linkType
+	return r.emitNg(n, 28, int(caplen)), nil
+}
+
 func (r *Reader) emitNg(n, dataOff, caplen int) []byte {
 	off := r.pos
 	r.pos += n

@@ -19,6 +19,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // cmCaptureDir is where the shared real captures live, relative to this
@@ -55,22 +56,9 @@ func cmCapture(t testing.TB, name string) string {
 // cmReadPcap reads every record of a pcap file with pcapgo.
 func cmReadPcap(t testing.TB, path string) []cmFrame {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	var out []cmFrame
-	for {
-		data, ci, err := r.ReadPacketData()
-		if err != nil {
-			break
-		}
-		out = append(out, cmFrame{data: data, wireLen: ci.Length, linkType: uint16(r.LinkType())})
+	for _, fr := range testcap.ReadPcap(t, path) {
+		out = append(out, cmFrame{data: fr.Data, wireLen: fr.Len, linkType: fr.LinkType})
 	}
 	return out
 }

@@ -3,14 +3,13 @@ package decode_test
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 type frame struct {
@@ -28,22 +27,9 @@ func realFrames(t testing.TB) []frame {
 	}
 	var out []frame
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
+		for _, fr := range testcap.ReadPcap(t, f) {
+			out = append(out, frame{fr.File, fr.Data, fr.LinkType})
 		}
-		r, err := pcapgo.NewReader(fh)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			data, _, err := r.ReadPacketData()
-			if err != nil {
-				break
-			}
-			out = append(out, frame{filepath.Base(f), data, uint16(r.LinkType())})
-		}
-		fh.Close()
 	}
 	return out
 }

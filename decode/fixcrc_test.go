@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // fixSpec describes one test frame for the builders below.
@@ -332,29 +331,14 @@ type fixCaptured struct {
 
 func fixReadCapture(t testing.TB, path string) []fixCaptured {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	var out []fixCaptured
-	for n := 1; ; n++ {
-		data, ci, err := r.ReadPacketData()
-		if err == io.EOF {
-			return out
+	for _, fr := range testcap.ReadPcap(t, path) {
+		if len(fr.Data) != fr.Len {
+			t.Fatalf("%s frame %d: snapped (%d of %d bytes)", path, fr.Number, len(fr.Data), fr.Len)
 		}
-		if err != nil {
-			t.Fatalf("%s frame %d: %v", path, n, err)
-		}
-		if ci.CaptureLength != ci.Length {
-			t.Fatalf("%s frame %d: snapped (%d of %d bytes)", path, n, ci.CaptureLength, ci.Length)
-		}
-		out = append(out, fixCaptured{filepath.Base(path), uint16(r.LinkType()), data, n})
+		out = append(out, fixCaptured{fr.File, fr.LinkType, fr.Data, fr.Number})
 	}
+	return out
 }
 
 func TestFixCRCsRealCaptures(t *testing.T) {
