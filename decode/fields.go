@@ -103,6 +103,10 @@ type Field struct {
 
 	hdr    Hdr // header bits that must all be present
 	values func(p *Packet, out []Value) []Value
+	// uint and cond give single-occurrence integer fields a direct path:
+	// present when hdr bits are set and cond (if any) holds.
+	uint func(p *Packet) uint64
+	cond func(p *Packet) bool
 	span   func(p *Packet) []byte // headers: the bytes they cover
 	names  func(v uint64) string  // value names for the verbose tree
 	id     int
@@ -115,6 +119,28 @@ func (f *Field) Values(p *Packet, out []Value) []Value {
 	}
 	return f.values(p, out)
 }
+
+// Uint returns the value of a single-occurrence integer field without
+// building a Value slice; ok is false when the field is absent. Fields
+// that can occur several times (ip.addr, vlan.id) have no direct path:
+// HasUint reports which do.
+func (f *Field) Uint(p *Packet) (v uint64, ok bool) {
+	if p.Has&f.hdr != f.hdr || f.cond != nil && !f.cond(p) {
+		return 0, false
+	}
+	return f.uint(p), true
+}
+
+// UintAccessor returns the pieces of Uint for callers that evaluate a field
+// millions of times (display filters): the header bits that must be
+// present, an extra presence test (may be nil) and the getter. get is nil
+// for fields without a direct path.
+func (f *Field) UintAccessor() (hdr Hdr, cond func(*Packet) bool, get func(*Packet) uint64) {
+	return f.hdr, f.cond, f.uint
+}
+
+// HasUint reports whether Uint may be used for f.
+func (f *Field) HasUint() bool { return f.uint != nil }
 
 // Present reports whether the field occurs in p.
 func (f *Field) Present(p *Packet) bool {

@@ -15,7 +15,7 @@ func hdrField(abbrev, name string, t FieldType, hdr Hdr, span func(*Packet) []by
 
 func uintField(parent *Field, abbrev, name string, t FieldType, base Base, mask uint64, off, ln int, get func(*Packet) uint64) *Field {
 	return register(&Field{Abbrev: abbrev, Name: name, Type: t, Base: base, Bitmask: mask, Parent: parent, Off: off, Len: ln,
-		values: func(p *Packet, out []Value) []Value { return append(out, Value{U: get(p)}) }})
+		values: func(p *Packet, out []Value) []Value { return append(out, Value{U: get(p)}) }, uint: get})
 }
 
 // condUint registers an integer field present only when ok(p).
@@ -26,7 +26,7 @@ func condUint(parent *Field, abbrev, name string, t FieldType, base Base, mask u
 				return out
 			}
 			return append(out, Value{U: get(p)})
-		}})
+		}, uint: get, cond: ok})
 }
 
 func boolField(parent *Field, abbrev, name string, mask uint64, off int, get func(*Packet) bool) *Field {
@@ -36,7 +36,7 @@ func boolField(parent *Field, abbrev, name string, mask uint64, off int, get fun
 				return append(out, Value{U: 1})
 			}
 			return append(out, Value{U: 0})
-		}})
+		}, uint: func(p *Packet) uint64 { return b2u(get(p)) }})
 }
 
 func bytesField(parent *Field, abbrev, name string, t FieldType, off, ln int, get func(*Packet) []byte) *Field {
@@ -81,6 +81,11 @@ func b2u(b bool) uint64 {
 // SetPresence replaces the field's presence test: hdr bits, then ok.
 func (f *Field) SetPresence(hdr Hdr, ok func(*Packet) bool) {
 	f.hdr = hdr
+	if prev := f.cond; prev != nil {
+		f.cond = func(p *Packet) bool { return ok(p) && prev(p) }
+	} else {
+		f.cond = ok
+	}
 	values := f.values
 	f.values = func(p *Packet, out []Value) []Value {
 		if !ok(p) {

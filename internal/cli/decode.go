@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/spf13/cobra"
 )
@@ -18,6 +19,7 @@ type DecodeOptions struct {
 	Fields  []string // -e
 	E       []string // -E
 	Verbose bool     // -V
+	Filter  string   // -Y
 }
 
 // NewCmdDecode builds `rocetap decode`. runF replaces the run function in
@@ -36,6 +38,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 		Example: `  rocetap decode -r testdata/rxe/read_atomic.pcap
   rocetap decode -r cap.pcap -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn
   rocetap decode -r cap.pcap -V -c 1
+  rocetap decode -r cap.pcap -Y 'infiniband.aeth.syndrome & 0x60 == 0x60 or infiniband.bth.opcode in {12..16}'
   tcpdump -i eth0 -w - udp port 4791 | rocetap decode -r -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,13 +65,22 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "field to print with -T fields (repeatable; see `rocetap fields`)")
 	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
+	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display filter (see `rocetap filter check`)")
 	return cmd
 }
 
 func decodeRun(opts *DecodeOptions, ios IO) error {
+	po := pipelineOptions{limit: opts.Count}
+	if opts.Filter != "" {
+		// Compile before reading anything: a bad filter fails at once.
+		flt, err := filter.Compile(opts.Filter)
+		if err != nil {
+			return err
+		}
+		po.filter = flt
+	}
 	out := newOutBuf(ios.Out)
 	defer out.flush()
-	po := pipelineOptions{limit: opts.Count}
 	switch {
 	case opts.Output == "fields":
 		fo := printer.DefaultFieldsOptions()

@@ -6,11 +6,13 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
 )
 
 // A renderer appends one decoded packet's output to dst. Each worker gets
@@ -20,10 +22,11 @@ type renderer func(dst []byte, p *decode.Packet) []byte
 // pipelineOptions configure runPipeline.
 type pipelineOptions struct {
 	newRender func() renderer
-	skipCRCs  bool   // no output depends on the ICRC/VCRC check
-	limit     int    // stop after this many packets (0: all)
-	sep       []byte // written between two packets' outputs (JSON's ",\n")
-	workers   int    // 0: one per CPU
+	skipCRCs  bool           // no output depends on the ICRC/VCRC check
+	filter    *filter.Filter // -Y: only matching packets are rendered
+	limit     int            // stop after this many packets (0: all)
+	sep       []byte         // written between two packets' outputs (JSON's ",\n")
+	workers   int            // 0: one per CPU
 }
 
 const (
@@ -62,6 +65,13 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 		return err
 	}
 	dec.SkipCRCs = po.skipCRCs
+	if po.filter != nil {
+		for _, f := range po.filter.Fields() {
+			if strings.HasPrefix(f.Abbrev, "rocetap") {
+				dec.SkipCRCs = false // the filter reads what the check sets
+			}
+		}
+	}
 	r, size, err := openCapture(o, ios)
 	if err != nil {
 		return err
@@ -90,6 +100,10 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 	go readBatches(r, prog, free, work, order, done)
 	for range workers {
 		render := po.newRender()
+		var flt *filter.Filter
+		if po.filter != nil {
+			flt = po.filter.Clone()
+		}
 		go func() {
 			// One Packet per worker, reused: it stays in the cache.
 			p := new(decode.Packet)
@@ -99,7 +113,9 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 					p.Frame = b.frames[i]
 					s := b.spans[i]
 					dec.Decode(p, b.arena[s.off:s.end:s.end], b.links[i])
-					b.out = render(b.out, p)
+					if flt == nil || flt.Match(p) {
+						b.out = render(b.out, p)
+					}
 					b.ends[i] = len(b.out)
 				}
 				b.ready <- struct{}{}
