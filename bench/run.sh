@@ -127,8 +127,17 @@ measure rocetap_summary "$RUNS" "$BIN" decode -r "$FILE"
 # row shows the cost of the check.
 measure rocetap_icrc "$RUNS" "$BIN" decode -r "$FILE" -T fields "${FIELDS[@]}" -e rocetap.icrc.status
 measure tshark_fields "$TSHARK_RUNS" tshark -r "$FILE" -T fields "${FIELDS[@]}"
+# Display filter: both print the frame numbers of the packets it selects.
+YFILTER='infiniband.bth.opcode in {6..10} and infiniband.reth.dmalen >= 1024 or infiniband.aeth.syndrome & 0x60 == 0x60'
+measure rocetap_filter "$RUNS" "$BIN" decode -r "$FILE" -Y "$YFILTER" -T fields -e frame.number
+measure tshark_filter "$TSHARK_RUNS" tshark -r "$FILE" -Y "$YFILTER" -T fields -e frame.number
 
 # --- sanity checks (untimed) -----------------------------------------------
+"$BIN" decode -r "$FILE" -Y "$YFILTER" -T fields -e frame.number >"$OUT/filter_rocetap.txt"
+tshark -r "$FILE" -Y "$YFILTER" -T fields -e frame.number 2>/dev/null >"$OUT/filter_tshark.txt"
+if ! cmp -s "$OUT/filter_rocetap.txt" "$OUT/filter_tshark.txt"; then
+	log "WARNING: rocetap and tshark select different packets for the filter"
+fi
 log "checking ICRCs and the opcode mix"
 "$BIN" decode -r "$FILE" -T fields -e infiniband.bth.opcode -e rocetap.icrc.status >"$OUT/all.txt"
 PKTS=$(wc -l <"$OUT/all.txt")
@@ -161,6 +170,8 @@ grp() { awk -v n="$1" 'BEGIN { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9]
 ratio_tshark=$(awk -v r="${SECS[rocetap_fields]}" -v t="${SECS[tshark_fields]}" 'BEGIN { printf "%.1f", t / r }')
 ratio_cat=$(awk -v r="${SECS[rocetap_fields]}" -v c="${SECS[cat]}" 'BEGIN { printf "%.2f", r / c }')
 pass_tshark=$(awk -v x="$ratio_tshark" 'BEGIN { print (x >= 50) ? "PASS" : "FAIL" }')
+ratio_filter=$(awk -v r="${SECS[rocetap_filter]}" -v t="${SECS[tshark_filter]}" 'BEGIN { printf "%.1f", t / r }')
+pass_filter=$(awk -v x="$ratio_filter" 'BEGIN { print (x >= 50) ? "PASS" : "FAIL" }')
 pass_cat=$(awk -v x="$ratio_cat" 'BEGIN { print (x <= 3) ? "PASS" : "FAIL" }')
 
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -199,6 +210,8 @@ row() { # key label
 	echo "${CMDS[tshark_fields]}"
 	echo "${CMDS[rocetap_summary]}"
 	echo "${CMDS[rocetap_icrc]}"
+	echo "${CMDS[rocetap_filter]}"
+	echo "${CMDS[tshark_filter]}"
 	echo '```'
 	echo
 	echo "## Results"
@@ -210,11 +223,16 @@ row() { # key label
 	row tshark_fields "tshark -T fields (4 fields)"
 	row rocetap_summary "rocetap decode (summary lines, ICRC checked)"
 	row rocetap_icrc "rocetap decode -T fields (4 fields + rocetap.icrc.status: ICRC checked)"
+	row rocetap_filter "rocetap decode -Y FILTER -T fields -e frame.number"
+	row tshark_filter "tshark -Y FILTER -T fields -e frame.number"
 	echo
 	echo "| ratio | value | target | result |"
 	echo "|---|---:|---:|---|"
 	echo "| rocetap / tshark, packets/s (-T fields) | ${ratio_tshark}× | ≥ 50× | **$pass_tshark** |"
 	echo "| rocetap time / cat time (-T fields) | ${ratio_cat}× | ≤ 3× | **$pass_cat** |"
+	echo "| rocetap / tshark, packets/s (-Y filter) | ${ratio_filter}× | ≥ 50× | **$pass_filter** |"
+	echo
+	echo "Filter: \`$YFILTER\`; rocetap and tshark select $(wc -l <"$OUT/filter_rocetap.txt") and $(wc -l <"$OUT/filter_tshark.txt") packets."
 	echo
 	echo "$rss_note"
 	echo

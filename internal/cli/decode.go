@@ -119,9 +119,12 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			vals := make([]decode.Value, 0, 16)
 			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendJSON(dst, p, vals) }
 		}
-		defer func() {
-			out.b = append(out.b, "\n]\n"...)
-		}()
+		po.closing = func(n int) {
+			if n > 0 {
+				out.b = append(out.b, '\n')
+			}
+			out.b = append(out.b, "]\n"...)
+		}
 	case opts.Verbose:
 		po.sep = []byte("\n")
 		po.newRender = func() renderer {
@@ -135,5 +138,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			}
 		}
 	}
-	return runPipeline(&opts.readOptions, ios, po, out)
+	n, err := runPipeline(&opts.readOptions, ios, po, out)
+	if po.closing != nil && (err == nil || n > 0) {
+		po.closing(n)
+	}
+	return err
 }

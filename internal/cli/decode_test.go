@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -190,5 +191,59 @@ func TestFieldsCommand(t *testing.T) {
 	out, _, code := run(t, nil, "fields", "infiniband.bth")
 	if code != 0 || !strings.Contains(out, "F\tDestination Queue Pair\tinfiniband.bth.destqp\tFT_UINT24\tinfiniband\tBASE_HEX\t0x0\t") {
 		t.Fatalf("%q", out)
+	}
+}
+
+func TestDisplayFilter(t *testing.T) {
+	// read_atomic: frames 1,3,5,7 are READ requests.
+	f := td + "rxe/read_atomic.pcap"
+	y := "infiniband.bth.opcode == 12"
+	out, _, _ := run(t, nil, "decode", "-r", f, "-Y", y, "-T", "fields", "-e", "frame.number")
+	if out != "1\n3\n5\n7\n" {
+		t.Errorf("-T fields: %q", out)
+	}
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", y)
+	if strings.Count(out, "\n") != 4 || !strings.HasPrefix(strings.TrimSpace(out), "1 ") {
+		t.Errorf("text: %q", out)
+	}
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", y, "-T", "json")
+	var pkts []map[string]any
+	if err := json.Unmarshal([]byte(out), &pkts); err != nil || len(pkts) != 4 {
+		t.Errorf("json: %d packets, %v", len(pkts), err)
+	}
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", y, "-V")
+	if n := len(regexp.MustCompile(`(?m)^Frame [0-9]+:`).FindAllString(out, -1)); n != 4 || !strings.HasPrefix(out, "Frame 1:") {
+		t.Errorf("-V: %d frames", n)
+	}
+	// -c counts the packets shown.
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", y, "-c", "2", "-T", "fields", "-e", "frame.number")
+	if out != "1\n3\n" {
+		t.Errorf("-c 2: %q", out)
+	}
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", "infiniband.bth.opcode == 99", "-T", "json")
+	if strings.TrimSpace(out) != "[\n]" {
+		t.Errorf("empty json: %q", out)
+	}
+	// A filter on rocetap.* fields turns the CRC check on in -T fields.
+	out, _, _ = run(t, nil, "decode", "-r", f, "-Y", `rocetap.icrc.status == "good"`, "-T", "fields", "-e", "frame.number")
+	if strings.Count(out, "\n") != 16 {
+		t.Errorf("icrc filter selected %d", strings.Count(out, "\n"))
+	}
+}
+
+// TestBadFilterFailsBeforeReading: the filter is compiled before the
+// capture is opened, so its error comes first, with a caret.
+func TestBadFilterFailsBeforeReading(t *testing.T) {
+	_, errOut, code := run(t, nil, "decode", "-r", "/nonexistent.pcap", "-Y", "infiniband.reth.rkey == 1")
+	if code != 1 || !strings.Contains(errOut, "did you mean infiniband.reth.r_key") || !strings.Contains(errOut, "^~~~") || strings.Contains(errOut, "nonexistent") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, errOut, code := run(t, nil, "filter", "check", "infiniband.bth.opcode in {6..11} and ip.addr == 10.77.0.0/16")
+	if code != 0 || !strings.Contains(out, "canonical: (infiniband.bth.opcode in {6..11} and ip.addr == 10.77.0.0/16)") {
+		t.Fatalf("filter check: %d %q %q", code, out, errOut)
+	}
+	_, errOut, code = run(t, nil, "filter", "check", "ip.src ==")
+	if code != 1 || !strings.Contains(errOut, "column 10") {
+		t.Fatalf("filter check error: %d %q", code, errOut)
 	}
 }

@@ -24,6 +24,7 @@ type pipelineOptions struct {
 	newRender func() renderer
 	skipCRCs  bool           // no output depends on the ICRC/VCRC check
 	filter    *filter.Filter // -Y: only matching packets are rendered
+	closing   func(n int)    // writes what follows the last packet (JSON's "]")
 	limit     int            // stop after this many packets (0: all)
 	sep       []byte         // written between two packets' outputs (JSON's ",\n")
 	workers   int            // 0: one per CPU
@@ -59,10 +60,10 @@ type span struct{ off, end int }
 // reused buffer into its batch, and fills in the frame numbers and times,
 // which depend on the order; decoding and rendering are independent per
 // packet and run in parallel; the writer restores the order.
-func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error {
+func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) (written int, err error) {
 	dec, err := o.decoder()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	dec.SkipCRCs = po.skipCRCs
 	if po.filter != nil {
@@ -74,7 +75,7 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 	}
 	r, size, err := openCapture(o, ios)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer r.Close()
 	var prog *progress
@@ -128,7 +129,6 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 			<-b.ready
 		}
 	}()
-	written := 0
 	for b := range order {
 		<-b.ready
 		start := 0
@@ -143,22 +143,22 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) error 
 			}
 			start = end
 			if po.limit > 0 && written >= po.limit {
-				return nil
+				return written, nil
 			}
 		}
 		out.maybeFlush()
 		if out.err != nil {
-			return out.err
+			return written, out.err
 		}
 		if b.err != nil {
 			if b.err == io.EOF {
-				return nil
+				return written, nil
 			}
-			return &exitError{code: 2, err: b.err}
+			return written, &exitError{code: 2, err: b.err}
 		}
 		free <- b
 	}
-	return nil
+	return written, nil
 }
 
 // readBatches fills batches from the capture in order, hands each to the
