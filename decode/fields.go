@@ -419,6 +419,9 @@ func (f *Field) ValueString(v Value) string { return string(f.AppendValue(nil, v
 // Suggest returns up to n registered field names closest to name, for
 // "did you mean" messages.
 func Suggest(name string, n int) []string {
+	if len(name) > 120 {
+		return nil // no field name is that long; don't spend time on it
+	}
 	type cand struct {
 		name string
 		d    int
