@@ -105,11 +105,11 @@ type Field struct {
 	values func(p *Packet, out []Value) []Value
 	// uint and cond give single-occurrence integer fields a direct path:
 	// present when hdr bits are set and cond (if any) holds.
-	uint func(p *Packet) uint64
-	cond func(p *Packet) bool
-	span   func(p *Packet) []byte // headers: the bytes they cover
-	names  func(v uint64) string  // value names for the verbose tree
-	id     int
+	uint  func(p *Packet) uint64
+	cond  func(p *Packet) bool
+	span  func(p *Packet) []byte // headers: the bytes they cover
+	names func(v uint64) string  // value names for the verbose tree
+	id    int
 }
 
 // Values appends the field's occurrences in p to out and returns it.

@@ -4,7 +4,10 @@ package decode
 // (tshark -G fields), so -T fields output matches tshark's.
 
 func init() {
-	ib := hdrField("infiniband", "InfiniBand", FTProtocol, HdrBTH, func(p *Packet) []byte { return p.IB })
+	ib := hdrField("infiniband", "InfiniBand", FTProtocol, 0, func(p *Packet) []byte { return p.IB })
+	// Present as soon as the encapsulation says InfiniBand, even when the
+	// capture cuts the BTH short (as Wireshark).
+	ib.SetPresence(0, func(p *Packet) bool { return p.Encap != EncapNone })
 
 	lrh := hdrField("infiniband.lrh", "Local Route Header", FTBytes, HdrLRH, func(p *Packet) []byte { return p.LRH.Contents })
 	lrh.Parent = ib
@@ -174,7 +177,12 @@ func init() {
 	})
 	stringField(rt, "rocetap.opcode", "Opcode name", HdrBTH, func(p *Packet) string { return p.BTH.Opcode.String() })
 	stringField(rt, "rocetap.transport", "Transport", HdrBTH, func(p *Packet) string { return p.BTH.Opcode.TransportName() })
-	stringField(rt, "rocetap.icrc.status", "ICRC status", HdrBTH, func(p *Packet) string { return p.ICRCStatus.String() })
+	stringField(rt, "rocetap.icrc.status", "ICRC status", 0, func(p *Packet) string {
+		if p.ICRCStatus == CRCAbsent {
+			return ""
+		}
+		return p.ICRCStatus.String()
+	})
 	multiField(rt, "rocetap.icrc.computed", "ICRC computed", FTUint32, BaseHex, HdrICRC, func(p *Packet, out []Value) []Value {
 		if p.ICRCStatus != CRCGood && p.ICRCStatus != CRCBad {
 			return out

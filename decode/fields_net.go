@@ -60,6 +60,8 @@ func init() {
 	// Wireshark shows 802.1ad (TPID 0x88a8) service tags as ieee8021ad.*
 	// and 802.1Q tags as vlan.*.
 	qinq := hdrField("ieee8021ad", "IEEE 802.1ad", FTProtocol, HdrVLAN, nil)
+	qinq.SetPresence(HdrVLAN, func(p *Packet) bool { return hasTPID(p, true) })
+	vlan.SetPresence(HdrVLAN, func(p *Packet) bool { return hasTPID(p, false) })
 	tags := func(parent *Field, abbrev, name string, t FieldType, base Base, mask uint64, ad bool, get func(*VLANTag) uint64) {
 		f := multiField(parent, abbrev, name, t, base, HdrVLAN, func(p *Packet, out []Value) []Value {
 			for i := 0; i < p.NumVLAN; i++ {
@@ -200,7 +202,11 @@ func protocols(p *Packet) string {
 		add("ethertype")
 	}
 	for i := 0; i < p.NumVLAN; i++ {
-		add("vlan")
+		if p.VLAN[i].TPID == 0x88A8 {
+			add("ieee8021ad")
+		} else {
+			add("vlan")
+		}
 		add("ethertype")
 	}
 	if p.Has&(HdrPFC|HdrPause) != 0 {
@@ -215,8 +221,18 @@ func protocols(p *Packet) string {
 	if p.Has&HdrUDP != 0 {
 		add("udp")
 	}
-	if p.Has&(HdrLRH|HdrGRH|HdrBTH) != 0 {
+	if p.Encap != EncapNone {
 		add("infiniband")
 	}
 	return string(b)
+}
+
+// hasTPID reports whether p has an 802.1ad (ad) or 802.1Q (!ad) tag.
+func hasTPID(p *Packet, ad bool) bool {
+	for i := 0; i < p.NumVLAN; i++ {
+		if (p.VLAN[i].TPID == 0x88A8) == ad {
+			return true
+		}
+	}
+	return false
 }

@@ -33,10 +33,11 @@ import (
 
 // Filter is a compiled display filter.
 type Filter struct {
-	expr    string
-	root    node
-	fields  []*decode.Field
-	scratch []decode.Value
+	expr     string
+	root     node
+	fields   []*decode.Field
+	scratch  []decode.Value
+	scratch2 []decode.Value
 }
 
 // Compile parses and type-checks expr against the field registry. Errors
@@ -57,7 +58,7 @@ func Compile(expr string) (*Filter, error) {
 	if t := p.peek(); t.kind != tEOF {
 		return nil, p.errAt(t, "unexpected %q after a complete expression (missing and/or?)", t.text)
 	}
-	return &Filter{expr: expr, root: root, fields: p.fields, scratch: make([]decode.Value, 0, 16)}, nil
+	return &Filter{expr: expr, root: root, fields: p.fields, scratch: make([]decode.Value, 0, 16), scratch2: make([]decode.Value, 0, 16)}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -78,6 +79,7 @@ func (f *Filter) Match(p *decode.Packet) bool { return f.root.eval(p, f) }
 func (f *Filter) Clone() *Filter {
 	c := *f
 	c.scratch = make([]decode.Value, 0, 16)
+	c.scratch2 = make([]decode.Value, 0, 16)
 	return &c
 }
 

@@ -76,6 +76,10 @@ func TestMatch(t *testing.T) {
 		{v6, "ipv6.addr == fd77::1 and frame.number <= 2", []int{1, 2}},
 		{v6, "ipv6.src == fd77::/16 and frame.number == 1", []int{1}},
 		{v6, "ipv6.src == fe80::/10", nil},
+		{ra, "ip.src == ip.dst", nil},
+		{ra, "frame.len > ip.len and frame.number < 3", []int{1, 2}},
+		{v6, "infiniband.bth[0] == 0x0a", []int{1, 18}},
+		{ra, `rocetap.opcode ~ "fetch"`, []int{11}},
 		// ipv6_mix values below checked with tshark -Y on the same file.
 		{v6, "infiniband.aeth.syndrome == 0x62", []int{19}},
 		{v6, "infiniband.immdt", []int{7, 21}},
@@ -132,7 +136,7 @@ func TestErrors(t *testing.T) {
 		{`rocetap.opcode == "abc`, 18, "unterminated", ""},
 		{"and", 0, "operator", ""},
 		{"5 == infiniband.bth.psn", 0, "put the field on the left", ""},
-		{"ip.src == ip.dst", 10, "two fields", ""},
+		{"ip.src == eth.dst", 10, "cannot be compared", ""},
 	}
 	for _, c := range cases {
 		_, err := Compile(c.expr)

@@ -98,7 +98,7 @@ func lex(expr string) ([]token, error) {
 			i += n
 		case strings.ContainsRune("=!<>&|~^", rune(c)):
 			op := ""
-			for _, cand := range []string{"===", "!==", "==", "!=", "~=", ">=", "<=", "&&", "||", "^^", ">", "<", "&", "!"} {
+			for _, cand := range []string{"===", "!==", "==", "!=", "~=", ">=", "<=", "&&", "||", "^^", ">", "<", "&", "!", "~"} {
 				if strings.HasPrefix(expr[i:], cand) {
 					op = cand
 					break

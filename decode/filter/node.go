@@ -534,3 +534,42 @@ func groupFast(list []node) []node {
 	flush()
 	return out
 }
+
+// fieldCmp compares two fields of the same kind.
+type fieldCmp struct {
+	a, b *decode.Field
+	op   cmpOp
+}
+
+func (n *fieldCmp) eval(p *decode.Packet, f *Filter) bool {
+	av := f.values(n.a, p)
+	f.scratch2 = n.b.Values(p, f.scratch2[:0])
+	bv := f.scratch2
+	if len(av) == 0 || len(bv) == 0 {
+		return false
+	}
+	all := n.op.all()
+	for i := range av {
+		for j := range bv {
+			var c int
+			if usesU(n.a.Type) {
+				c = cmpU(av[i].U, bv[j].U)
+			} else if av[i].S != "" || bv[j].S != "" {
+				c = strings.Compare(av[i].S, bv[j].S)
+			} else {
+				c = bytes.Compare(av[i].B, bv[j].B)
+			}
+			if n.op.test(c) != all {
+				return !all
+			}
+		}
+	}
+	return all
+}
+
+func (n *fieldCmp) String() string { return n.a.Abbrev + " " + opNames[n.op] + " " + n.b.Abbrev }
+
+// usesU reports whether values of t are held in Value.U.
+func usesU(t decode.FieldType) bool {
+	return t.IsInteger() || t == decode.FTIPv4 || t == decode.FTRelTime || t == decode.FTAbsTime
+}

@@ -239,9 +239,6 @@ func (p *parser) rhs(after token) (token, error) {
 	t := p.next()
 	switch t.kind {
 	case tWord, tString:
-		if t.kind == tWord && decode.FieldByName(t.text) != nil && !looksLikeLiteral(t.text) {
-			return t, p.errAt(t, "comparing two fields (%s) is not supported; compare with a value", t.text)
-		}
 		return t, nil
 	case tEOF:
 		return t, p.errAt(t, "expression ends after %q: a value was expected", after.text)
@@ -262,7 +259,16 @@ func (p *parser) parseCompare(ref fieldRef, op cmpOp, opTok token) (node, error)
 // compareValue builds "ref op vt", parsing vt as a literal of ref's type.
 func (p *parser) compareValue(ref fieldRef, op cmpOp, opTok, vt token) (node, error) {
 	fl := ref.fl
+	if other := decode.FieldByName(vt.text); vt.kind == tWord && other != nil && !looksLikeLiteral(vt.text) {
+		return p.fieldCompare(ref, op, vt, other)
+	}
 	if ref.sl != noSlice {
+		if ref.sl.n == 1 && vt.kind == tWord && strings.HasPrefix(vt.text, "0x") {
+			// Wireshark compares a one-byte slice with an integer too.
+			if v, err := strconv.ParseUint(vt.text, 0, 8); err == nil {
+				return &bytesCmp{ref: ref, op: op, val: []byte{byte(v)}, text: vt.text}, nil
+			}
+		}
 		b, err := p.bytesLiteral(vt, -1)
 		if err != nil {
 			return nil, err
@@ -602,4 +608,15 @@ func (p *parser) parseSlice(fl *decode.Field) (slice, error) {
 		}
 		return slice{from: a, n: 1}, nil
 	}
+}
+
+// fieldCompare builds "ref op other": true when some pair of occurrences
+// satisfies it (Wireshark's semantics); != when no pair is equal.
+func (p *parser) fieldCompare(ref fieldRef, op cmpOp, vt token, other *decode.Field) (node, error) {
+	a, b := ref.fl.Type, other.Type
+	if usesU(a) != usesU(b) || !a.IsInteger() && a != b || ref.sl != noSlice || ref.hasMask {
+		return nil, p.errAt(vt, "%s (%s) and %s (%s) cannot be compared", ref.fl.Abbrev, a, other.Abbrev, b)
+	}
+	p.fields = append(p.fields, other)
+	return &fieldCmp{a: ref.fl, b: other, op: op}, nil
 }
