@@ -54,7 +54,7 @@ fuzz:
 # writes bench/RESULTS.md.
 bench: build test-deps
 	@mkdir -p bench/out
-	set -o pipefail; $(GO) test -run XXX -bench . -benchmem ./decode ./capture ./internal/printer | tee bench/out/gotest.txt
+	set -o pipefail; $(GO) test -run XXX -bench . -benchmem ./decode ./decode/filter ./capture ./internal/printer | tee bench/out/gotest.txt
 	bash bench/run.sh
 
 clean:

@@ -256,7 +256,7 @@ row() { # key label
 		echo
 		echo "## go test -bench"
 		echo
-		echo "From bench/out/gotest.txt (\`go test -run XXX -bench . -benchmem ./decode ./capture ./internal/printer\`):"
+		echo "From bench/out/gotest.txt (\`go test -run XXX -bench . -benchmem ./decode ./decode/filter ./capture ./internal/printer\`):"
 		echo
 		echo '```'
 		cat bench/out/gotest.txt
