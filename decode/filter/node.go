@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -227,9 +228,9 @@ func (n *intCmp) eval(p *decode.Packet, f *Filter) bool {
 	r := &n.ref
 	return r.ints(p, f, n.op.all(), func(v uint64) bool {
 		if n.signed {
-			return n.op.test(cmpI(int64(v), int64(n.val)))
+			return n.op.test(cmp.Compare(int64(v), int64(n.val)))
 		}
-		return n.op.test(cmpU(v, n.val))
+		return n.op.test(cmp.Compare(v, n.val))
 	})
 }
 
@@ -250,26 +251,6 @@ func (n *intCmp) String() string {
 		ref.hasMask = false // the prefix length is the mask
 	}
 	return ref.String() + " " + opNames[n.op] + " " + v
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpI(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // bytesCmp compares bytes, MACs, IPv6 addresses and strings.
@@ -553,7 +534,7 @@ func (n *fieldCmp) eval(p *decode.Packet, f *Filter) bool {
 		for j := range bv {
 			var c int
 			if usesU(n.a.Type) {
-				c = cmpU(av[i].U, bv[j].U)
+				c = cmp.Compare(av[i].U, bv[j].U)
 			} else if av[i].S != "" || bv[j].S != "" {
 				c = strings.Compare(av[i].S, bv[j].S)
 			} else {
