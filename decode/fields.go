@@ -206,16 +206,6 @@ func Fields() []*Field {
 // FieldByName returns the field with the given abbreviation, or nil.
 func FieldByName(abbrev string) *Field { return byName[abbrev] }
 
-// FieldNames returns every field abbreviation, sorted.
-func FieldNames() []string {
-	out := make([]string, 0, len(registry))
-	for _, f := range Fields() {
-		out = append(out, f.Abbrev)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func register(f *Field) *Field {
 	if _, dup := byName[f.Abbrev]; dup {
 		panic("decode: field registered twice: " + f.Abbrev)
@@ -412,9 +402,6 @@ func decodeRune(s string) (rune, int) {
 	}
 	return r, n
 }
-
-// ValueString formats v as tshark -T fields would, allocating a string.
-func (f *Field) ValueString(v Value) string { return string(f.AppendValue(nil, v)) }
 
 // Suggest returns up to n registered field names closest to name, for
 // "did you mean" messages.

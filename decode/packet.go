@@ -222,9 +222,6 @@ type Packet struct {
 	Err error
 }
 
-// Has reports whether every header in h is present.
-func (p *Packet) HasAll(h Hdr) bool { return p.Has&h == h }
-
 // Offset returns the offset of b (a sub-slice of the frame, such as a
 // layer's Contents) in the frame, or -1.
 func (p *Packet) Offset(b []byte) int {

@@ -220,9 +220,6 @@ func (p *parser) parseRelation() (node, error) {
 		p.next()
 		return p.parseMatches(ref, t)
 	}
-	if ref.sl != noSlice {
-		return &presentNode{ref: ref}, nil
-	}
 	return &presentNode{ref: ref}, nil
 }
 
