@@ -58,6 +58,9 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType uint16) {
 	p.ICRCStatus, p.VCRCStatus = CRCAbsent, CRCAbsent
 	p.Payload, p.Pad, p.IB = nil, nil, nil
 	p.L3Off, p.L4Off = 0, 0
+	if p.Analysis.Tracked {
+		p.Analysis.Reset()
+	}
 	p.Frame.Data, p.Frame.CapLen, p.Frame.LinkType = data, len(data), linkType
 	if p.Frame.Len < len(data) {
 		p.Frame.Len = len(data)

@@ -100,6 +100,9 @@ type Field struct {
 	Off     int    // byte offset within the parent header's bytes, -1 if none
 	Len     int    // bytes the field spans, 0 if unknown
 	Hidden  bool   // left out of the verbose tree (either-side fields)
+	// Stateful fields come from a tracker (package flow) that must see
+	// every packet in order: rocetap.session.*, .msg.*, .analysis.*.
+	Stateful bool
 
 	hdr    Hdr // header bits that must all be present
 	values func(p *Packet, out []Value) []Value

@@ -220,6 +220,10 @@ type Packet struct {
 
 	// Err describes the first decoding problem, for display; nil when none.
 	Err error
+
+	// Analysis is filled by a tracker (package flow) after Decode; Decode
+	// clears it.
+	Analysis Analysis
 }
 
 // Offset returns the offset of b (a sub-slice of the frame, such as a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/spf13/cobra"
 )
@@ -138,9 +139,77 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			}
 		}
 	}
-	n, err := runPipeline(&opts.readOptions, ios, po, out)
+	var n int
+	var err error
+	if needsTracker(opts.Output != "fields", opts.Fields, po.filter) {
+		n, err = decodeTracked(opts, ios, po, out)
+	} else {
+		n, err = runPipeline(&opts.readOptions, ios, po, out)
+	}
 	if po.closing != nil && (err == nil || n > 0) {
 		po.closing(n)
 	}
 	return err
+}
+
+// needsTracker reports whether the output shows session analysis: the
+// summary, -V and JSON always do (like Wireshark's TCP analysis); -T
+// fields and -Y only when they name a rocetap.session/msg/analysis/expert
+// field.
+func needsTracker(always bool, fields []string, flt *filter.Filter) bool {
+	if always {
+		return true
+	}
+	for _, name := range fields {
+		if f := decode.FieldByName(name); f != nil && f.Stateful {
+			return true
+		}
+	}
+	if flt != nil {
+		for _, f := range flt.Fields() {
+			if f.Stateful {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeTracked is decode's path when the output needs the tracker: every
+// packet goes through it in order, then the filter and the printer.
+func decodeTracked(opts *DecodeOptions, ios IO, po pipelineOptions, out *outBuf) (int, error) {
+	render := po.newRender()
+	written := 0
+	skip := po.skipCRCs
+	for _, name := range opts.Fields {
+		if strings.HasPrefix(name, "rocetap") {
+			skip = false
+		}
+	}
+	if po.filter != nil {
+		for _, f := range po.filter.Fields() {
+			if strings.HasPrefix(f.Abbrev, "rocetap") {
+				skip = false
+			}
+		}
+	}
+	_, err := runTracked(&opts.readOptions, ios, trackOptions{
+		tracker:  flow.New(flow.Options{}),
+		filter:   po.filter,
+		skipCRCs: skip,
+		limit:    opts.Count,
+		each: func(p *decode.Packet) bool {
+			if written > 0 && po.sep != nil {
+				out.b = append(out.b, po.sep...)
+			}
+			out.b = render(out.b, p)
+			written++
+			out.maybeFlush()
+			return out.err == nil
+		},
+	})
+	if err == nil {
+		err = out.err
+	}
+	return written, err
 }

@@ -81,7 +81,8 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
-	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios), NewCmdFilter(ios))
+	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios), NewCmdFilter(ios),
+		NewCmdSessions(ios), NewCmdStats(ios), NewCmdExpert(ios))
 	return root
 }
 

@@ -234,7 +234,41 @@ func appendFlags(dst []byte, p *decode.Packet) []byte {
 	if f&decode.FlagUnsupportedLink != 0 {
 		dst = append(dst, " [unsupported link type]"...)
 	}
+	return appendAnalysis(dst, &p.Analysis)
+}
+
+// appendAnalysis appends the tracker's findings, as Wireshark shows TCP
+// analysis in brackets: " [PSN gap: 2 lost] [Retransmission]".
+func appendAnalysis(dst []byte, a *decode.Analysis) []byte {
+	e := a.Events
+	if e == 0 {
+		return dst
+	}
+	if e&decode.EventPSNGap != 0 {
+		dst = append(dst, " [PSN gap: "...)
+		dst = strconv.AppendUint(dst, uint64(a.Lost), 10)
+		dst = append(dst, " lost]"...)
+	}
+	for _, l := range analysisLabels {
+		if e&l.e != 0 {
+			dst = append(dst, l.label...)
+		}
+	}
 	return dst
+}
+
+var analysisLabels = []struct {
+	e     decode.Event
+	label string
+}{
+	{decode.EventRetransmission, " [Retransmission]"},
+	{decode.EventDuplicate, " [Duplicate]"},
+	{decode.EventOutOfOrder, " [Out-of-order]"},
+	{decode.EventAckCoalesced, " [Coalesced ACK]"},
+	{decode.EventUnmatched, " [No matching request]"},
+	{decode.EventMidStream, " [Started before capture]"},
+	{decode.EventOpcodeSeq, " [Opcode out of sequence]"},
+	{decode.EventECNCE, " [ECN CE]"},
 }
 
 func pad(dst []byte, start, width int, right bool) []byte {

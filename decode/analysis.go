@@ -1,0 +1,221 @@
+package decode
+
+import "time"
+
+// Analysis is what a stateful tracker (package flow) found about a packet in
+// the context of its session: the fields under rocetap.session.*,
+// rocetap.msg.*, rocetap.analysis.* and rocetap.expert.*. Decode clears it;
+// the tracker fills it. Frame numbers are 1-based; 0 means "none".
+//
+// decode owns only the shape of the findings and their field names, so the
+// filter, -T fields and JSON see them like any other field; the rules that
+// produce them live in package flow.
+type Analysis struct {
+	Tracked bool   // a tracker looked at this packet (the fields exist only then)
+	Session uint32 // session ID, 1-based in order of first appearance
+	Learned Pairing
+	Dir     Direction
+
+	Events Event // findings, see the Event constants
+
+	// PSN analysis of requests (and of responses against the requests).
+	ExpectedPSN uint32 // the PSN the stream expected next
+	HasExpected bool
+	Lost        uint32 // PSNs missing before this one (EventPSNGap)
+	OrigFrame   int    // retransmission/duplicate/out-of-order: first frame with this PSN
+	CauseFrame  int    // retransmission: the NAK or RNR NAK that asked for it
+	Cause       RetransCause
+	MTU         uint32 // path MTU inferred for the session (0: not known yet)
+
+	// Responses: the request they answer and the time since it was sent.
+	RequestFrame int
+	RTT          time.Duration
+	HasRTT       bool
+	// Acked are the frames of the requests (the last packet of each
+	// message) this response completes; several for a coalesced ACK. The
+	// slice is reused from packet to packet.
+	Acked []int
+
+	// Message reassembly, set on the packet that completes a message.
+	MsgKind    MsgKind
+	MsgLength  uint64
+	MsgFirst   int // frame of the message's first packet
+	MsgPackets uint32
+	MsgPartial bool // the message started before the capture did
+}
+
+// Reset clears the analysis, keeping the Acked buffer.
+func (a *Analysis) Reset() {
+	acked := a.Acked[:0]
+	*a = Analysis{Acked: acked}
+}
+
+// Pairing says how the tracker learned which two QPs form a session.
+type Pairing uint8
+
+// Pairings.
+const (
+	PairingNone     Pairing = iota // one direction seen so far
+	PairingCM                      // CM REQ/REP (or SIDR REQ/REP) carried both QPNs
+	PairingResponse                // a response matched an outstanding request
+	PairingUD                      // UD: a flow of datagrams, no pairing
+)
+
+var pairingNames = [...]string{"unpaired", "cm", "response", "ud"}
+
+func (p Pairing) String() string {
+	if int(p) < len(pairingNames) {
+		return pairingNames[p]
+	}
+	return "unknown"
+}
+
+// Direction is which side of the session sent the packet.
+type Direction uint8
+
+// Directions: A is the side that sent the session's first request (or the
+// CM REQ), B the other.
+const (
+	DirAToB Direction = iota
+	DirBToA
+)
+
+// RetransCause is why a packet was sent again.
+type RetransCause uint8
+
+// Retransmission causes.
+const (
+	CauseNone    RetransCause = iota
+	CauseNAK                  // NAK PSN sequence error: go-back-N
+	CauseRNR                  // RNR NAK
+	CauseTimeout              // no answer within the transport timer
+)
+
+var causeNames = [...]string{"", "nak", "rnr", "timeout"}
+
+func (c RetransCause) String() string { return causeNames[c&3] }
+
+// MsgKind is the kind of message, as the statistics count them.
+type MsgKind uint8
+
+// Message kinds.
+const (
+	MsgNone MsgKind = iota
+	MsgSend
+	MsgSendImm
+	MsgSendInv
+	MsgWrite
+	MsgWriteImm
+	MsgRead
+	MsgAtomic
+	MsgOther // FLUSH, ATOMIC WRITE, RESYNC
+	NumMsgKinds
+)
+
+var msgKindNames = [...]string{"", "SEND", "SEND_IMM", "SEND_INV", "WRITE", "WRITE_IMM", "READ", "ATOMIC", "OTHER"}
+
+func (k MsgKind) String() string {
+	if int(k) < len(msgKindNames) {
+		return msgKindNames[k]
+	}
+	return "?"
+}
+
+// Severity is an expert event's severity, as Wireshark's expert info has them.
+type Severity uint8
+
+// Severities, lowest first.
+const (
+	SevChat Severity = iota
+	SevNote
+	SevWarning
+	SevError
+)
+
+var sevNames = [...]string{"chat", "note", "warning", "error"}
+
+func (s Severity) String() string { return sevNames[s&3] }
+
+// Event is a bit set of findings about one packet.
+type Event uint32
+
+// Events. Each is an expert event kind (see EventInfo) and a boolean field
+// rocetap.analysis.<name>.
+const (
+	EventPSNGap         Event = 1 << iota // PSNs skipped: packets lost before the capture point
+	EventRetransmission                   // a PSN sent again by the requester
+	EventDuplicate                        // a PSN seen again with no NAK or timeout to explain it
+	EventOutOfOrder                       // a PSN older than expected that had not been seen
+	EventNAK                              // NAK: PSN sequence error, invalid request, access or operational error
+	EventRNRNak                           // RNR NAK: receiver not ready
+	EventAckCoalesced                     // one ACK completes several requests
+	EventUnmatched                        // a response with no outstanding request (lost, or before the capture)
+	EventMidStream                        // the session or message started before the capture: context unknown
+	EventOpcodeSeq                        // FIRST/MIDDLE/LAST out of sequence
+	EventCNP                              // congestion notification packet
+	EventECNCE                            // IP ECN Congestion Experienced
+	EventICRCBad                          // ICRC wrong
+	EventTruncated                        // cut short by the capture: analysis partial
+	EventConnect                          // CM: connection request, reply, ready to use
+	EventDisconnect                       // CM: disconnect request/reply
+	EventReject                           // CM: connection rejected
+	EventNoResponse                       // a request that was never answered (reported at the end)
+	numEvents           = iota
+)
+
+type eventInfo struct {
+	name    string
+	sev     Severity
+	summary string
+}
+
+var eventTable = [numEvents]eventInfo{
+	{"psn_gap", SevError, "PSN gap: packets lost before the capture point"},
+	{"retransmission", SevWarning, "Retransmission"},
+	{"duplicate", SevWarning, "Duplicate packet"},
+	{"out_of_order", SevWarning, "Out-of-order packet"},
+	{"nak", SevError, "NAK"},
+	{"rnr_nak", SevWarning, "RNR NAK: receiver not ready"},
+	{"ack_coalesced", SevChat, "ACK covers several requests"},
+	{"unmatched", SevNote, "Response without an outstanding request"},
+	{"mid_stream", SevNote, "Started before the capture: context unknown"},
+	{"opcode_sequence", SevError, "Opcode out of sequence"},
+	{"cnp", SevNote, "Congestion notification (CNP)"},
+	{"ecn_ce", SevNote, "ECN Congestion Experienced"},
+	{"icrc_bad", SevError, "ICRC error"},
+	{"truncated", SevNote, "Truncated packet: analysis partial"},
+	{"connect", SevChat, "Connection setup (CM)"},
+	{"disconnect", SevChat, "Disconnect (CM)"},
+	{"reject", SevWarning, "Connection rejected (CM)"},
+	{"no_response", SevWarning, "Request never answered"},
+}
+
+// NumEvents is the number of event kinds.
+const NumEvents = numEvents
+
+// EventInfo returns an event kind's name (as in rocetap.analysis.<name>),
+// severity and one-line summary. e must have exactly one bit set.
+func EventInfo(e Event) (name string, sev Severity, summary string) {
+	for i := range numEvents {
+		if e == 1<<i {
+			in := &eventTable[i]
+			return in.name, in.sev, in.summary
+		}
+	}
+	return "", SevChat, ""
+}
+
+// MaxSeverity returns the highest severity among the events, and false
+// when there are none.
+func (e Event) MaxSeverity() (Severity, bool) {
+	if e == 0 {
+		return SevChat, false
+	}
+	s := SevChat
+	for i := range numEvents {
+		if e&(1<<i) != 0 && eventTable[i].sev > s {
+			s = eventTable[i].sev
+		}
+	}
+	return s, true
+}

@@ -1,0 +1,787 @@
+package flow
+
+import (
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// reqStream is the requests one side sends (its send queue) and the
+// responses the other side returns for them.
+type reqStream struct {
+	started bool
+	first   uint32 // first PSN seen
+	next    uint32 // next new PSN
+	// A READ request consumes ⌈length/MTU⌉ PSNs. While the MTU is not
+	// known, any next PSN in [next, softHi] is in order (and tells the MTU).
+	soft            bool
+	softHi, softPSN uint32
+	softLen         uint32
+	missing         []psnRange // PSNs skipped by a gap and not seen since
+	pend            []pmsg     // messages being reassembled
+	out             []outReq   // complete requests waiting for their response
+	done            [16]outReq // recently answered, to recognize repeated responses
+	doneN           int
+	recent          [64]pktRec // recent first transmissions, for original_frame
+	recentN         int
+	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
+	rr              readResp
+	packetsSinceGap int
+	lastAcked       uint32
+	hasAcked        bool
+}
+
+type psnRange struct{ lo, hi uint32 } // [lo, hi)
+
+type pktRec struct {
+	psn   uint32
+	frame int
+	t     time.Time
+}
+
+type nakRec struct {
+	valid bool
+	frame int
+	psn   uint32
+	cause decode.RetransCause
+}
+
+// pmsg is a message being reassembled from its packets, in PSN order.
+type pmsg struct {
+	kind       decode.MsgKind
+	op         decode.Opcode
+	first      uint32 // PSN of FIRST (or of the first packet seen)
+	last       uint32
+	haveFirst  bool
+	haveLast   bool
+	count      uint32
+	length     uint64
+	firstFrame int
+	firstTime  time.Time
+	partial    bool
+}
+
+// outReq is a request waiting for its response.
+type outReq struct {
+	kind       decode.MsgKind
+	psn, last  uint32 // request PSNs (READ: its PSN; responses use psn.. psn+n-1)
+	length     uint64
+	firstFrame int
+	lastFrame  int
+	firstTime  time.Time
+	lastTime   time.Time
+	rnr        bool // answered by an RNR NAK (the requester may give up)
+}
+
+type readResp struct {
+	active bool
+	req    outReq
+	next   uint32
+	length uint64
+	pkts   uint32
+}
+
+const (
+	psnMask    = 1<<24 - 1
+	maxMissing = 32
+	maxPending = 8
+)
+
+// sub24 returns a - b as a signed 24-bit serial number difference.
+func sub24(a, b uint32) int32 {
+	d := (a - b) & psnMask
+	if d >= 1<<23 {
+		return int32(d) - 1<<24
+	}
+	return int32(d)
+}
+
+// inWindow reports lo <= x < hi in 24-bit serial arithmetic.
+func inWindow(x, lo, hi uint32) bool {
+	d := (x - lo) & psnMask
+	return d < (hi-lo)&psnMask
+}
+
+func (st *reqStream) outstandingAt(psn uint32) int {
+	for i := range st.out {
+		o := &st.out[i]
+		if sub24(psn, o.psn) >= 0 && sub24(psn, o.last) <= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func (st *reqStream) doneAt(psn uint32) bool {
+	for i := 0; i < st.doneN && i < len(st.done); i++ {
+		o := &st.done[i]
+		if sub24(psn, o.psn) >= 0 && sub24(psn, o.last) <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *reqStream) inMissing(psn uint32) int {
+	for i, r := range st.missing {
+		if inWindow(psn, r.lo, r.hi) {
+			return i
+		}
+	}
+	return -1
+}
+
+// fill removes psn from the missing ranges.
+func (st *reqStream) fill(i int, psn uint32) {
+	r := st.missing[i]
+	switch {
+	case r.lo == psn && (r.lo+1)&psnMask == r.hi:
+		st.missing = append(st.missing[:i], st.missing[i+1:]...)
+	case r.lo == psn:
+		st.missing[i].lo = (psn + 1) & psnMask
+	case (psn+1)&psnMask == r.hi:
+		st.missing[i].hi = psn
+	default:
+		st.missing[i].hi = psn
+		if len(st.missing) < maxMissing {
+			st.missing = append(st.missing, psnRange{(psn + 1) & psnMask, r.hi})
+		}
+	}
+}
+
+func (st *reqStream) remember(psn uint32, frame int, at time.Time) {
+	st.recent[st.recentN%len(st.recent)] = pktRec{psn, frame, at}
+	st.recentN++
+}
+
+func (st *reqStream) original(psn uint32) (pktRec, bool) {
+	n := min(st.recentN, len(st.recent))
+	for i := 1; i <= n; i++ {
+		r := st.recent[(st.recentN-i)%len(st.recent)]
+		if r.psn == psn {
+			return r, true
+		}
+	}
+	return pktRec{}, false
+}
+
+// position of an opcode within a message.
+const (
+	posOnly = iota
+	posFirst
+	posMiddle
+	posLast
+)
+
+func msgPos(op uint8) int {
+	switch op {
+	case decode.OpSendFirst, decode.OpWriteFirst:
+		return posFirst
+	case decode.OpSendMiddle, decode.OpWriteMiddle:
+		return posMiddle
+	case decode.OpSendLast, decode.OpSendLastImm, decode.OpSendLastInv, decode.OpWriteLast, decode.OpWriteLastImm:
+		return posLast
+	}
+	return posOnly
+}
+
+func msgKind(op uint8) decode.MsgKind {
+	switch op {
+	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpSendLast, decode.OpSendOnly:
+		return decode.MsgSend
+	case decode.OpSendLastImm, decode.OpSendOnlyImm:
+		return decode.MsgSendImm
+	case decode.OpSendLastInv, decode.OpSendOnlyInv:
+		return decode.MsgSendInv
+	case decode.OpWriteFirst, decode.OpWriteMiddle, decode.OpWriteLast, decode.OpWriteOnly:
+		return decode.MsgWrite
+	case decode.OpWriteLastImm, decode.OpWriteOnlyImm:
+		return decode.MsgWriteImm
+	case decode.OpReadRequest:
+		return decode.MsgRead
+	case decode.OpCompareSwap, decode.OpFetchAdd:
+		return decode.MsgAtomic
+	}
+	return decode.MsgOther
+}
+
+// sameFamily reports whether a MIDDLE/LAST of kind k continues a message
+// started as kind m (a SEND FIRST may end as SEND LAST with Immediate).
+func sameFamily(m, k decode.MsgKind) bool {
+	send := func(k decode.MsgKind) bool {
+		return k == decode.MsgSend || k == decode.MsgSendImm || k == decode.MsgSendInv
+	}
+	write := func(k decode.MsgKind) bool { return k == decode.MsgWrite || k == decode.MsgWriteImm }
+	return send(m) && send(k) || write(m) && write(k)
+}
+
+// psnSpan returns the PSNs a request consumes and whether the count is
+// certain (a READ's depends on the MTU).
+func psnSpan(p *decode.Packet, mtu uint32) (uint32, bool) {
+	if p.BTH.Opcode.Op() != decode.OpReadRequest || p.Has&decode.HdrRETH == 0 {
+		return 1, true
+	}
+	l := p.RETH.DMALen
+	if l <= 256 {
+		return 1, true
+	}
+	if mtu == 0 {
+		return 1, false
+	}
+	return (l + mtu - 1) / mtu, true
+}
+
+// request analyzes a request packet sent by side.
+func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
+	st := &s.req[side]
+	a := &p.Analysis
+	psn := p.BTH.PSN
+	now := p.Frame.Time
+	fresh := true // the first transmission of this PSN
+	n, sure := psnSpan(p, s.MTU)
+	ep := &s.A
+	if side == 1 {
+		ep = &s.B
+	}
+	if !st.started {
+		st.started = true
+		st.first = psn
+		st.next = psn
+		if ep.HasStart && psn != ep.StartPSN {
+			if d := sub24(psn, ep.StartPSN); d > 0 {
+				st.next = ep.StartPSN
+				st.first = ep.StartPSN
+			}
+		}
+		if !ep.HasStart {
+			ep.StartPSN, ep.HasStart = psn, true
+		}
+	}
+	a.ExpectedPSN, a.HasExpected = st.next, true
+	d := sub24(psn, st.next)
+	if st.soft && d >= 0 && sub24(psn, st.softHi) <= 0 {
+		t.inferReadMTU(s, st.softLen, uint32(sub24(psn, st.softPSN)))
+		st.soft = false
+		d = 0
+	}
+	switch {
+	case d == 0:
+	case d > 0:
+		a.Lost = uint32(d)
+		s.Gaps++
+		s.LostPSNs += uint64(d)
+		if len(st.missing) < maxMissing {
+			st.missing = append(st.missing, psnRange{st.next, psn})
+		}
+		st.packetsSinceGap = 0
+		t.event(p, decode.EventPSNGap, s.ID, "PSN gap: expected "+itoa(int(st.next))+", got "+itoa(int(psn))+": "+itoa(int(d))+" packet(s) lost before the capture point")
+	default:
+		fresh = false
+		if i := st.inMissing(psn); i >= 0 {
+			// A PSN a gap skipped: the lost packet sent again after a
+			// NAK, or a late (reordered) one.
+			st.fill(i, psn)
+			s.LostPSNs--
+			fresh = true
+			if st.nak.valid && st.nak.cause == decode.CauseNAK && sub24(psn, st.nak.psn) >= 0 {
+				a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
+				s.Retransmitted++
+				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+itoa(int(psn))+" (go-back-N after the NAK in frame "+itoa(st.nak.frame)+")")
+			} else {
+				s.OutOfOrder++
+				t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: PSN "+itoa(int(psn))+" arrives after later PSNs (expected "+itoa(int(st.next))+")")
+			}
+			break
+		}
+		orig, found := st.original(psn)
+		if found {
+			a.OrigFrame = orig.frame
+		}
+		switch {
+		case st.nak.valid && (!found || st.nak.frame > orig.frame) && sub24(psn, st.nak.psn) >= 0:
+			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
+			s.Retransmitted++
+			how := "go-back-N after the NAK in frame "
+			if st.nak.cause == decode.CauseRNR {
+				how = "after the RNR NAK in frame "
+			}
+			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+itoa(int(psn))+" ("+how+itoa(st.nak.frame)+")")
+		case !found || now.Sub(orig.t) >= t.opts.DupWindow:
+			a.Cause = decode.CauseTimeout
+			s.Retransmitted++
+			text := "Retransmission of PSN " + itoa(int(psn)) + " (no response: transport timer)"
+			if found {
+				text = "Retransmission of PSN " + itoa(int(psn)) + " (first sent in frame " + itoa(orig.frame) + ", " + now.Sub(orig.t).String() + " earlier, no response: transport timer)"
+			}
+			t.event(p, decode.EventRetransmission, s.ID, text)
+		default:
+			s.Duplicates++
+			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+itoa(orig.frame)+" (PSN "+itoa(int(psn))+", "+now.Sub(orig.t).String()+" later, nothing asked for it)")
+		}
+	}
+	if d >= 0 {
+		st.next = (psn + n) & psnMask
+		st.soft = !sure
+		if !sure {
+			st.softPSN, st.softLen = psn, p.RETH.DMALen
+			st.softHi = (psn + (p.RETH.DMALen+255)/256) & psnMask
+		}
+	}
+	if !fresh {
+		return
+	}
+	st.remember(psn, p.Frame.Number, now)
+	st.packetsSinceGap++
+	t.inferMTU(s, p)
+	t.assemble(p, s, side, st)
+}
+
+// assemble adds a first-time request packet to its message.
+func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStream) {
+	op := p.BTH.Opcode.Op()
+	kind := msgKind(op)
+	psn := p.BTH.PSN
+	plen := uint64(len(p.Payload))
+	switch kind {
+	case decode.MsgRead:
+		plen = uint64(p.RETH.DMALen)
+	case decode.MsgAtomic:
+		plen = 8
+	}
+	pos := msgPos(op)
+	if pos == posFirst || pos == posOnly {
+		t.abandonStale(p, s, st, psn)
+	}
+	var m *pmsg
+	switch pos {
+	case posOnly:
+		m = &pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, haveLast: true, count: 1,
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time}
+		t.completeReq(p, s, side, st, m)
+		return
+	case posFirst:
+		// A FIRST that fills a gap joins the MIDDLE/LAST packets that
+		// arrived before it.
+		for i := range st.pend {
+			c := &st.pend[i]
+			if !c.haveFirst && sameFamily(c.kind, kind) && sub24(c.first, psn) > 0 && sub24(c.first, psn) < 1<<16 {
+				c.haveFirst, c.first, c.partial = true, psn, false
+				c.count++
+				c.length += plen
+				c.firstFrame, c.firstTime = p.Frame.Number, p.Frame.Time
+				t.maybeComplete(p, s, side, st, i)
+				return
+			}
+		}
+		if len(st.pend) >= maxPending {
+			t.dropPending(s, st, 0)
+		}
+		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, haveFirst: true, count: 1,
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
+		return
+	}
+	// MIDDLE or LAST: the newest pending message that can hold it.
+	idx := -1
+	for i := len(st.pend) - 1; i >= 0; i-- {
+		c := &st.pend[i]
+		if sameFamily(c.kind, kind) && sub24(psn, c.first) > 0 && sub24(psn, c.first) < 1<<16 && (!c.haveLast || sub24(psn, c.last) <= 0) {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		a := &p.Analysis
+		switch {
+		case st.recentN <= 1 && s.Learned != decode.PairingCM:
+			t.event(p, decode.EventMidStream, s.ID, "Message started before the capture: its first packets are not in it")
+		case len(st.missing) > 0:
+			// the FIRST may be among the lost packets
+		default:
+			s.OpcodeSeq++
+			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" without a FIRST packet before it")
+		}
+		_ = a
+		if len(st.pend) >= maxPending {
+			t.dropPending(s, st, 0)
+		}
+		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, count: 0, partial: true,
+			firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
+		idx = len(st.pend) - 1
+	}
+	c := &st.pend[idx]
+	c.count++
+	c.length += plen
+	if c.kind == decode.MsgSend && kind != decode.MsgSend {
+		c.kind = kind // SEND LAST with Immediate / Invalidate
+	}
+	if c.kind == decode.MsgWrite && kind == decode.MsgWriteImm {
+		c.kind = kind
+	}
+	if pos == posLast {
+		c.haveLast, c.last, c.op = true, psn, p.BTH.Opcode
+	}
+	t.maybeComplete(p, s, side, st, idx)
+}
+
+// abandonStale ends pending messages that can no longer complete: a new
+// message starts at psn while an older one still waits for its LAST with
+// no lost packet to explain it.
+func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn uint32) {
+	for i := 0; i < len(st.pend); {
+		c := &st.pend[i]
+		if !c.haveLast && sub24(psn, c.first) > 0 && !st.missingBetween(c.first, psn) {
+			s.OpcodeSeq++
+			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+itoa(c.firstFrame)+" has no LAST packet")
+			t.dropPending(s, st, i)
+			continue
+		}
+		i++
+	}
+}
+
+func (st *reqStream) missingBetween(lo, hi uint32) bool {
+	for _, r := range st.missing {
+		if inWindow(r.lo, lo, hi) || inWindow(lo, r.lo, r.hi) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropPending gives up on pending message i: counted as partial.
+func (t *Tracker) dropPending(s *Session, st *reqStream, i int) {
+	s.Partial++
+	st.pend = append(st.pend[:i], st.pend[i+1:]...)
+}
+
+func (t *Tracker) maybeComplete(p *decode.Packet, s *Session, side uint8, st *reqStream, i int) {
+	c := &st.pend[i]
+	if !c.haveLast {
+		return
+	}
+	if c.haveFirst && c.count != uint32(sub24(c.last, c.first))+1 {
+		return // packets still missing: a retransmission may fill them
+	}
+	m := *c
+	st.pend = append(st.pend[:i], st.pend[i+1:]...)
+	t.completeReq(p, s, side, st, &m)
+}
+
+// completeReq records a whole request message; p is the packet that
+// completed it.
+func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqStream, m *pmsg) {
+	s.Messages[m.kind]++
+	s.MessageBytes[m.kind] += m.length
+	if m.partial {
+		s.Partial++
+	}
+	a := &p.Analysis
+	if m.kind != decode.MsgRead && m.kind != decode.MsgAtomic {
+		a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets, a.MsgPartial = m.kind, m.length, m.firstFrame, m.count, m.partial
+	}
+	if t.opts.OnMessage != nil {
+		t.msg = Message{Session: s.ID, Dir: decode.Direction(side), Kind: m.kind, Opcode: m.op, PSN: m.first, Packets: m.count,
+			Length: m.length, FirstFrame: m.firstFrame, LastFrame: p.Frame.Number, Partial: m.partial}
+		t.opts.OnMessage(&t.msg)
+	}
+	if !hasResponses(s) {
+		return
+	}
+	if len(st.out) >= t.opts.MaxOutstanding {
+		st.out = append(st.out[:0], st.out[1:]...)
+	}
+	st.out = append(st.out, outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
+		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time})
+}
+
+// inferMTU learns the path MTU from a FIRST or MIDDLE packet: their
+// payload is exactly one MTU.
+func (t *Tracker) inferMTU(s *Session, p *decode.Packet) {
+	if s.MTU != 0 || p.Flags&decode.FlagTruncated != 0 {
+		return
+	}
+	switch p.BTH.Opcode.Op() {
+	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpWriteFirst, decode.OpWriteMiddle,
+		decode.OpReadResponseFirst, decode.OpReadResponseMiddle:
+	default:
+		return
+	}
+	if l := uint32(len(p.Payload)); l >= 256 && l <= 4096 && l&(l-1) == 0 {
+		s.MTU, s.MTUFrom = l, "payload"
+	}
+}
+
+// inferReadMTU learns the MTU from the PSNs a READ of length l consumed,
+// when exactly one MTU gives that count.
+func (t *Tracker) inferReadMTU(s *Session, l, n uint32) {
+	if s.MTU != 0 || n == 0 {
+		return
+	}
+	var found uint32
+	for mtu := uint32(256); mtu <= 4096; mtu *= 2 {
+		if (l+mtu-1)/mtu == n {
+			if found != 0 {
+				return // ambiguous
+			}
+			found = mtu
+		}
+	}
+	if found != 0 {
+		s.MTU, s.MTUFrom = found, "read"
+	}
+}
+
+// response analyzes an ACK, NAK, READ response or ATOMIC ACK sent by side:
+// it answers the requests of the other side.
+func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
+	st := &s.req[1-side]
+	a := &p.Analysis
+	psn := p.BTH.PSN
+	op := p.BTH.Opcode.Op()
+	switch op {
+	case decode.OpAcknowledge:
+		if p.Has&decode.HdrAETH == 0 {
+			return
+		}
+		switch p.AETH.Kind() {
+		case decode.AETHAck:
+			if n := t.ackUpTo(p, s, st, psn, true); n == 0 {
+				t.noMatch(p, s, st, "ACK")
+			}
+		case decode.AETHRNRNak:
+			timer := p.AETH.Value()
+			s.RNRNaks[timer]++
+			t.ackUpTo(p, s, st, psn, false)
+			t.matchRequest(p, st, psn)
+			if i := st.outstandingAt(psn); i >= 0 {
+				st.out[i].rnr = true
+			}
+			st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseRNR}
+			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
+		case decode.AETHNak:
+			code := p.AETH.Value()
+			s.NAKs[code]++
+			t.ackUpTo(p, s, st, psn, false)
+			text := decode.SyndromeString(p.AETH.Syndrome)
+			if code == decode.NakPSNSequenceError {
+				t.matchRequest(p, st, psn)
+				st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
+				text += ": the responder expected PSN " + itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
+			} else {
+				if i := st.outstandingAt(psn); i >= 0 {
+					o := st.out[i]
+					t.answer(p, s, st, i, false)
+					text += " for the " + o.kind.String() + " in frame " + itoa(o.firstFrame)
+				} else if i := st.pendingAt(psn); i >= 0 {
+					// the NAK stops a multi-packet message part-way
+					c := st.pend[i]
+					st.pend = append(st.pend[:i], st.pend[i+1:]...)
+					s.Messages[c.kind]++
+					s.MessageBytes[c.kind] += c.length
+					if t.opts.OnMessage != nil {
+						t.msg = Message{Session: s.ID, Dir: decode.Direction(1 - side), Kind: c.kind, Opcode: c.op, PSN: c.first, Packets: c.count,
+							Length: c.length, FirstFrame: c.firstFrame, LastFrame: c.firstFrame, Partial: c.partial, NAKed: true}
+						t.opts.OnMessage(&t.msg)
+					}
+					a.RequestFrame = c.firstFrame
+					a.RTT, a.HasRTT = p.Frame.Time.Sub(c.firstTime), true
+					text += " for the " + c.kind.String() + " that began in frame " + itoa(c.firstFrame) + " (its other packets are never sent)"
+				}
+			}
+			t.event(p, decode.EventNAK, s.ID, text)
+		}
+	case decode.OpReadResponseFirst, decode.OpReadResponseOnly:
+		t.inferMTU(s, p)
+		i := st.outstandingAt(psn)
+		if i < 0 || st.out[i].kind != decode.MsgRead || st.out[i].psn != psn {
+			t.noMatch(p, s, st, "READ response")
+			return
+		}
+		t.ackUpTo(p, s, st, psn, false)
+		i = st.outstandingAt(psn)
+		req := st.out[i]
+		a.RequestFrame = req.lastFrame
+		a.RTT, a.HasRTT = p.Frame.Time.Sub(req.lastTime), true
+		if op == decode.OpReadResponseOnly {
+			t.answer(p, s, st, i, true)
+			t.readDone(p, req, uint64(len(p.Payload)), 1)
+			return
+		}
+		st.out = append(st.out[:i], st.out[i+1:]...)
+		st.rr = readResp{active: true, req: req, next: (psn + 1) & psnMask, length: uint64(len(p.Payload)), pkts: 1}
+	case decode.OpReadResponseMiddle, decode.OpReadResponseLast:
+		t.inferMTU(s, p)
+		rr := &st.rr
+		if !rr.active {
+			t.noMatch(p, s, st, "READ response")
+			return
+		}
+		a.RequestFrame = rr.req.lastFrame
+		if d := sub24(psn, rr.next); d != 0 {
+			if d < 0 {
+				s.Duplicates++
+				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+itoa(int(psn))+" again")
+				return
+			}
+			s.Gaps++
+			s.LostPSNs += uint64(d)
+			a.Lost = uint32(d)
+			t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+itoa(int(rr.next))+", got "+itoa(int(psn)))
+		}
+		rr.next = (psn + 1) & psnMask
+		rr.length += uint64(len(p.Payload))
+		rr.pkts++
+		if op == decode.OpReadResponseLast {
+			rr.active = false
+			a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
+			t.completed(p, s, st, rr.req, true)
+			t.readDone(p, rr.req, rr.length, rr.pkts)
+		}
+	case decode.OpAtomicAcknowledge:
+		i := st.outstandingAt(psn)
+		if i < 0 || st.out[i].kind != decode.MsgAtomic {
+			t.noMatch(p, s, st, "ATOMIC ACK")
+			return
+		}
+		t.ackUpTo(p, s, st, psn, false)
+		i = st.outstandingAt(psn)
+		req := st.out[i]
+		a.RequestFrame = req.lastFrame
+		a.RTT, a.HasRTT = p.Frame.Time.Sub(req.lastTime), true
+		t.answer(p, s, st, i, true)
+		a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets = decode.MsgAtomic, 8, req.firstFrame, 1
+	}
+}
+
+func (st *reqStream) pendingAt(psn uint32) int {
+	for i := range st.pend {
+		c := &st.pend[i]
+		if sub24(psn, c.first) >= 0 && (!c.haveLast || sub24(psn, c.last) <= 0) && sub24(psn, c.first) < 1<<16 {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *Tracker) readDone(p *decode.Packet, req outReq, length uint64, pkts uint32) {
+	a := &p.Analysis
+	a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets = decode.MsgRead, length, req.firstFrame, pkts
+}
+
+// matchRequest points a NAK at the request it rejects (when that request
+// is in the capture).
+func (t *Tracker) matchRequest(p *decode.Packet, st *reqStream, psn uint32) {
+	if i := st.outstandingAt(psn); i >= 0 {
+		o := &st.out[i]
+		p.Analysis.RequestFrame = o.lastFrame
+		p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+	}
+}
+
+// ackUpTo completes the SEND/WRITE requests up to psn (inclusive for an
+// ACK; exclusive for a NAK or a READ/ATOMIC response, which acknowledge
+// everything before their PSN). It returns how many it completed.
+func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn uint32, inclusive bool) int {
+	a := &p.Analysis
+	n := 0
+	for i := 0; i < len(st.out); {
+		o := &st.out[i]
+		d := sub24(psn, o.last)
+		if d < 0 || !inclusive && d == 0 {
+			if sub24(o.psn, psn) > 0 {
+				break // the list is in PSN order: nothing further is covered
+			}
+			i++
+			continue
+		}
+		if o.kind == decode.MsgRead || o.kind == decode.MsgAtomic {
+			// answered only by its own response; an ACK past it means
+			// the response was lost or not captured
+			i++
+			continue
+		}
+		if inclusive && d == 0 || a.RequestFrame == 0 || sub24(o.last, psn) == 0 {
+			a.RequestFrame = o.lastFrame
+			a.RTT, a.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+		}
+		t.answer(p, s, st, i, true)
+		n++
+	}
+	if n > 1 {
+		t.event(p, decode.EventAckCoalesced, s.ID, "ACK for PSN "+itoa(int(psn))+" completes "+itoa(n)+" requests")
+	}
+	if n > 0 {
+		st.lastAcked, st.hasAcked = psn, true
+	}
+	return n
+}
+
+// answer completes outstanding request i; ok says it succeeded (its
+// latency counts).
+func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok bool) {
+	o := st.out[i]
+	st.out = append(st.out[:i], st.out[i+1:]...)
+	if ok {
+		t.completed(p, s, st, o, true)
+	} else {
+		st.done[st.doneN%len(st.done)] = o
+		st.doneN++
+		p.Analysis.RequestFrame = o.lastFrame
+		p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+	}
+}
+
+func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outReq, ok bool) {
+	p.Analysis.Acked = append(p.Analysis.Acked, o.lastFrame)
+	s.Latency[o.kind].Add(p.Frame.Time.Sub(o.firstTime))
+	st.done[st.doneN%len(st.done)] = o
+	st.doneN++
+}
+
+// noMatch classifies a response that answers no outstanding request.
+func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what string) {
+	psn := p.BTH.PSN
+	switch {
+	case st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started:
+		s.Duplicates++
+		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+itoa(int(psn))+" again (the request was already answered)")
+	case !st.started || sub24(psn, st.first) < 0:
+		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+itoa(int(psn))+": its request is before the capture")
+	default:
+		s.Unmatched++
+		t.event(p, decode.EventUnmatched, s.ID, what+" for PSN "+itoa(int(psn))+" matches no outstanding request")
+	}
+}
+
+func rnrString(code uint8) string {
+	us := decode.RNRTimerMicros(code)
+	return (time.Duration(us) * time.Microsecond).String()
+}
+
+// Flush ends the capture: requests still waiting for a response are
+// reported (when the capture went on long enough after them that an
+// answer was due), and messages still being reassembled count as partial.
+func (t *Tracker) Flush() {
+	for _, s := range t.sessions {
+		if s.MergedInto != 0 {
+			continue
+		}
+		for side := range s.req {
+			st := &s.req[side]
+			s.Partial += uint64(len(st.pend))
+			st.pend = st.pend[:0]
+			if st.rr.active {
+				s.Partial++
+				st.rr.active = false
+			}
+			for _, o := range st.out {
+				if o.rnr || t.end.Sub(o.firstTime) < t.opts.NoResponseAfter {
+					continue // RNR NAKed: the requester ran out of RNR retries
+				}
+				s.NoResponse++
+				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+itoa(o.lastFrame)+" (PSN "+itoa(int(o.last))+") was never answered")
+			}
+			st.out = st.out[:0]
+		}
+	}
+}

@@ -1,0 +1,456 @@
+package flow
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// Options configure a Tracker. The zero value is usable.
+type Options struct {
+	// DupWindow separates a duplicate from a retransmission: a PSN seen
+	// again with no NAK to explain it is a retransmission (by timeout) when
+	// at least DupWindow passed since the first copy, a duplicate otherwise.
+	// 0 means 500 µs (below the smallest useful transport timer).
+	DupWindow time.Duration
+	// NoResponseAfter is how long before the end of the capture a request
+	// must have been sent to count as never answered. 0 means 1 ms.
+	NoResponseAfter time.Duration
+	// MaxOutstanding bounds the requests kept per direction while waiting
+	// for their responses; the oldest are dropped beyond it. 0 means 65536.
+	MaxOutstanding int
+	// OnEvent, when set, receives every expert event. The Event is reused
+	// after the call returns.
+	OnEvent func(*Event)
+	// OnMessage, when set, receives every reassembled message.
+	OnMessage func(*Message)
+}
+
+// Tracker rebuilds sessions from packets given in capture order.
+type Tracker struct {
+	opts Options
+
+	halves   map[halfKey]half
+	lastKey  halfKey
+	lastHalf half
+	lastOK   bool
+	ud       map[udKey]*Session
+	unpaired map[pairKey][]*Session
+	cmReqs   map[cmKey]cmReq
+	sessions []*Session
+	end      time.Time // time of the last packet
+
+	ev  Event
+	msg Message
+}
+
+type addr16 = [16]byte
+
+// halfKey is one direction of a connection: packets from src to dst for
+// the destination QP qp.
+type halfKey struct {
+	src, dst addr16
+	qp       uint32
+}
+
+type half struct {
+	s    *Session
+	side uint8 // the session side that sends on this direction
+}
+
+type udKey struct {
+	src, dst     addr16
+	srcQP, dstQP uint32
+	qkey         uint32
+}
+
+type pairKey struct{ a, b addr16 }
+
+type cmKey struct {
+	src, dst addr16
+	comm     uint32
+}
+
+type cmReq struct {
+	qpn, psn  uint32
+	mtu       uint32
+	transport uint8
+	frame     int
+}
+
+const maxCMPending = 4096
+
+// New returns a Tracker.
+func New(o Options) *Tracker {
+	if o.DupWindow == 0 {
+		o.DupWindow = 500 * time.Microsecond
+	}
+	if o.NoResponseAfter == 0 {
+		o.NoResponseAfter = time.Millisecond
+	}
+	if o.MaxOutstanding == 0 {
+		o.MaxOutstanding = 65536
+	}
+	return &Tracker{
+		opts:     o,
+		halves:   make(map[halfKey]half),
+		ud:       make(map[udKey]*Session),
+		unpaired: make(map[pairKey][]*Session),
+		cmReqs:   make(map[cmKey]cmReq),
+	}
+}
+
+// Sessions returns the sessions found so far in order of first appearance
+// (provisional sessions merged into another are left out).
+func (t *Tracker) Sessions() []*Session {
+	out := make([]*Session, 0, len(t.sessions))
+	for _, s := range t.sessions {
+		if s.MergedInto == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Session returns the session with the given ID, or nil.
+func (t *Tracker) Session(id uint32) *Session {
+	if id == 0 || int(id) > len(t.sessions) {
+		return nil
+	}
+	return t.sessions[id-1]
+}
+
+// addrs returns the packet's source and destination: IP addresses
+// (IPv4-mapped), GIDs, or LIDs (marked 0xff 0xfe … LID).
+func addrs(p *decode.Packet) (src, dst addr16, lid bool) {
+	switch {
+	case p.Has&decode.HdrIPv4 != 0:
+		src[10], src[11], dst[10], dst[11] = 0xff, 0xff, 0xff, 0xff
+		copy(src[12:], p.IPv4.Src[:])
+		copy(dst[12:], p.IPv4.Dst[:])
+	case p.Has&decode.HdrIPv6 != 0:
+		src, dst = p.IPv6.Src, p.IPv6.Dst
+	case p.Has&decode.HdrGRH != 0:
+		src, dst = p.GRH.SGID, p.GRH.DGID
+	case p.Has&decode.HdrLRH != 0:
+		src[0], src[1], dst[0], dst[1] = 0xff, 0xfe, 0xff, 0xfe
+		binary.BigEndian.PutUint16(src[14:], p.LRH.SLID)
+		binary.BigEndian.PutUint16(dst[14:], p.LRH.DLID)
+		lid = true
+	}
+	return
+}
+
+func endpoint(a addr16, lid bool) Endpoint {
+	if lid {
+		return Endpoint{LID: binary.BigEndian.Uint16(a[14:])}
+	}
+	return Endpoint{Addr: netip.AddrFrom16(a)}
+}
+
+// Track analyzes one packet, in capture order, and fills p.Analysis.
+func (t *Tracker) Track(p *decode.Packet) {
+	a := &p.Analysis
+	a.Reset()
+	a.Tracked = true
+	now := p.Frame.Time
+	t.end = now
+	if p.Has&decode.HdrBTH == 0 {
+		return
+	}
+	op := p.BTH.Opcode
+	ecn, hasIP := p.ECN()
+	src, dst, lid := addrs(p)
+
+	if op == decode.CNP {
+		// A CNP goes from the notification point back to the sender of
+		// the marked packets: its destination QP is that sender's QP.
+		if h, ok := t.halves[halfKey{src, dst, p.BTH.DestQP}]; ok {
+			t.annotate(p, h.s, h.side)
+			h.s.CNPs++
+			h.s.Sent[h.side].Packets++
+			h.s.Sent[h.side].Bytes += uint64(p.Frame.Len)
+			h.s.Last = now
+		}
+		t.event(p, decode.EventCNP, a.Session, "CNP to QP "+hex24(p.BTH.DestQP))
+		return
+	}
+	if !op.Known() {
+		return
+	}
+	if op.Transport() == decode.TransportUD {
+		t.udPacket(p, src, dst, lid)
+		return
+	}
+
+	key := halfKey{src, dst, p.BTH.DestQP}
+	var h half
+	if t.lastOK && key == t.lastKey {
+		h = t.lastHalf
+	} else {
+		var ok bool
+		h, ok = t.halves[key]
+		if !ok {
+			if s := t.findPair(key, p); s != nil && op.IsResponse() {
+				// the first response of a direction: it answers an
+				// unpaired session's requests
+				t.pair(s, key)
+				h = half{s, 1}
+			} else {
+				h = t.newHalf(p, key, lid)
+			}
+		}
+	}
+	s, side := h.s, h.side
+	if op.IsResponse() && s.Learned == decode.PairingNone && !s.has[1] && hasResponses(s) {
+		if s2, ok := t.tryPair(s, key, p); ok {
+			s, side = s2, 1
+			h = half{s2, 1}
+		}
+	}
+	t.lastKey, t.lastHalf, t.lastOK = key, h, true
+
+	d := &s.Sent[side]
+	d.Packets++
+	d.Bytes += uint64(p.Frame.Len)
+	d.PayloadBytes += uint64(len(p.Payload))
+	s.Last = now
+	t.annotate(p, s, side)
+	if hasIP && ecn == 3 {
+		s.ECNCE++
+		t.event(p, decode.EventECNCE, s.ID, "ECN Congestion Experienced")
+	}
+	if p.Flags&(decode.FlagICRCBad|decode.FlagVCRCBad) != 0 {
+		s.ICRCErrors++
+		t.event(p, decode.EventICRCBad, s.ID, "ICRC error: the packet is corrupt and a receiver drops it")
+	}
+	if p.Flags&decode.FlagTruncated != 0 {
+		s.Truncated++
+		t.event(p, decode.EventTruncated, s.ID, "truncated by the capture: payload length unknown")
+	}
+	if op.IsRequest() {
+		d.Requests++
+		t.request(p, s, side)
+	} else {
+		d.Responses++
+		t.response(p, s, side)
+	}
+	if s.MTU != 0 {
+		a.MTU = s.MTU
+	}
+}
+
+// annotate sets the session fields of p.Analysis.
+func (t *Tracker) annotate(p *decode.Packet, s *Session, side uint8) {
+	a := &p.Analysis
+	a.Session = s.ID
+	a.Learned = s.Learned
+	a.Dir = decode.Direction(side)
+}
+
+func hasResponses(s *Session) bool {
+	return s.Transport == "RC" || s.Transport == "XRC" || s.Transport == "RD"
+}
+
+func transportName(op decode.Opcode) string { return op.TransportName() }
+
+// newSession registers a session.
+func (t *Tracker) newSession(transport string, now time.Time) *Session {
+	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, First: now, Last: now}
+	t.sessions = append(t.sessions, s)
+	return s
+}
+
+// newHalf starts a provisional session for a direction not seen before:
+// its sender is side A. A response on it may later merge it into the
+// session of the requests it answers (tryPair).
+func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
+	s := t.newSession(transportName(p.BTH.Opcode), p.Frame.Time)
+	s.A = endpoint(key.src, lid)
+	s.B = endpoint(key.dst, lid)
+	s.B.QPN, s.B.QPNKnown = key.qp, true
+	s.key[0], s.has[0] = key, true
+	h := half{s, 0}
+	t.halves[key] = h
+	if hasResponses(s) {
+		pk := pairKey{key.src, key.dst}
+		t.unpaired[pk] = append(t.unpaired[pk], s)
+	}
+	return h
+}
+
+// findPair looks for the session whose requests the response p (sent on
+// direction key) answers: a session from p's destination to p's source,
+// not yet paired, with an outstanding request at p's PSN (or at least a
+// PSN window holding it).
+func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
+	if !p.BTH.Opcode.IsResponse() {
+		return nil
+	}
+	cands := t.unpaired[pairKey{key.dst, key.src}]
+	psn := p.BTH.PSN
+	var best *Session
+	bestScore := 0
+	for _, c := range cands {
+		if c.has[1] || c.Learned != decode.PairingNone || !c.req[0].started {
+			continue
+		}
+		st := &c.req[0]
+		score := 0
+		if st.outstandingAt(psn) >= 0 {
+			score = 3
+		} else if st.doneAt(psn) {
+			score = 2
+		} else if inWindow(psn, (st.first-1<<16)&psnMask, st.next) {
+			// a NAK carries the PSN the responder expected, which may
+			// precede every request in the capture
+			score = 1
+		}
+		if score > bestScore || score == bestScore && score > 0 && c.Last.After(best.Last) {
+			best, bestScore = c, score
+		}
+	}
+	return best
+}
+
+// pair makes direction key s's side B.
+func (t *Tracker) pair(s *Session, key halfKey) {
+	s.key[1], s.has[1] = key, true
+	t.halves[key] = half{s, 1}
+	s.Learned = decode.PairingResponse
+	s.A.QPN, s.A.QPNKnown = key.qp, true
+	t.dropUnpaired(s)
+}
+
+// tryPair pairs the provisional session prov (one direction, key) with
+// the session whose requests its response p answers, merging prov into it.
+func (t *Tracker) tryPair(prov *Session, key halfKey, p *decode.Packet) (*Session, bool) {
+	best := t.findPair(key, p)
+	if best == nil || best == prov {
+		return nil, false
+	}
+	t.merge(prov, best, key)
+	t.pair(best, key)
+	return best, true
+}
+
+// merge folds the provisional one-direction session prov (its side A
+// sends on key) into s as s's side B.
+func (t *Tracker) merge(prov, s *Session, key halfKey) {
+	t.dropUnpaired(prov)
+	prov.MergedInto = s.ID
+	if prov.First.Before(s.First) {
+		s.First = prov.First
+	}
+	s.Sent[1] = prov.Sent[0]
+	s.req[1] = prov.req[0]
+	for i := range s.Messages {
+		s.Messages[i] += prov.Messages[i]
+		s.MessageBytes[i] += prov.MessageBytes[i]
+	}
+	s.Partial += prov.Partial
+	s.Gaps += prov.Gaps
+	s.LostPSNs += prov.LostPSNs
+	s.Retransmitted += prov.Retransmitted
+	s.Duplicates += prov.Duplicates
+	s.OutOfOrder += prov.OutOfOrder
+	s.OpcodeSeq += prov.OpcodeSeq
+	s.CNPs += prov.CNPs
+	s.ECNCE += prov.ECNCE
+	s.ICRCErrors += prov.ICRCErrors
+	s.Truncated += prov.Truncated
+	if s.MTU == 0 {
+		s.MTU, s.MTUFrom = prov.MTU, prov.MTUFrom
+	}
+}
+
+func (t *Tracker) dropUnpaired(s *Session) {
+	if !s.has[0] {
+		return
+	}
+	pk := pairKey{s.key[0].src, s.key[0].dst}
+	l := t.unpaired[pk]
+	for i, c := range l {
+		if c == s {
+			l = append(l[:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(t.unpaired, pk)
+	} else {
+		t.unpaired[pk] = l
+	}
+}
+
+// event reports an expert event and marks the packet.
+func (t *Tracker) event(p *decode.Packet, e decode.Event, session uint32, text string) {
+	p.Analysis.Events |= e
+	t.emit(e, p.Frame.Number, p.Frame.Time, session, text)
+}
+
+func (t *Tracker) emit(e decode.Event, frame int, at time.Time, session uint32, text string) {
+	if t.opts.OnEvent == nil {
+		return
+	}
+	_, sev, _ := decode.EventInfo(e)
+	t.ev = Event{Kind: e, Severity: sev, Frame: frame, Time: at, Session: session, Text: text}
+	t.opts.OnEvent(&t.ev)
+}
+
+// udPacket tracks a UD datagram: one flow per (source QP, destination QP,
+// Q_Key) between two addresses; every packet is a whole message. UD has no
+// PSN analysis: a UD QP numbers its sends to every destination from one
+// sequence, so a flow's PSNs legitimately skip.
+func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
+	var k udKey
+	k.src, k.dst, k.dstQP = src, dst, p.BTH.DestQP
+	if p.Has&decode.HdrDETH != 0 {
+		k.srcQP, k.qkey = p.DETH.SrcQP, p.DETH.QKey
+	}
+	s, ok := t.ud[k]
+	if !ok {
+		s = t.newSession("UD", p.Frame.Time)
+		s.Learned = decode.PairingUD
+		s.A = endpoint(src, lid)
+		s.A.QPN, s.A.QPNKnown = k.srcQP, p.Has&decode.HdrDETH != 0
+		s.B = endpoint(dst, lid)
+		s.B.QPN, s.B.QPNKnown = k.dstQP, true
+		s.QKey = k.qkey
+		t.ud[k] = s
+	}
+	d := &s.Sent[0]
+	d.Packets++
+	d.Bytes += uint64(p.Frame.Len)
+	d.PayloadBytes += uint64(len(p.Payload))
+	d.Requests++
+	s.Last = p.Frame.Time
+	t.annotate(p, s, 0)
+	if ecn, ok := p.ECN(); ok && ecn == 3 {
+		s.ECNCE++
+		t.event(p, decode.EventECNCE, s.ID, "ECN Congestion Experienced")
+	}
+	if p.Flags&(decode.FlagICRCBad|decode.FlagVCRCBad) != 0 {
+		s.ICRCErrors++
+		t.event(p, decode.EventICRCBad, s.ID, "ICRC error: the packet is corrupt and a receiver drops it")
+	}
+	kind := decode.MsgSend
+	if p.BTH.Opcode.Op() == decode.OpSendOnlyImm {
+		kind = decode.MsgSendImm
+	}
+	n := uint64(len(p.Payload))
+	s.Messages[kind]++
+	s.MessageBytes[kind] += n
+	a := &p.Analysis
+	a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets = kind, n, p.Frame.Number, 1
+	if t.opts.OnMessage != nil {
+		t.msg = Message{Session: s.ID, Kind: kind, Opcode: p.BTH.Opcode, PSN: p.BTH.PSN, Packets: 1, Length: n,
+			FirstFrame: p.Frame.Number, LastFrame: p.Frame.Number}
+		t.opts.OnMessage(&t.msg)
+	}
+	if p.Has&decode.HdrCM != 0 {
+		t.cm(p, src, dst, lid)
+	}
+}

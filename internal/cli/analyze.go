@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/spf13/cobra"
+)
+
+// AnalyzeOptions are the flags of sessions, stats and expert.
+type AnalyzeOptions struct {
+	readOptions
+	Output string // -T text|json
+	Filter string // -Y
+}
+
+// analysis is what one pass of the tracker over a capture gives the
+// report commands.
+type analysis struct {
+	tracker  *flow.Tracker
+	totals   flow.Totals
+	expert   flow.ExpertLog
+	sessions []*flow.Session // sessions with at least one packet the filter selected
+	start    time.Time
+}
+
+// analyze runs the tracker over the whole capture. With -Y, the tracker
+// still sees every packet (PSN analysis needs them all); the filter picks
+// the packets counted in the totals, the events reported and the
+// sessions listed.
+func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
+	var flt *filter.Filter
+	if o.Filter != "" {
+		var err error
+		if flt, err = filter.Compile(o.Filter); err != nil {
+			return nil, err
+		}
+	}
+	an := &analysis{}
+	var pending []flow.Event
+	an.tracker = flow.New(flow.Options{OnEvent: func(e *flow.Event) { pending = append(pending, *e) }})
+	matched := map[uint32]bool{}
+	first := true
+	_, err := runTracked(&o.readOptions, ios, trackOptions{
+		tracker: an.tracker,
+		each: func(p *decode.Packet) bool {
+			if first {
+				an.start, first = p.Frame.Time, false
+			}
+			keep := flt == nil || flt.Match(p)
+			if keep {
+				an.totals.Add(p)
+				if p.Analysis.Session != 0 {
+					matched[p.Analysis.Session] = true
+				}
+				for i := range pending {
+					an.expert.Add(&pending[i])
+				}
+			}
+			pending = pending[:0]
+			return true
+		},
+	})
+	// Events at the end of the capture (unanswered requests).
+	for i := range pending {
+		if flt == nil || matched[pending[i].Session] {
+			an.expert.Add(&pending[i])
+		}
+	}
+	for _, s := range an.tracker.Sessions() {
+		if flt == nil || matched[s.ID] {
+			an.sessions = append(an.sessions, s)
+		}
+	}
+	return an, err
+}
+
+func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf)) *cobra.Command {
+	opts := &AnalyzeOptions{}
+	cmd := &cobra.Command{
+		Use:     use + " -r FILE",
+		Short:   short,
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Output != "text" && opts.Output != "json" {
+				return fmt.Errorf("-T %q: want text or json", opts.Output)
+			}
+			an, err := analyze(opts, ios)
+			if an == nil {
+				return err
+			}
+			out := newOutBuf(ios.Out)
+			run(an, opts, out)
+			out.flush()
+			if err == nil {
+				err = out.err
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
+	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
+	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "count only packets matching this display filter (the tracker still sees every packet)")
+	return cmd
+}
+
+// NewCmdSessions builds `rocetap sessions`.
+func NewCmdSessions(ios IO) *cobra.Command {
+	return newAnalyzeCmd(ios, "sessions", "List the QP sessions of a capture: pairs of QPs and UD flows, with counts and errors",
+		`Rebuild the sessions of a capture. An RC/UC/XRC session is the pair of
+QPs of a connection, learned from CM REQ/REP when the capture has them
+("cm"), otherwise from responses matched to outstanding requests
+("response"); until then a direction stands alone ("unpaired"). A UD flow
+is one (source QP, destination QP, Q_Key) between two addresses.`,
+		`  rocetap sessions -r testdata/rxe/cm_rping.pcap
+  rocetap sessions -r cap.pcap -T json
+  rocetap sessions -r cap.pcap -Y 'infiniband.bth.opcode == 17'`,
+		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
+			if o.Output == "json" {
+				out.b = printer.AppendSessionsJSON(out.b, an.sessions, an.start)
+				return
+			}
+			out.b = printer.AppendSessions(out.b, an.sessions, an.start)
+		})
+}
+
+// NewCmdStats builds `rocetap stats`.
+func NewCmdStats(ios IO) *cobra.Command {
+	return newAnalyzeCmd(ios, "stats", "Statistics: opcodes, syndromes, congestion, PFC, and per-session messages and latencies",
+		`Count a capture: the BTH opcode histogram, AETH syndromes, CNPs and
+ECN marks, PFC pauses per priority, CM messages, and for each session its
+messages by kind with request→completion latency (min, median, p99, max),
+NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
+		`  rocetap stats -r testdata/rxe/pt_write.pcap
+  rocetap stats -r cap.pcap -T json`,
+		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
+			if o.Output == "json" {
+				out.b = printer.AppendStatsJSON(out.b, &an.totals, an.sessions, an.start)
+				return
+			}
+			out.b = printer.AppendStats(out.b, &an.totals, an.sessions, an.start)
+		})
+}
+
+// NewCmdExpert builds `rocetap expert`.
+func NewCmdExpert(ios IO) *cobra.Command {
+	return newAnalyzeCmd(ios, "expert", "Expert events (gaps, retransmissions, NAKs, ...) grouped by severity and kind",
+		`List what the tracker found, like Wireshark's Expert Information:
+errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors), warnings
+(retransmissions, duplicates, out-of-order packets, RNR NAKs, unanswered
+requests), notes (CNPs, ECN marks, context missing at the capture start)
+and chats (connection setup). Each event names its frame and session;
+the same findings are per-packet fields rocetap.analysis.* for -Y and -e.`,
+		`  rocetap expert -r testdata/rxe/err_rnr.pcap
+  rocetap expert -r cap.pcap -Y 'rocetap.session.id == 3'`,
+		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
+			if o.Output == "json" {
+				out.b = printer.AppendExpertJSON(out.b, an.expert.Groups(), an.start)
+				return
+			}
+			out.b = printer.AppendExpert(out.b, an.expert.Groups(), an.start)
+		})
+}

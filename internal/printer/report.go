@@ -1,0 +1,418 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// Reports of the flow tracker: rocetap sessions, stats and expert. Times
+// are seconds since the capture's first packet (start), as tshark shows
+// relative times.
+
+func rel(t, start time.Time) string {
+	return string(decode.AppendSeconds(nil, int64(t.Sub(start)), 6))
+}
+
+func dur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.Round(100 * time.Nanosecond).String()
+}
+
+// bitRate formats bits per second with an SI prefix.
+func bitRate(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
+	case bps >= 1e6:
+		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
+	case bps >= 1e3:
+		return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
+	}
+	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
+}
+
+func u(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// AppendSessions appends the sessions table.
+func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Sessions: %d\n", len(sessions))
+	if len(sessions) == 0 {
+		return append(dst, b.Bytes()...)
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tEvents")
+	for _, s := range sessions {
+		mtu := "?"
+		if s.MTU != 0 {
+			mtu = u(uint64(s.MTU))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
+			s.ID, s.Transport, s.Learned, s.A, s.B, s.Packets(), s.Bytes(), s.MessageCount(),
+			rel(s.First, start), dur(s.Last.Sub(s.First)), bitRate(s.Throughput()), mtu,
+			s.NAKCount(), s.RNRCount(), s.Retransmitted, s.Duplicates, s.OutOfOrder, s.LostPSNs, sessionNotes(s))
+	}
+	tw.Flush()
+	return append(dst, b.Bytes()...)
+}
+
+func sessionNotes(s *flow.Session) string {
+	var n []byte
+	add := func(c uint64, what string) {
+		if c == 0 {
+			return
+		}
+		if len(n) > 0 {
+			n = append(n, ", "...)
+		}
+		n = strconv.AppendUint(n, c, 10)
+		n = append(n, ' ')
+		n = append(n, what...)
+	}
+	add(s.Partial, "partial msgs")
+	add(s.NoResponse, "unanswered")
+	add(s.Unmatched, "unmatched resp")
+	add(s.OpcodeSeq, "opcode seq")
+	add(s.CNPs, "CNP")
+	add(s.ECNCE, "ECN-CE")
+	add(s.ICRCErrors, "ICRC err")
+	add(s.Truncated, "truncated")
+	if s.Closed {
+		if len(n) > 0 {
+			n = append(n, ", "...)
+		}
+		n = append(n, "closed"...)
+	}
+	if len(n) == 0 {
+		return "-"
+	}
+	return string(n)
+}
+
+// SessionJSON is a session as `rocetap sessions -T json` prints it.
+type SessionJSON struct {
+	ID         uint32                  `json:"id"`
+	Transport  string                  `json:"transport"`
+	PairedBy   string                  `json:"paired_by"`
+	A          EndpointJSON            `json:"a"`
+	B          EndpointJSON            `json:"b"`
+	QKey       *string                 `json:"q_key,omitempty"`
+	MTU        uint32                  `json:"mtu"`
+	MTUFrom    string                  `json:"mtu_from,omitempty"`
+	Closed     bool                    `json:"closed"`
+	Start      string                  `json:"start"`
+	Duration   string                  `json:"duration"`
+	Throughput float64                 `json:"throughput_bps"`
+	SentByA    flow.DirStats           `json:"sent_by_a"`
+	SentByB    flow.DirStats           `json:"sent_by_b"`
+	Messages   map[string]MessagesJSON `json:"messages"`
+	Partial    uint64                  `json:"partial_messages"`
+	NAKs       map[string]uint64       `json:"naks"`
+	RNRNaks    map[string]uint64       `json:"rnr_naks"`
+	Gaps       uint64                  `json:"psn_gaps"`
+	Lost       uint64                  `json:"lost_psns"`
+	Retrans    uint64                  `json:"retransmissions"`
+	Dup        uint64                  `json:"duplicates"`
+	OOO        uint64                  `json:"out_of_order"`
+	Unmatched  uint64                  `json:"unmatched_responses"`
+	OpcodeSeq  uint64                  `json:"opcode_sequence_errors"`
+	NoResponse uint64                  `json:"unanswered_requests"`
+	CNPs       uint64                  `json:"cnps"`
+	ECNCE      uint64                  `json:"ecn_ce"`
+	ICRCErrors uint64                  `json:"icrc_errors"`
+	Truncated  uint64                  `json:"truncated"`
+	Latency    map[string]LatencyJSON  `json:"latency,omitempty"`
+}
+
+// EndpointJSON is one side of a session.
+type EndpointJSON struct {
+	Addr     string  `json:"addr"`
+	QPN      *string `json:"qpn"` // null while unknown
+	StartPSN *uint32 `json:"start_psn,omitempty"`
+}
+
+// MessagesJSON counts messages of one kind.
+type MessagesJSON struct {
+	Count uint64 `json:"count"`
+	Bytes uint64 `json:"bytes"`
+}
+
+// LatencyJSON summarizes request→completion times in seconds.
+type LatencyJSON struct {
+	Count  uint64  `json:"count"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	P99    float64 `json:"p99"`
+	Max    float64 `json:"max"`
+}
+
+func endpointJSON(e flow.Endpoint) EndpointJSON {
+	j := EndpointJSON{Addr: "lid:" + u(uint64(e.LID))}
+	if e.Addr.IsValid() {
+		j.Addr = e.Addr.Unmap().String()
+	}
+	if e.QPNKnown {
+		q := "0x" + fmt.Sprintf("%06x", e.QPN)
+		j.QPN = &q
+	}
+	if e.HasStart {
+		v := e.StartPSN
+		j.StartPSN = &v
+	}
+	return j
+}
+
+// SessionToJSON converts a session for JSON output.
+func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
+	j := SessionJSON{ID: s.ID, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+		MTU: s.MTU, MTUFrom: s.MTUFrom, Closed: s.Closed, Start: rel(s.First, start), Duration: string(decode.AppendSeconds(nil, int64(s.Last.Sub(s.First)), 9)),
+		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: s.Partial,
+		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: s.Gaps, Lost: s.LostPSNs, Retrans: s.Retransmitted, Dup: s.Duplicates,
+		OOO: s.OutOfOrder, Unmatched: s.Unmatched, OpcodeSeq: s.OpcodeSeq, NoResponse: s.NoResponse, CNPs: s.CNPs, ECNCE: s.ECNCE,
+		ICRCErrors: s.ICRCErrors, Truncated: s.Truncated}
+	if s.Transport == "UD" {
+		q := fmt.Sprintf("0x%08x", s.QKey)
+		j.QKey = &q
+	}
+	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
+		if s.Messages[k] > 0 {
+			j.Messages[k.String()] = MessagesJSON{s.Messages[k], s.MessageBytes[k]}
+		}
+		if l := &s.Latency[k]; l.N > 0 {
+			if j.Latency == nil {
+				j.Latency = map[string]LatencyJSON{}
+			}
+			j.Latency[k.String()] = LatencyJSON{l.N, l.Min.Seconds(), l.Quantile(0.5).Seconds(), l.Quantile(0.99).Seconds(), l.Max.Seconds()}
+		}
+	}
+	for code, n := range s.NAKs {
+		if n > 0 {
+			j.NAKs[decode.SyndromeString(uint8(0x60|code))] = n
+		}
+	}
+	for code, n := range s.RNRNaks {
+		if n > 0 {
+			j.RNRNaks[decode.SyndromeString(uint8(0x20|code))] = n
+		}
+	}
+	return j
+}
+
+// AppendSessionsJSON appends the sessions as a JSON array, one object per
+// line.
+func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) []byte {
+	dst = append(dst, '[')
+	for i, s := range sessions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '\n')
+		b, _ := json.Marshal(SessionToJSON(s, start))
+		dst = append(dst, b...)
+	}
+	if len(sessions) > 0 {
+		dst = append(dst, '\n')
+	}
+	return append(dst, "]\n"...)
+}
+
+// AppendStats appends `rocetap stats`: capture totals, the opcode
+// histogram, AETH syndromes, congestion (CNP, ECN, PFC), then each
+// session's messages, latencies and errors.
+func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Packets: %d (%d bytes), InfiniBand transport: %d, other: %d\n", tt.Packets, tt.Bytes, tt.IB, tt.Other)
+	if tt.ICRCErrors > 0 || tt.Truncated > 0 {
+		fmt.Fprintf(&b, "ICRC/VCRC errors: %d, truncated: %d\n", tt.ICRCErrors, tt.Truncated)
+	}
+	b.WriteString("\nOpcodes\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for op, n := range tt.Opcodes {
+		if n > 0 {
+			fmt.Fprintf(tw, "  %d\t  %s\t%d\t\n", op, decode.Opcode(op), n)
+		}
+	}
+	tw.Flush()
+	any := false
+	for syn, n := range tt.Syndromes {
+		if n == 0 {
+			continue
+		}
+		if !any {
+			b.WriteString("\nAETH syndromes\n")
+			any = true
+		}
+		fmt.Fprintf(&b, "  0x%02x  %s: %d\n", syn, decode.SyndromeString(uint8(syn)), n)
+	}
+	b.WriteString("\nCongestion\n")
+	fmt.Fprintf(&b, "  CNPs: %d, ECN-CE marked: %d, ECN-capable (ECT): %d\n", tt.CNPs, tt.ECNCE, tt.ECNCapable)
+	fmt.Fprintf(&b, "  PFC frames: %d, PAUSE frames: %d\n", tt.PFCFrames, tt.PauseFrames)
+	for prio := range 8 {
+		if tt.PFCPauses[prio]+tt.PFCResumes[prio] > 0 {
+			fmt.Fprintf(&b, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
+		}
+	}
+	anyCM := false
+	for i, n := range tt.CMMessages {
+		if n == 0 {
+			continue
+		}
+		if !anyCM {
+			b.WriteString("\nCM messages\n")
+			anyCM = true
+		}
+		fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrString(uint16(0x10+i)), n)
+	}
+	fmt.Fprintf(&b, "\nSessions: %d\n", len(sessions))
+	for _, s := range sessions {
+		fmt.Fprintf(&b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
+		if s.MTU != 0 {
+			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom)
+		}
+		fmt.Fprintf(&b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
+			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First, start), rel(s.Last, start), bitRate(s.Throughput()))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		header := false
+		for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
+			l := &s.Latency[k]
+			if s.Messages[k] == 0 && l.N == 0 {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(tw, "  message\tcount\tbytes\tcompleted\tmin\tmedian\tp99\tmax\t")
+				header = true
+			}
+			if l.N == 0 {
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages[k], s.MessageBytes[k])
+				continue
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages[k], s.MessageBytes[k], l.N,
+				dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
+		}
+		tw.Flush()
+		for code, n := range s.NAKs {
+			if n > 0 {
+				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
+			}
+		}
+		for code, n := range s.RNRNaks {
+			if n > 0 {
+				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
+			}
+		}
+		if notes := sessionNotes(s); notes != "-" || s.Gaps+s.Retransmitted+s.Duplicates+s.OutOfOrder > 0 {
+			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
+				s.Gaps, s.LostPSNs, s.Retransmitted, s.Duplicates, s.OutOfOrder, notes)
+		}
+	}
+	return append(dst, b.Bytes()...)
+}
+
+// AppendExpert appends the expert events grouped by severity and kind,
+// like Wireshark's Expert Information dialog.
+func AppendExpert(dst []byte, groups []flow.ExpertGroup, start time.Time) []byte {
+	var b bytes.Buffer
+	var total uint64
+	for _, g := range groups {
+		total += g.Count
+	}
+	fmt.Fprintf(&b, "Expert events: %d\n", total)
+	for _, g := range groups {
+		fmt.Fprintf(&b, "\n%s  %s (rocetap.analysis.%s): %d\n", g.Severity, g.Summary, g.Name, g.Count)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, e := range g.Events {
+			frame := "end"
+			if e.Frame > 0 {
+				frame = strconv.Itoa(e.Frame)
+			}
+			sess := "-"
+			if e.Session > 0 {
+				sess = "#" + u(uint64(e.Session))
+			}
+			fmt.Fprintf(tw, "  frame %s\t%s\t%s\t%s\n", frame, rel(e.Time, start), sess, decode.Sanitize(e.Text))
+		}
+		tw.Flush()
+		if n := g.Count - uint64(len(g.Events)); n > 0 {
+			fmt.Fprintf(&b, "  ... and %d more\n", n)
+		}
+	}
+	return append(dst, b.Bytes()...)
+}
+
+// ExpertJSON is one event in `rocetap expert -T json`.
+type ExpertJSON struct {
+	Frame    int    `json:"frame"`
+	Time     string `json:"time"`
+	Session  uint32 `json:"session"`
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	Text     string `json:"text"`
+}
+
+// AppendExpertJSON appends the groups as a JSON object.
+func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []byte {
+	type group struct {
+		Severity string       `json:"severity"`
+		Kind     string       `json:"kind"`
+		Summary  string       `json:"summary"`
+		Count    uint64       `json:"count"`
+		Events   []ExpertJSON `json:"events"`
+	}
+	out := make([]group, 0, len(groups))
+	for _, g := range groups {
+		gj := group{Severity: g.Severity.String(), Kind: g.Name, Summary: g.Summary, Count: g.Count, Events: []ExpertJSON{}}
+		for _, e := range g.Events {
+			gj.Events = append(gj.Events, ExpertJSON{e.Frame, rel(e.Time, start), e.Session, g.Severity.String(), g.Name, e.Text})
+		}
+		out = append(out, gj)
+	}
+	b, _ := json.MarshalIndent(map[string]any{"groups": out}, "", " ")
+	dst = append(dst, b...)
+	return append(dst, '\n')
+}
+
+// AppendStatsJSON appends the stats as one JSON object.
+func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	ops := map[string]uint64{}
+	for op, n := range tt.Opcodes {
+		if n > 0 {
+			ops[strconv.Itoa(op)+" "+decode.Opcode(op).String()] = n
+		}
+	}
+	syn := map[string]uint64{}
+	for s, n := range tt.Syndromes {
+		if n > 0 {
+			syn[fmt.Sprintf("0x%02x %s", s, decode.SyndromeString(uint8(s)))] = n
+		}
+	}
+	cm := map[string]uint64{}
+	for i, n := range tt.CMMessages {
+		if n > 0 {
+			cm[decode.CMAttrString(uint16(0x10+i))] = n
+		}
+	}
+	ss := make([]SessionJSON, 0, len(sessions))
+	for _, s := range sessions {
+		ss = append(ss, SessionToJSON(s, start))
+	}
+	v := map[string]any{
+		"packets": tt.Packets, "bytes": tt.Bytes, "infiniband": tt.IB, "other": tt.Other,
+		"icrc_errors": tt.ICRCErrors, "truncated": tt.Truncated,
+		"opcodes": ops, "syndromes": syn, "cm_messages": cm,
+		"congestion": map[string]any{"cnps": tt.CNPs, "ecn_ce": tt.ECNCE, "ecn_capable": tt.ECNCapable,
+			"pfc_frames": tt.PFCFrames, "pause_frames": tt.PauseFrames, "pfc_pauses": tt.PFCPauses, "pfc_resumes": tt.PFCResumes},
+		"sessions": ss,
+	}
+	b, _ := json.MarshalIndent(v, "", " ")
+	dst = append(dst, b...)
+	return append(dst, '\n')
+}
