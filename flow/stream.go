@@ -257,6 +257,11 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			ep.StartPSN, ep.HasStart = psn, true
 		}
 	}
+	if st.soft && s.MTU != 0 {
+		// the MTU was learned since the READ (from its responses)
+		st.next = (st.softPSN + (st.softLen+s.MTU-1)/s.MTU) & psnMask
+		st.soft = false
+	}
 	a.ExpectedPSN, a.HasExpected = st.next, true
 	d := sub24(psn, st.next)
 	if st.soft && d >= 0 && sub24(psn, st.softHi) <= 0 {
