@@ -51,7 +51,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			n.key[side], n.has[side] = k, true
 		}
 		t.lastOK = false
-		t.event(p, decode.EventConnect, s, text+": session "+itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
+		t.event(p, decode.EventConnect, n.ID, text+": session "+itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
 	case decode.CMAttrRTU:
 		t.event(p, decode.EventConnect, s, "CM RTU: connection ready to use")
 	case decode.CMAttrREJ:

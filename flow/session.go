@@ -41,11 +41,11 @@ func (e Endpoint) String() string {
 
 // DirStats counts what one side sent.
 type DirStats struct {
-	Packets      uint64
-	Bytes        uint64 // frame bytes on the wire
-	PayloadBytes uint64 // InfiniBand payload bytes
-	Requests     uint64 // request packets
-	Responses    uint64 // ACKs, NAKs, READ responses, ATOMIC ACKs
+	Packets      uint64 `json:"packets"`
+	Bytes        uint64 `json:"bytes"`         // frame bytes on the wire
+	PayloadBytes uint64 `json:"payload_bytes"` // InfiniBand payload bytes
+	Requests     uint64 `json:"requests"`      // request packets
+	Responses    uint64 `json:"responses"`     // ACKs, NAKs, READ responses, ATOMIC ACKs
 }
 
 // Session is a pair of QPs (RC, UC, XRC, RD) or a UD flow (source QP,

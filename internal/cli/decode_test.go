@@ -42,6 +42,25 @@ func TestGolden(t *testing.T) {
 		{"read_atomic.json", []string{"decode", "-r", td + "rxe/read_atomic.pcap", "-T", "json", "-c", "3"}},
 		{"write_imm.verbose", []string{"decode", "-r", td + "rxe/write_imm.pcap", "-V", "-c", "2"}},
 		{"cm_rping.verbose", []string{"decode", "-r", td + "rxe/cm_rping.pcap", "-V", "-c", "1"}},
+		// the flow tracker: sessions, stats, expert, and its per-packet fields
+		{"cm_perftest.sessions", []string{"sessions", "-r", td + "rxe/cm_perftest.pcap"}},
+		{"pt_write.sessions", []string{"sessions", "-r", td + "rxe/pt_write.pcap"}},
+		{"ipv6_mix.sessions-json", []string{"sessions", "-r", td + "rxe/ipv6_mix.pcap", "-T", "json"}},
+		{"err_psn_seq.sessions-json", []string{"sessions", "-r", td + "rxe/err_psn_seq.pcap", "-T", "json"}},
+		{"read_atomic.stats", []string{"stats", "-r", td + "rxe/read_atomic.pcap"}},
+		{"err_rnr_recover.stats", []string{"stats", "-r", td + "rxe/err_rnr_recover.pcap"}},
+		{"pfc.stats", []string{"stats", "-r", td + "synth/pfc.pcap"}},
+		{"ipv6_mix.stats-json", []string{"stats", "-r", td + "rxe/ipv6_mix.pcap", "-T", "json"}},
+		{"err_psn_seq.expert", []string{"expert", "-r", td + "rxe/err_psn_seq.pcap"}},
+		{"cm_rping.expert", []string{"expert", "-r", td + "rxe/cm_rping.pcap"}},
+		{"err_write_oob_multi.expert-json", []string{"expert", "-r", td + "rxe/err_write_oob_multi.pcap", "-T", "json"}},
+		{"err_rnr.expert-filtered", []string{"expert", "-r", td + "rxe/err_rnr.pcap", "-Y", "infiniband.aeth"}},
+		{"err_rnr.analysis-fields", []string{"decode", "-r", td + "rxe/err_rnr.pcap", "-T", "fields", "-E", "header=y",
+			"-e", "frame.number", "-e", "rocetap.session.id", "-e", "rocetap.analysis.retransmission", "-e", "rocetap.analysis.original_frame",
+			"-e", "rocetap.analysis.cause", "-e", "rocetap.analysis.cause_frame", "-e", "rocetap.analysis.request_frame",
+			"-e", "rocetap.analysis.ack_rtt", "-e", "rocetap.expert.kind"}},
+		{"send_imm.msg-filter", []string{"decode", "-r", td + "rxe/send_imm.pcap", "-Y", "rocetap.msg.length > 1000"}},
+		{"err_retry_exc.text", []string{"decode", "-r", td + "rxe/err_retry_exc.pcap"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -50,7 +50,7 @@ func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byt
 		return append(dst, b.Bytes()...)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tEvents")
+	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tNotes")
 	for _, s := range sessions {
 		mtu := "?"
 		if s.MTU != 0 {
@@ -235,6 +235,9 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 		fmt.Fprintf(&b, "ICRC/VCRC errors: %d, truncated: %d\n", tt.ICRCErrors, tt.Truncated)
 	}
 	b.WriteString("\nOpcodes\n")
+	if tt.IB == 0 {
+		b.WriteString("  (no InfiniBand transport packets)\n")
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for op, n := range tt.Opcodes {
 		if n > 0 {
