@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -25,13 +26,19 @@ type reqStream struct {
 	recent          [64]pktRec // recent first transmissions, for original_frame
 	recentN         int
 	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
+	skipOut         bool   // the request being assembled was already answered
 	rr              readResp
 	packetsSinceGap int
 	lastAcked       uint32
 	hasAcked        bool
 }
 
-type psnRange struct{ lo, hi uint32 } // [lo, hi)
+// psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
+// they were sent (and answered) though the capture lacks them.
+type psnRange struct {
+	lo, hi   uint32
+	answered bool
+}
 
 type pktRec struct {
 	psn   uint32
@@ -75,6 +82,7 @@ type outReq struct {
 
 type readResp struct {
 	active bool
+	orphan bool // its request is not in the capture
 	req    outReq
 	next   uint32
 	length uint64
@@ -144,7 +152,7 @@ func (st *reqStream) fill(i int, psn uint32) {
 	default:
 		st.missing[i].hi = psn
 		if len(st.missing) < maxMissing {
-			st.missing = append(st.missing, psnRange{(psn + 1) & psnMask, r.hi})
+			st.missing = append(st.missing, psnRange{(psn + 1) & psnMask, r.hi, r.answered})
 		}
 	}
 }
@@ -276,7 +284,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		s.Gaps++
 		s.LostPSNs += uint64(d)
 		if len(st.missing) < maxMissing {
-			st.missing = append(st.missing, psnRange{st.next, psn})
+			st.missing = append(st.missing, psnRange{lo: st.next, hi: psn})
 		}
 		st.packetsSinceGap = 0
 		t.event(p, decode.EventPSNGap, s.ID, "PSN gap: expected "+itoa(int(st.next))+", got "+itoa(int(psn))+": "+itoa(int(d))+" packet(s) lost before the capture point")
@@ -285,6 +293,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		if i := st.inMissing(psn); i >= 0 {
 			// A PSN a gap skipped: the lost packet sent again after a
 			// NAK, or a late (reordered) one.
+			st.skipOut = st.missing[i].answered
 			st.fill(i, psn)
 			s.LostPSNs--
 			fresh = true
@@ -339,6 +348,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 	st.packetsSinceGap++
 	t.inferMTU(s, p)
 	t.assemble(p, s, side, st)
+	st.skipOut = false
 }
 
 // assemble adds a first-time request packet to its message.
@@ -489,14 +499,22 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 			Length: m.length, FirstFrame: m.firstFrame, LastFrame: p.Frame.Number, Partial: m.partial}
 		t.opts.OnMessage(&t.msg)
 	}
-	if !hasResponses(s) {
+	if !hasResponses(s) || st.skipOut {
 		return
 	}
 	if len(st.out) >= t.opts.MaxOutstanding {
 		st.out = append(st.out[:0], st.out[1:]...)
 	}
-	st.out = append(st.out, outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
-		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time})
+	// Keep the list in PSN order (a packet that fills a gap completes a
+	// message older than the newest): ackUpTo stops at the first request
+	// past the ACK.
+	o := outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
+		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time}
+	i := len(st.out)
+	for i > 0 && sub24(st.out[i-1].psn, o.psn) > 0 {
+		i--
+	}
+	st.out = slices.Insert(st.out, i, o)
 }
 
 // inferMTU learns the path MTU from a FIRST or MIDDLE packet: their
@@ -550,7 +568,10 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 		switch p.AETH.Kind() {
 		case decode.AETHAck:
-			if n := t.ackUpTo(p, s, st, psn, true); n == 0 {
+			n := t.ackUpTo(p, s, st, psn, true)
+			if st.started && sub24(psn, st.next) >= 0 {
+				t.unseen(p, s, st, "ACK")
+			} else if n == 0 {
 				t.noMatch(p, s, st, "ACK")
 			}
 		case decode.AETHRNRNak:
@@ -619,6 +640,16 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		rr := &st.rr
 		if !rr.active {
 			t.noMatch(p, s, st, "READ response")
+			return
+		}
+		if rr.orphan {
+			// the rest of a READ whose request the capture lacks
+			if sub24(psn, st.next) >= 0 {
+				st.next = (psn + 1) & psnMask
+			}
+			if op == decode.OpReadResponseLast {
+				rr.active = false
+			}
 			return
 		}
 		a.RequestFrame = rr.req.lastFrame
@@ -747,6 +778,8 @@ func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outRe
 func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what string) {
 	psn := p.BTH.PSN
 	switch {
+	case st.started && sub24(psn, st.next) >= 0:
+		t.unseen(p, s, st, what)
 	case st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started:
 		s.Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+itoa(int(psn))+" again (the request was already answered)")
@@ -788,5 +821,28 @@ func (t *Tracker) Flush() {
 			}
 			st.out = st.out[:0]
 		}
+	}
+}
+
+// unseen handles a response for a PSN the requester has not been seen to
+// send: the requests from st.next through it were lost before the capture
+// point (the responder got them). It is a PSN gap on the request stream;
+// requests that arrive later to fill it are out of order, and need no
+// response any more.
+func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what string) {
+	psn := p.BTH.PSN
+	lost := uint32(sub24(psn, st.next)) + 1
+	p.Analysis.Lost = lost
+	p.Analysis.ExpectedPSN, p.Analysis.HasExpected = st.next, true
+	s.Gaps++
+	s.LostPSNs += uint64(lost)
+	if len(st.missing) < maxMissing {
+		st.missing = append(st.missing, psnRange{st.next, (psn + 1) & psnMask, true})
+	}
+	t.event(p, decode.EventPSNGap, s.ID, what+" for PSN "+itoa(int(psn))+": the request is not in the capture ("+itoa(int(lost))+" PSN(s) from "+itoa(int(st.next))+" lost before the capture point)")
+	st.next = (psn + 1) & psnMask
+	st.soft = false
+	if p.BTH.Opcode.Op() == decode.OpReadResponseFirst {
+		st.rr = readResp{active: true, orphan: true}
 	}
 }

@@ -83,6 +83,7 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.SetErr(ios.ErrOut)
 	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios), NewCmdFilter(ios),
 		NewCmdSessions(ios), NewCmdStats(ios), NewCmdExpert(ios))
+	root.AddCommand(NewCmdEdit(ios))
 	return root
 }
 

@@ -1,0 +1,244 @@
+package flow_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/editcap"
+)
+
+// Faults injected into real Soft-RoCE captures with internal/editcap (the
+// engine of `rocetap edit`): the tracker must report exactly the injected
+// faults, plus the go-back-N recovery that a real responder and requester
+// perform after a loss, and nothing else. The expected events come from
+// editcap's report (where each fault landed in the output), not from the
+// tracker.
+
+const rxe = "../testdata/rxe/"
+
+type trackResult struct {
+	events   []flow.Event
+	sessions []*flow.Session
+	msgs     []flow.Message
+}
+
+func trackFrames(frames []editcap.Frame) trackResult {
+	var r trackResult
+	tr := flow.New(flow.Options{
+		OnEvent:   func(e *flow.Event) { r.events = append(r.events, *e) },
+		OnMessage: func(m *flow.Message) { r.msgs = append(r.msgs, *m) },
+	})
+	dec := decode.NewDecoder()
+	var p decode.Packet
+	for i, f := range frames {
+		p.Frame = decode.Frame{Number: i + 1, Time: f.Info.Timestamp, Len: f.Info.Length}
+		dec.Decode(&p, f.Data, f.Info.LinkType)
+		tr.Track(&p)
+	}
+	tr.Flush()
+	r.sessions = tr.Sessions()
+	return r
+}
+
+// findings lists the events that are not connection chatter, as
+// "frame:kind", sorted.
+func findings(evs []flow.Event) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Kind&(decode.EventConnect|decode.EventDisconnect) != 0 {
+			continue
+		}
+		name, _, _ := decode.EventInfo(e.Kind)
+		out = append(out, fmt.Sprintf("%d:%s", e.Frame, name))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func ev(frame int, kind string) string { return fmt.Sprintf("%d:%s", frame, kind) }
+
+// messageKey summarizes the request messages (kind, length, first PSN) for
+// comparing a faulty capture with the original.
+func messageKey(ms []flow.Message) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%v/%d/%d", m.Kind, m.Length, m.PSN))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestInjectedFaults(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		ops     editcap.Ops
+		want    func(r *editcap.Report) []string
+		sameMsg bool // the messages are those of the original (nothing lost for good)
+		lostMsg int  // messages missing compared with the original
+	}{
+		{
+			name: "lost WRITE ONLY, go-back-N",
+			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{5}, GoBackN: true},
+			want:    goBackN,
+			sameMsg: true,
+		},
+		{
+			name: "lost WRITE MIDDLE, go-back-N completes the message",
+			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{11}, GoBackN: true},
+			want:    goBackN,
+			sameMsg: true,
+		},
+		{
+			name: "lost SEND FIRST, go-back-N",
+			file: "pt_send.pcap", ops: editcap.Ops{Drop: []int{12}, GoBackN: true},
+			want:    goBackN,
+			sameMsg: true,
+		},
+		{
+			name: "lost WRITE over IPv6, go-back-N",
+			file: "ipv6_mix.pcap", ops: editcap.Ops{Drop: []int{3}, GoBackN: true},
+			want:    goBackN,
+			sameMsg: true,
+		},
+		{
+			name: "two losses in two sessions, go-back-N",
+			file: "pt_write.pcap", ops: editcap.Ops{Drop: []int{3, 25}, GoBackN: true},
+			want:    goBackN,
+			sameMsg: true,
+		},
+		{
+			name: "lost READ request: its response shows the gap",
+			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{3}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(4), "psn_gap")}
+			},
+			lostMsg: 1,
+		},
+		{
+			name: "lost WRITE ONLY, no recovery: its ACK shows the gap",
+			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{3}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(4), "psn_gap")}
+			},
+			lostMsg: 1,
+		},
+		{
+			name: "duplicated request and duplicated ACK",
+			file: "send_imm.pcap", ops: editcap.Ops{Dup: []int{3, 6}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Dups[0].Copy, "duplicate"), ev(r.Dups[1].Copy, "duplicate")}
+			},
+			sameMsg: true,
+		},
+		{
+			name: "two request packets of one message swapped",
+			file: "write_imm.pcap", ops: editcap.Ops{Swap: []int{11}},
+			want: func(r *editcap.Report) []string {
+				// input 12 now comes first: a gap; input 11 fills it late
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true,
+		},
+		{
+			name: "a READ response overtakes its request",
+			file: "read_atomic.pcap", ops: editcap.Ops{Swap: []int{3}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true,
+		},
+		{
+			name: "lost last request, recovered by timeout: invisible at the capture point",
+			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{21}, GoBackN: true},
+			want:    func(r *editcap.Report) []string { return nil },
+			sameMsg: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, _, err := editcap.Read(rxe + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := trackFrames(in)
+			out, rep, err := editcap.Apply(in, tc.ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := trackFrames(out)
+			want := tc.want(rep)
+			// what the original already had (a real NAK), where it moved
+			for _, e := range base.events {
+				if e.Kind&(decode.EventConnect|decode.EventDisconnect) == 0 {
+					name, _, _ := decode.EventInfo(e.Kind)
+					want = append(want, ev(rep.OutNumber(e.Frame), name))
+				}
+			}
+			slices.Sort(want)
+			if g := findings(got.events); !slices.Equal(g, want) {
+				t.Errorf("%s\nevents:\n got %v\nwant %v\n%s", tc.file, g, want, eventText(got.events))
+			}
+			bm, gm := messageKey(base.msgs), messageKey(got.msgs)
+			switch {
+			case tc.sameMsg && !slices.Equal(bm, gm):
+				t.Errorf("messages differ from the original:\n got %v\nwant %v", gm, bm)
+			case tc.lostMsg > 0 && len(bm)-len(gm) != tc.lostMsg:
+				t.Errorf("%d messages, want %d (original %d minus the lost)", len(gm), len(bm)-tc.lostMsg, len(bm))
+			}
+			// the counters agree with the events
+			var gaps, retrans, dups, ooo, lost uint64
+			for _, s := range got.sessions {
+				gaps += s.Gaps
+				retrans += s.Retransmitted
+				dups += s.Duplicates
+				ooo += s.OutOfOrder
+				lost += s.LostPSNs
+			}
+			count := func(kind string) uint64 {
+				n := uint64(0)
+				for _, w := range want {
+					if strings.HasSuffix(w, ":"+kind) {
+						n++
+					}
+				}
+				return n
+			}
+			if gaps != count("psn_gap") || retrans != count("retransmission") || dups != count("duplicate") || ooo != count("out_of_order") {
+				t.Errorf("session counters: gaps %d retrans %d dups %d ooo %d", gaps, retrans, dups, ooo)
+			}
+			if tc.sameMsg && lost != 0 {
+				t.Errorf("%d PSNs still counted lost after the recovery", lost)
+			}
+		})
+	}
+}
+
+// goBackN is what each recovery must produce: the gap where the requester's
+// next packet shows it, the responder's NAK, and one retransmission per
+// resent packet.
+func goBackN(r *editcap.Report) []string {
+	var want []string
+	for _, rc := range r.Recoveries {
+		if rc.Timeout {
+			continue // resent after the capture's end: nothing to see
+		}
+		want = append(want, ev(rc.TriggerOut, "psn_gap"), ev(rc.NAK, "nak"))
+		for _, c := range rc.Retransmits {
+			want = append(want, ev(c.Out, "retransmission"))
+		}
+	}
+	return want
+}
+
+func eventText(evs []flow.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintf(&b, "  frame %d: %s\n", e.Frame, e.Text)
+	}
+	return b.String()
+}
