@@ -436,6 +436,10 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 		s.ICRCErrors++
 		t.event(p, decode.EventICRCBad, s.ID, "ICRC error: the packet is corrupt and a receiver drops it")
 	}
+	if p.Flags&decode.FlagTruncated != 0 {
+		s.Truncated++
+		t.event(p, decode.EventTruncated, s.ID, "truncated by the capture: payload length unknown")
+	}
 	kind := decode.MsgSend
 	if p.BTH.Opcode.Op() == decode.OpSendOnlyImm {
 		kind = decode.MsgSendImm
