@@ -61,6 +61,8 @@ func TestGolden(t *testing.T) {
 			"-e", "rocetap.analysis.ack_rtt", "-e", "rocetap.expert.kind"}},
 		{"send_imm.msg-filter", []string{"decode", "-r", td + "rxe/send_imm.pcap", "-Y", "rocetap.msg.length > 1000"}},
 		{"err_retry_exc.text", []string{"decode", "-r", td + "rxe/err_retry_exc.pcap"}},
+		{"err_rnr_recover.retrans-fields", []string{"decode", "-r", td + "rxe/err_rnr_recover.pcap", "-T", "fields",
+			"-Y", "rocetap.analysis.retransmission and rocetap.analysis.cause == \"rnr\"", "-e", "frame.number", "-e", "infiniband.bth.psn"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
