@@ -142,7 +142,7 @@ type Message struct {
 	Kind       decode.MsgKind
 	Opcode     decode.Opcode // of the request's last (or only) packet
 	PSN        uint32        // first PSN of the request
-	Packets    uint32        // request packets (READ: response packets)
+	Packets    uint32        // request packets (READ, ATOMIC: 1)
 	Length     uint64        // payload bytes (READ: the DMA length asked for; ATOMIC: 8)
 	FirstFrame int
 	LastFrame  int

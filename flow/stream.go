@@ -40,10 +40,14 @@ type psnRange struct {
 	answered bool
 }
 
+// pktRec is a recent PSN: its first transmission (frame, t) and its
+// latest (lastFrame, lastT).
 type pktRec struct {
-	psn   uint32
-	frame int
-	t     time.Time
+	psn       uint32
+	frame     int
+	t         time.Time
+	lastFrame int
+	lastT     time.Time
 }
 
 type nakRec struct {
@@ -65,6 +69,8 @@ type pmsg struct {
 	length     uint64
 	firstFrame int
 	firstTime  time.Time
+	lastFrame  int // the latest packet added
+	lastOp     decode.Opcode
 	partial    bool
 }
 
@@ -158,19 +164,20 @@ func (st *reqStream) fill(i int, psn uint32) {
 }
 
 func (st *reqStream) remember(psn uint32, frame int, at time.Time) {
-	st.recent[st.recentN%len(st.recent)] = pktRec{psn, frame, at}
+	st.recent[st.recentN%len(st.recent)] = pktRec{psn, frame, at, frame, at}
 	st.recentN++
 }
 
-func (st *reqStream) original(psn uint32) (pktRec, bool) {
+// original returns the record of psn (nil when it is no longer kept).
+func (st *reqStream) original(psn uint32) *pktRec {
 	n := min(st.recentN, len(st.recent))
 	for i := 1; i <= n; i++ {
-		r := st.recent[(st.recentN-i)%len(st.recent)]
+		r := &st.recent[(st.recentN-i)%len(st.recent)]
 		if r.psn == psn {
-			return r, true
+			return r
 		}
 	}
-	return pktRec{}, false
+	return nil
 }
 
 // position of an opcode within a message.
@@ -307,12 +314,18 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			}
 			break
 		}
-		orig, found := st.original(psn)
+		orig := st.original(psn)
+		found := orig != nil
+		var prev pktRec // the latest transmission before this one
 		if found {
 			a.OrigFrame = orig.frame
+			prev = pktRec{frame: orig.lastFrame, t: orig.lastT}
+			orig.lastFrame, orig.lastT = p.Frame.Number, now
+		} else {
+			orig = &prev
 		}
 		switch {
-		case st.nak.valid && (!found || st.nak.frame > orig.frame) && sub24(psn, st.nak.psn) >= 0:
+		case st.nak.valid && (!found || st.nak.frame > prev.frame) && sub24(psn, st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 			s.Retransmitted++
 			how := "go-back-N after the NAK in frame "
@@ -320,17 +333,17 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 				how = "after the RNR NAK in frame "
 			}
 			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+itoa(int(psn))+" ("+how+itoa(st.nak.frame)+")")
-		case !found || now.Sub(orig.t) >= t.opts.DupWindow:
+		case !found || now.Sub(prev.t) >= t.opts.DupWindow:
 			a.Cause = decode.CauseTimeout
 			s.Retransmitted++
 			text := "Retransmission of PSN " + itoa(int(psn)) + " (no response: transport timer)"
 			if found {
-				text = "Retransmission of PSN " + itoa(int(psn)) + " (first sent in frame " + itoa(orig.frame) + ", " + now.Sub(orig.t).String() + " earlier, no response: transport timer)"
+				text = "Retransmission of PSN " + itoa(int(psn)) + " (last sent in frame " + itoa(prev.frame) + ", " + now.Sub(prev.t).String() + " earlier, no response: transport timer)"
 			}
 			t.event(p, decode.EventRetransmission, s.ID, text)
 		default:
 			s.Duplicates++
-			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+itoa(orig.frame)+" (PSN "+itoa(int(psn))+", "+now.Sub(orig.t).String()+" later, nothing asked for it)")
+			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+itoa(prev.frame)+" (PSN "+itoa(int(psn))+", "+now.Sub(prev.t).String()+" later, nothing asked for it)")
 		}
 	}
 	if d >= 0 {
@@ -391,7 +404,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		if len(st.pend) >= maxPending {
 			t.dropPending(s, st, 0)
 		}
-		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, haveFirst: true, count: 1,
+		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
 			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
 		return
 	}
@@ -425,6 +438,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	}
 	c := &st.pend[idx]
 	c.count++
+	c.lastFrame, c.lastOp = p.Frame.Number, p.BTH.Opcode
 	c.length += plen
 	if c.kind == decode.MsgSend && kind != decode.MsgSend {
 		c.kind = kind // SEND LAST with Immediate / Invalidate
@@ -591,8 +605,14 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			text := decode.SyndromeString(p.AETH.Syndrome)
 			if code == decode.NakPSNSequenceError {
 				t.matchRequest(p, st, psn)
-				st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
-				text += ": the responder expected PSN " + itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
+				if st.inMissing(psn) >= 0 || inWindow(psn, st.first, (st.next+1)&psnMask) {
+					st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
+					text += ": the responder expected PSN " + itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
+				} else {
+					// older than anything the requester sent: a requester
+					// takes it for a stale response and ignores it
+					text += ": the responder expects PSN " + itoa(int(psn)) + ", which the requester never sent (QPs set up with different PSNs?); the requester ignores it"
+				}
 			} else {
 				if i := st.outstandingAt(psn); i >= 0 {
 					o := st.out[i]
@@ -605,12 +625,17 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					s.Messages[c.kind]++
 					s.MessageBytes[c.kind] += c.length
 					if t.opts.OnMessage != nil {
-						t.msg = Message{Session: s.ID, Dir: decode.Direction(1 - side), Kind: c.kind, Opcode: c.op, PSN: c.first, Packets: c.count,
-							Length: c.length, FirstFrame: c.firstFrame, LastFrame: c.firstFrame, Partial: c.partial, NAKed: true}
+						t.msg = Message{Session: s.ID, Dir: decode.Direction(1 - side), Kind: c.kind, Opcode: c.lastOp, PSN: c.first, Packets: c.count,
+							Length: c.length, FirstFrame: c.firstFrame, LastFrame: c.lastFrame, Partial: c.partial, NAKed: true}
 						t.opts.OnMessage(&t.msg)
 					}
-					a.RequestFrame = c.firstFrame
-					a.RTT, a.HasRTT = p.Frame.Time.Sub(c.firstTime), true
+					// the packet the NAK rejects
+					a.RequestFrame = c.lastFrame
+					a.RTT, a.HasRTT = 0, false
+					if r := st.original(psn); r != nil {
+						a.RequestFrame = r.frame
+						a.RTT, a.HasRTT = p.Frame.Time.Sub(r.t), true
+					}
 					text += " for the " + c.kind.String() + " that began in frame " + itoa(c.firstFrame) + " (its other packets are never sent)"
 				}
 			}
@@ -653,6 +678,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			return
 		}
 		a.RequestFrame = rr.req.lastFrame
+		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
 		if d := sub24(psn, rr.next); d != 0 {
 			if d < 0 {
 				s.Duplicates++

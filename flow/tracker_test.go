@@ -383,6 +383,42 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "NAK part-way through a multi-packet WRITE",
+			build: func(g *gen) {
+				g.req(rcWriteFirst, 4480, reth(6000), payload(1024)).req(rcWriteMid, 4481, payload(1024))
+				g.resp(rcAck, 4481, aeth(nakAccess))
+			},
+			events: "3:nak",
+			check: func(t *testing.T, r *result) {
+				if a := r.pkts[2].Analysis; a.RequestFrame != 2 || a.RTT != 10*time.Microsecond {
+					t.Errorf("NAK answers frame %d after %v, want frame 2 after 10µs", a.RequestFrame, a.RTT)
+				}
+				m := r.messages[0]
+				if len(r.messages) != 1 || !m.NAKed || m.LastFrame != 2 || m.Length != 2048 || m.Packets != 2 || m.Opcode.Op() != decode.OpWriteMiddle {
+					t.Errorf("messages %+v", r.messages)
+				}
+				if s := r.tr.Sessions()[0]; s.Partial != 0 || s.NoResponse != 0 {
+					t.Errorf("partial %d noresp %d", s.Partial, s.NoResponse)
+				}
+			},
+		},
+		{
+			name: "NAK PSN sequence error for a PSN never sent is not a go-back-N cause",
+			build: func(g *gen) {
+				g.req(rcWriteOnly, 6144, reth(8), payload(8)).resp(rcAck, 6139, aeth(nakSeq))
+				g.req(rcWriteOnly, 6144, reth(8), payload(8), after(20*time.Millisecond))
+				g.req(rcWriteOnly, 6144, reth(8), payload(8), after(20*time.Millisecond))
+			},
+			events: "2:nak 3:retransmission 4:retransmission 1:no_response",
+			check: func(t *testing.T, r *result) {
+				for _, f := range []int{3, 4} {
+					if a := r.pkts[f-1].Analysis; a.Cause != decode.CauseTimeout || a.OrigFrame != 1 {
+						t.Errorf("frame %d: cause %v orig %d", f, a.Cause, a.OrigFrame)
+					}
+				}
+			},
+		},
+		{
 			name: "opcode out of sequence",
 			build: func(g *gen) {
 				g.req(rcWriteFirst, 1, reth(4096), payload(1024)).req(rcWriteOnly, 2, reth(8), payload(8))
