@@ -8,8 +8,11 @@
 # Writes bench/RESULTS.md; scratch files go to bench/out/ (gitignored).
 # Environment: N (packets, default 1000000), RUNS (runs of the fast
 # commands, best taken, default 3), TSHARK_RUNS (default 1), SAMPLE (packets
-# compared field by field with tshark, default 10000), OUT (scratch
-# directory, default bench/out), RESULTS (default bench/RESULTS.md).
+# compared field by field with tshark, default 10000), STREAM_N (packets
+# gencap streams into `rocetap stats -r -` for the peak-memory check,
+# default 10000000; 0 skips it), STREAM_RUNS (default 1), FLOW_BENCH (0
+# skips `go test -bench Track ./flow`), OUT (scratch directory, default
+# bench/out), RESULTS (default bench/RESULTS.md).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -20,6 +23,9 @@ N=${N:-1000000}
 RUNS=${RUNS:-3}
 TSHARK_RUNS=${TSHARK_RUNS:-1}
 SAMPLE=${SAMPLE:-10000}
+STREAM_N=${STREAM_N:-10000000}
+STREAM_RUNS=${STREAM_RUNS:-1}
+FLOW_BENCH=${FLOW_BENCH:-1}
 GO=${GO:-go}
 OUT=${OUT:-bench/out}
 FILE=$OUT/bench.pcap
@@ -83,6 +89,27 @@ log "warming the page cache"
 cat "$FILE" >/dev/null
 
 # --- timing ------------------------------------------------------------------
+# rss_run OUTFILE CMD...: runs CMD with stdout to OUTFILE (stdin inherited,
+# so it can end a pipeline) and writes "PEAK_RSS_KIB CPU_SECONDS" to
+# $OUT/rss ("0 n/a" when no tool can measure them).
+rss_run() {
+	local out=$1
+	shift
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%M %U %S' -o "$OUT/rss.raw" "$@" >"$out" 2>>"$OUT/stderr.log"
+		tail -n 1 "$OUT/rss.raw" | awk '{ printf "%d %.2f\n", $1, $2 + $3 }' >"$OUT/rss"
+	elif command -v python3 >/dev/null; then
+		python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%d %.2f\n" % (u.ru_maxrss, u.ru_utime + u.ru_stime))
+sys.exit(rc)' "$OUT/rss" "$@" >"$out" 2>>"$OUT/stderr.log"
+	else
+		"$@" >"$out" 2>>"$OUT/stderr.log"
+		echo "0 n/a" >"$OUT/rss"
+	fi
+}
+
 # measure KEY RUNS CMD...: runs CMD (stdout to /dev/null) RUNS times; keeps
 # the best wall time (EPOCHREALTIME, ms resolution) and the largest peak RSS.
 declare -A SECS RSS CPU CMDS
@@ -93,24 +120,10 @@ measure() {
 	local best="" peak=0 cpu="" i t0 t1 s r c
 	for ((i = 1; i <= runs; i++)); do
 		log "$key run $i/$runs"
-		r=0 c=""
 		t0=$EPOCHREALTIME
-		if [ -x /usr/bin/time ]; then
-			/usr/bin/time -f '%M %U %S' -o "$OUT/rss" "$@" >/dev/null 2>>"$OUT/stderr.log"
-			t1=$EPOCHREALTIME
-			read -r r c < <(tail -n 1 "$OUT/rss" | awk '{ printf "%d %.2f\n", $1, $2 + $3 }')
-		elif command -v python3 >/dev/null; then
-			python3 -c 'import resource, subprocess, sys
-rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-open(sys.argv[1], "w").write("%d %.2f\n" % (u.ru_maxrss, u.ru_utime + u.ru_stime))
-sys.exit(rc)' "$OUT/rss" "$@" 2>>"$OUT/stderr.log"
-			t1=$EPOCHREALTIME
-			read -r r c <"$OUT/rss"
-		else
-			"$@" >/dev/null 2>>"$OUT/stderr.log"
-			t1=$EPOCHREALTIME
-		fi
+		rss_run /dev/null "$@"
+		t1=$EPOCHREALTIME
+		read -r r c <"$OUT/rss"
 		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		if [ -z "$best" ] || awk -v s="$s" -v b="$best" 'BEGIN { exit !(s < b) }'; then best=$s cpu=$c; fi
 		[ "$r" -gt "$peak" ] && peak=$r
@@ -126,11 +139,64 @@ measure rocetap_summary "$RUNS" "$BIN" decode -r "$FILE"
 # -T fields checks the ICRC only when a rocetap.* field is asked for; this
 # row shows the cost of the check.
 measure rocetap_icrc "$RUNS" "$BIN" decode -r "$FILE" -T fields "${FIELDS[@]}" -e rocetap.icrc.status
+# The sequential analysis path (read, decode with the ICRC checked, flow
+# tracker, on one goroutine): stats on one core, then with every core (the
+# runtime's helpers may use the second one), then sessions and expert. cat
+# again first, so the ratios compare runs made close together.
+measure cat2 "$RUNS" cat "$FILE"
+measure stats_1 "$RUNS" env GOMAXPROCS=1 "$BIN" stats -r "$FILE"
+measure stats "$RUNS" env -u GOMAXPROCS "$BIN" stats -r "$FILE"
+measure sessions "$RUNS" env -u GOMAXPROCS "$BIN" sessions -r "$FILE"
+measure expert "$RUNS" env -u GOMAXPROCS "$BIN" expert -r "$FILE"
 measure tshark_fields "$TSHARK_RUNS" tshark -r "$FILE" -T fields "${FIELDS[@]}"
 # Display filter: both print the frame numbers of the packets it selects.
 YFILTER='infiniband.bth.opcode in {6..10} and infiniband.reth.dmalen >= 1024 or infiniband.aeth.syndrome & 0x60 == 0x60'
 measure rocetap_filter "$RUNS" "$BIN" decode -r "$FILE" -Y "$YFILTER" -T fields -e frame.number
 measure tshark_filter "$TSHARK_RUNS" tshark -r "$FILE" -Y "$YFILTER" -T fields -e frame.number
+
+# --- streamed: peak memory of rocetap stats on a long capture ---------------
+# gencap writes STREAM_N packets to a pipe (nothing on disk: 10 million
+# packets would be about 8.7 GB); rocetap stats reads them from stdin. Peak
+# RSS and CPU time are rocetap's alone. `gencap | cat` first gives the pipe
+# limit: through a pipe both processes share the two CPUs with the copies.
+STREAM_BEST="" STREAM_RSS=0 STREAM_CPU="n/a" STREAM_GEN_CPU="n/a" PIPE_BEST="" STREAM_PKTS=0 STREAM_BYTES=0
+if [ "$STREAM_N" -gt 0 ]; then
+	gen_timed() { # gencap's CPU time to $OUT/gen.cpu when GNU time is there
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f '%U %S' -o "$OUT/gen.cpu" "$OUT/gencap" -n "$STREAM_N" -o -
+		else
+			echo "n/a" >"$OUT/gen.cpu"
+			"$OUT/gencap" -n "$STREAM_N" -o -
+		fi
+	}
+	for ((i = 1; i <= STREAM_RUNS; i++)); do
+		log "gencap -n $STREAM_N -o - | cat, run $i/$STREAM_RUNS"
+		t0=$EPOCHREALTIME
+		"$OUT/gencap" -n "$STREAM_N" -o - | cat >/dev/null
+		s=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+		if [ -z "$PIPE_BEST" ] || awk -v s="$s" -v b="$PIPE_BEST" 'BEGIN { exit !(s < b) }'; then PIPE_BEST=$s; fi
+		log "gencap -n $STREAM_N -o - | rocetap stats -r -, run $i/$STREAM_RUNS"
+		t0=$EPOCHREALTIME
+		gen_timed | rss_run "$OUT/stream_stats.txt" "$BIN" stats -r -
+		t1=$EPOCHREALTIME
+		read -r r c <"$OUT/rss"
+		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		if [ -z "$STREAM_BEST" ] || awk -v s="$s" -v b="$STREAM_BEST" 'BEGIN { exit !(s < b) }'; then
+			STREAM_BEST=$s STREAM_CPU=$c
+			STREAM_GEN_CPU=$(tail -n 1 "$OUT/gen.cpu" | awk 'NF == 2 { printf "%.2f", $1 + $2; next } { print "n/a" }')
+		fi
+		[ "$r" -gt "$STREAM_RSS" ] && STREAM_RSS=$r
+	done
+	# "Packets: N (B bytes), ..." is the first line of the stats report.
+	read -r STREAM_PKTS STREAM_BYTES < <(awk 'NR == 1 && $1 == "Packets:" { gsub(/[(]/, "", $3); print $2, $3 }' "$OUT/stream_stats.txt") || true
+	STREAM_PKTS=${STREAM_PKTS:-0} STREAM_BYTES=${STREAM_BYTES:-0}
+fi
+
+# --- flow tracker micro-benchmark ---------------------------------------------
+if [ "$FLOW_BENCH" != 0 ]; then
+	log "go test -bench Track ./flow"
+	"$GO" test -run XXX -bench Track -benchmem ./flow >"$OUT/gotest-flow.txt" 2>&1 || log "WARNING: go test -bench Track ./flow failed (see $OUT/gotest-flow.txt)"
+fi
 
 # --- sanity checks (untimed) -----------------------------------------------
 "$BIN" decode -r "$FILE" -Y "$YFILTER" -T fields -e frame.number >"$OUT/filter_rocetap.txt"
@@ -147,6 +213,14 @@ opcode_mix=$(cut -f1 "$OUT/all.txt" | sort -n | uniq -c | awk '
 	BEGIN { split("SEND First,SEND Middle,SEND Last,,SEND Only,,RDMA WRITE First,RDMA WRITE Middle,RDMA WRITE Last,,RDMA WRITE Only,,RDMA READ Request,READ Response First,READ Response Middle,READ Response Last,READ Response Only,Acknowledge", name, ",") }
 	{ printf "%9d  %3s  RC %s\n", $1, $2, name[$2 + 1] }')
 rm -f "$OUT/all.txt"
+
+log "checking rocetap stats, sessions and expert"
+"$BIN" stats -r "$FILE" >"$OUT/stats.txt"
+stats_pkts=$(awk 'NR == 1 && $1 == "Packets:" { print $2 }' "$OUT/stats.txt")
+stats_sessions=$(awk '$1 == "Sessions:" { print $2; exit }' "$OUT/stats.txt")
+stats_losses=$(awk '/^  PSN gaps / { gsub(/,/, ""); g += $3; r += $8; d += $10; o += $12 } END { printf "%d PSN gaps, %d retransmissions, %d duplicates, %d out-of-order", g, r, d, o }' "$OUT/stats.txt")
+sessions_count=$("$BIN" sessions -r "$FILE" | awk 'NR == 1 && $1 == "Sessions:" { print $2 }')
+expert_events=$("$BIN" expert -r "$FILE" | awk 'NR == 1 && $1 == "Expert" { print $3 }')
 
 log "comparing the first $SAMPLE packets with tshark"
 "$BIN" decode -r "$FILE" -c "$SAMPLE" -T fields "${FIELDS[@]}" >"$OUT/sample.rocetap.txt"
@@ -165,7 +239,7 @@ fi
 pps() { awk -v n="$PKTS" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
 mbs() { awk -v b="$SIZE" -v s="$1" 'BEGIN { printf "%.0f", b / s / 1e6 }'; }
 mb() { awk -v k="$1" 'BEGIN { if (k > 0) printf "%.0f", k / 1024; else printf "n/a" }'; }
-grp() { awk -v n="$1" 'BEGIN { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
+grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.]+$/) { print n; exit } s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
 
 ratio_tshark=$(awk -v r="${SECS[rocetap_fields]}" -v t="${SECS[tshark_fields]}" 'BEGIN { printf "%.1f", t / r }')
 ratio_cat=$(awk -v r="${SECS[rocetap_fields]}" -v c="${SECS[cat]}" 'BEGIN { printf "%.2f", r / c }')
@@ -183,6 +257,27 @@ rss_note="rocetap's peak RSS is far below the file size: it streams the capture 
 if [ "${RSS[rocetap_fields]}" -gt $((SIZE / 2048)) ]; then
 	rss_note="rocetap's peak RSS includes the pages of the capture it maps with mmap (about the file size), not only its own memory."
 fi
+# The analysis path (stats, sessions, expert).
+cat_best=$(awk -v a="${SECS[cat]}" -v b="${SECS[cat2]}" 'BEGIN { print (a < b) ? a : b }')
+ratio_stats1=$(awk -v r="${SECS[stats_1]}" -v c="$cat_best" 'BEGIN { printf "%.2f", r / c }')
+ratio_stats=$(awk -v r="${SECS[stats]}" -v c="$cat_best" 'BEGIN { printf "%.2f", r / c }')
+pass_ratio_stats1=$(awk -v x="$ratio_stats1" 'BEGIN { print (x <= 4) ? "PASS" : "FAIL" }')
+pass_ratio_stats=$(awk -v x="$ratio_stats" 'BEGIN { print (x <= 4) ? "PASS" : "FAIL" }')
+pps_stats1=$(pps "${SECS[stats_1]}")
+pps_stats=$(pps "${SECS[stats]}")
+pass_pps_stats1=$(awk -v x="$pps_stats1" 'BEGIN { print (x >= 2000000) ? "PASS" : "FAIL" }')
+pass_pps_stats=$(awk -v x="$pps_stats" 'BEGIN { print (x >= 2000000) ? "PASS" : "FAIL" }')
+# Streamed run: the bytes through the pipe are the pcap file gencap would
+# write (24-byte header, 16 bytes per record).
+stream_size=$(awk -v n="$STREAM_PKTS" -v b="$STREAM_BYTES" 'BEGIN { printf "%.0f", 24 + 16 * n + b }')
+spps() { awk -v n="$STREAM_PKTS" -v s="$1" 'BEGIN { if (s + 0 > 0) printf "%.0f", n / s; else printf "n/a" }'; }
+smbs() { awk -v b="$stream_size" -v s="$1" 'BEGIN { if (s + 0 > 0) printf "%.0f", b / s / 1e6; else printf "n/a" }'; }
+stream_rss_mib=$(awk -v k="$STREAM_RSS" 'BEGIN { printf "%.1f", k / 1024 }')
+pass_stream_rss=$(awk -v k="$STREAM_RSS" -v n="$STREAM_PKTS" -v want="$STREAM_N" 'BEGIN { print (k > 0 && k < 100 * 1024 && n == want) ? "PASS" : "FAIL" }')
+# go test -bench Track/rc: ns/op and allocs/op are per packet.
+read -r track_ns track_allocs track_bytes < <(awk '$1 ~ /^BenchmarkTrack\/rc-/ { for (i = 2; i <= NF; i++) { if ($i == "ns/op") ns = $(i-1); if ($i == "allocs/op") al = $(i-1); if ($i == "B/op") by = $(i-1) } } END { print (ns == "" ? "n/a" : ns), (al == "" ? "n/a" : al), (by == "" ? "n/a" : by) }' "$OUT/gotest-flow.txt" 2>/dev/null || echo "n/a n/a n/a")
+pass_track=$(awk -v a="$track_allocs" 'BEGIN { print (a == "0") ? "PASS" : (a == "n/a" ? "n/a" : "FAIL") }')
+
 total_secs=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 
 row() { # key label
@@ -252,6 +347,61 @@ row() { # key label
 	echo '```'
 	echo "$opcode_mix"
 	echo '```'
+	echo
+	echo "## rocetap stats, sessions, expert"
+	echo
+	echo "These commands read, decode (ICRC checked) and track every packet in capture order on one goroutine (internal/cli/sequential.go). Same capture, same method (best of $RUNS); \`cat\` was timed again just before them and the ratios use the faster of the two \`cat\` rows ($cat_best s)."
+	echo
+	echo '```sh'
+	echo "${CMDS[cat2]}"
+	echo "${CMDS[stats_1]}"
+	echo "${CMDS[stats]}"
+	echo "${CMDS[sessions]}"
+	echo "${CMDS[expert]}"
+	echo '```'
+	echo
+	echo "| tool | seconds | packets/s | MB/s | peak RSS MB | CPU s (user+sys) |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	row cat2 "cat (again, before stats)"
+	row stats_1 "rocetap stats, GOMAXPROCS=1"
+	row stats "rocetap stats, default GOMAXPROCS ($(nproc))"
+	row sessions "rocetap sessions, default GOMAXPROCS"
+	row expert "rocetap expert, default GOMAXPROCS"
+	echo
+	if [ "$STREAM_N" -gt 0 ]; then
+		echo "Streamed, nothing on disk: \`$OUT/gencap -n $STREAM_N -o - | $BIN stats -r -\` (best of $STREAM_RUNS; $(grp "$STREAM_PKTS") packets, $(grp "$stream_size") bytes through the pipe). Peak RSS and CPU are rocetap's; gencap used ${STREAM_GEN_CPU} CPU s. Both processes and the pipe copies share the $(nproc) CPUs: the first row (\`gencap | cat\`) is the most the pipe carries here, so a wall time close to it means the pipe, not rocetap, is the limit; packets per rocetap CPU-second is rocetap's own rate."
+		echo
+		echo "| pipeline | seconds | packets/s | MB/s | peak RSS MB (rocetap) | rocetap CPU s | packets per rocetap CPU s |"
+		echo "|---|---:|---:|---:|---:|---:|---:|"
+		echo "| gencap \| cat (pipe limit) | $PIPE_BEST | $(grp "$(spps "$PIPE_BEST")") | $(smbs "$PIPE_BEST") | | | |"
+		echo "| gencap \| rocetap stats -r - | $STREAM_BEST | $(grp "$(spps "$STREAM_BEST")") | $(smbs "$STREAM_BEST") | $stream_rss_mib | $STREAM_CPU | $(grp "$(spps "$STREAM_CPU")") |"
+		echo
+	fi
+	echo "| target | value | target | result |"
+	echo "|---|---:|---:|---|"
+	echo "| rocetap stats packets/s, one core (GOMAXPROCS=1) | $(grp "$pps_stats1") | ≥ 2,000,000 | **$pass_pps_stats1** |"
+	echo "| rocetap stats packets/s, default GOMAXPROCS (for information) | $(grp "$pps_stats") | ≥ 2,000,000 | **$pass_pps_stats** |"
+	echo "| rocetap stats time / cat time, GOMAXPROCS=1 | ${ratio_stats1}× | ≤ 4× | **$pass_ratio_stats1** |"
+	echo "| rocetap stats time / cat time, default GOMAXPROCS | ${ratio_stats}× | ≤ 4× | **$pass_ratio_stats** |"
+	if [ "$STREAM_N" -gt 0 ]; then
+		echo "| rocetap stats peak RSS, $(grp "$STREAM_N") packets streamed | $stream_rss_mib MiB | < 100 MiB | **$pass_stream_rss** |"
+	fi
+	if [ "$FLOW_BENCH" != 0 ]; then
+		echo "| flow Tracker.Track, steady state (BenchmarkTrack/rc) | $track_ns ns/packet, $track_allocs allocs/packet | 0 allocs | **$pass_track** |"
+	fi
+	echo
+	echo "Sanity: \`rocetap stats\` counted $(grp "${stats_pkts:-0}") packets (the file has $(grp "$PKTS")) in ${stats_sessions:-?} sessions (\`rocetap sessions\`: ${sessions_count:-?}), with $stats_losses; \`rocetap expert\`: ${expert_events:-?} events (gencap writes a clean stream: 0 expected)."
+	if [ "$STREAM_N" -gt 0 ]; then
+		echo "The streamed run counted $(grp "$STREAM_PKTS") packets (want $(grp "$STREAM_N"))."
+	fi
+	if [ "$FLOW_BENCH" != 0 ] && [ -f "$OUT/gotest-flow.txt" ]; then
+		echo
+		echo "From $OUT/gotest-flow.txt (\`go test -run XXX -bench Track -benchmem ./flow\`; one op is one packet, see flow/bench_test.go):"
+		echo
+		echo '```'
+		cat "$OUT/gotest-flow.txt"
+		echo '```'
+	fi
 	if [ -f bench/out/gotest.txt ]; then
 		echo
 		echo "## go test -bench"
@@ -268,3 +418,6 @@ log "wrote $RESULTS in ${total_secs} s"
 printf 'rocetap %s pkt/s, tshark %s pkt/s, cat %s pkt/s; rocetap/tshark %s× (%s), rocetap/cat %s× (%s)\n' \
 	"$(pps "${SECS[rocetap_fields]}")" "$(pps "${SECS[tshark_fields]}")" "$(pps "${SECS[cat]}")" \
 	"$ratio_tshark" "$pass_tshark" "$ratio_cat" "$pass_cat"
+printf 'stats %s pkt/s on one core (%s), %s pkt/s default; stats/cat %s× / %s× (%s / %s); peak RSS %s MiB on %s streamed packets (%s); Track %s ns/pkt, %s allocs/pkt (%s)\n' \
+	"$pps_stats1" "$pass_pps_stats1" "$pps_stats" "$ratio_stats1" "$ratio_stats" "$pass_ratio_stats1" "$pass_ratio_stats" \
+	"$stream_rss_mib" "$STREAM_PKTS" "$pass_stream_rss" "$track_ns" "$track_allocs" "$pass_track"
