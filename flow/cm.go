@@ -47,10 +47,9 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 				old.s.Closed = true // a new connection reuses the QPN
 				t.dropUnpaired(old.s)
 			}
-			t.halves[k] = half{n, uint8(side)}
+			t.setHalf(k, half{n, uint8(side)})
 			n.key[side], n.has[side] = k, true
 		}
-		t.lastOK = false
 		t.event(p, decode.EventConnect, n.ID, text+": session "+itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
 	case decode.CMAttrRTU:
 		t.event(p, decode.EventConnect, s, "CM RTU: connection ready to use")

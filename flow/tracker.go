@@ -32,10 +32,10 @@ type Options struct {
 type Tracker struct {
 	opts Options
 
-	halves   map[halfKey]half
-	lastKey  halfKey
-	lastHalf half
-	lastOK   bool
+	halves map[halfKey]half
+	// cache is a direct-mapped cache in front of halves: a map lookup
+	// hashes the 36-byte key, the cache compares it.
+	cache    [cacheSize]cacheEntry
 	ud       map[udKey]*Session
 	unpaired map[pairKey][]*Session
 	cmReqs   map[cmKey]cmReq
@@ -50,6 +50,40 @@ type addr16 = [16]byte
 
 // halfKey is one direction of a connection: packets from src to dst for
 // the destination QP qp.
+const cacheSize = 1024
+
+type cacheEntry struct {
+	key halfKey
+	h   half
+}
+
+func (k *halfKey) slot() int {
+	x := k.qp*0x9e3779b1 ^ uint32(k.src[15])<<8 ^ uint32(k.src[14])<<16 ^ uint32(k.dst[15]) ^ uint32(k.dst[13])<<24
+	return int(x>>16^x) & (cacheSize - 1)
+}
+
+// setHalf maps a direction to its session (and keeps the cache right).
+func (t *Tracker) setHalf(k halfKey, h half) {
+	t.halves[k] = h
+	e := &t.cache[k.slot()]
+	if e.h.s != nil && e.key == k {
+		e.h = h
+	}
+}
+
+// lookup finds a direction's session.
+func (t *Tracker) lookup(k halfKey) (half, bool) {
+	e := &t.cache[k.slot()]
+	if e.h.s != nil && e.key == k {
+		return e.h, true
+	}
+	h, ok := t.halves[k]
+	if ok {
+		e.key, e.h = k, h
+	}
+	return h, ok
+}
+
 type halfKey struct {
 	src, dst addr16
 	qp       uint32
@@ -186,31 +220,23 @@ func (t *Tracker) Track(p *decode.Packet) {
 	}
 
 	key := halfKey{src, dst, p.BTH.DestQP}
-	var h half
-	if t.lastOK && key == t.lastKey {
-		h = t.lastHalf
-	} else {
-		var ok bool
-		h, ok = t.halves[key]
-		if !ok {
-			if s := t.findPair(key, p); s != nil && op.IsResponse() {
-				// the first response of a direction: it answers an
-				// unpaired session's requests
-				t.pair(s, key)
-				h = half{s, 1}
-			} else {
-				h = t.newHalf(p, key, lid)
-			}
+	h, ok := t.lookup(key)
+	if !ok {
+		if s := t.findPair(key, p); s != nil {
+			// the first response of a direction: it answers an
+			// unpaired session's requests
+			t.pair(s, key)
+			h = half{s, 1}
+		} else {
+			h = t.newHalf(p, key, lid)
 		}
 	}
 	s, side := h.s, h.side
 	if op.IsResponse() && s.Learned == decode.PairingNone && !s.has[1] && hasResponses(s) {
 		if s2, ok := t.tryPair(s, key, p); ok {
 			s, side = s2, 1
-			h = half{s2, 1}
 		}
 	}
-	t.lastKey, t.lastHalf, t.lastOK = key, h, true
 
 	d := &s.Sent[side]
 	d.Packets++
@@ -273,7 +299,7 @@ func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
 	s.B.QPN, s.B.QPNKnown = key.qp, true
 	s.key[0], s.has[0] = key, true
 	h := half{s, 0}
-	t.halves[key] = h
+	t.setHalf(key, h)
 	if hasResponses(s) {
 		pk := pairKey{key.src, key.dst}
 		t.unpaired[pk] = append(t.unpaired[pk], s)
@@ -318,7 +344,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 // pair makes direction key s's side B.
 func (t *Tracker) pair(s *Session, key halfKey) {
 	s.key[1], s.has[1] = key, true
-	t.halves[key] = half{s, 1}
+	t.setHalf(key, half{s, 1})
 	s.Learned = decode.PairingResponse
 	s.A.QPN, s.A.QPNKnown = key.qp, true
 	t.dropUnpaired(s)

@@ -51,17 +51,20 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			if first {
 				an.start, first = p.Frame.Time, false
 			}
-			keep := flt == nil || flt.Match(p)
-			if keep {
-				an.totals.Add(p)
-				if p.Analysis.Session != 0 {
-					matched[p.Analysis.Session] = true
-				}
+			if flt != nil && !flt.Match(p) {
+				pending = pending[:0]
+				return true
+			}
+			an.totals.Add(p)
+			if flt != nil && p.Analysis.Session != 0 {
+				matched[p.Analysis.Session] = true
+			}
+			if len(pending) > 0 {
 				for i := range pending {
 					an.expert.Add(&pending[i])
 				}
+				pending = pending[:0]
 			}
-			pending = pending[:0]
 			return true
 		},
 	})

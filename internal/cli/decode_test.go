@@ -268,3 +268,45 @@ func TestBadFilterFailsBeforeReading(t *testing.T) {
 		t.Fatalf("filter check error: %d %q", code, errOut)
 	}
 }
+
+// The tracked commands have two paths: one goroutine (one core, or
+// ROCETAP_WORKERS=1) and a reader goroutine beside the tracker. Both give
+// the same output, and a corrupt file reports everything before it.
+func TestTrackedPaths(t *testing.T) {
+	cmds := [][]string{
+		{"sessions", "-r", td + "rxe/cm_perftest.pcap"},
+		{"stats", "-r", td + "rxe/ipv6_mix.pcap", "-T", "json"},
+		{"expert", "-r", td + "rxe/err_rnr_recover.pcap"},
+		{"decode", "-r", td + "rxe/pt_send.pcap", "-c", "7"},
+	}
+	for _, c := range cmds {
+		a, _, codeA := run(t, nil, c...)
+		t.Setenv("ROCETAP_WORKERS", "1")
+		b, _, codeB := run(t, nil, c...)
+		os.Unsetenv("ROCETAP_WORKERS")
+		if a != b || codeA != 0 || codeB != 0 {
+			t.Errorf("%v: outputs differ between the two paths (exit %d, %d)", c, codeA, codeB)
+		}
+	}
+	data, err := os.ReadFile(td + "rxe/read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 24
+	for i := 1; i < 9; i++ {
+		off += 16 + int(binary.LittleEndian.Uint32(data[off+8:]))
+	}
+	bad := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(bad[off+8:], 0x7fffffff)
+	path := filepath.Join(t.TempDir(), "corrupt.pcap")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []string{"", "1"} {
+		t.Setenv("ROCETAP_WORKERS", workers)
+		out, errOut, code := run(t, nil, "stats", "-r", path)
+		if code != 2 || !strings.Contains(out, "Packets: 8 ") || !strings.Contains(errOut, "packet 9") {
+			t.Errorf("workers=%q: exit %d, stats of the 8 good packets expected:\n%s\nstderr %s", workers, code, out, errOut)
+		}
+	}
+}

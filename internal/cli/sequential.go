@@ -2,8 +2,11 @@ package cli
 
 import (
 	"io"
+	"os"
+	"runtime"
 	"time"
 
+	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
@@ -43,8 +46,11 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 		prog = startProgress(ios.ErrOut, size)
 		defer prog.stop()
 	}
+	if runtime.GOMAXPROCS(0) > 1 && os.Getenv("ROCETAP_WORKERS") != "1" {
+		return trackBatches(r, prog, dec, to)
+	}
 	p := new(decode.Packet)
-	var first, prev time.Time
+	var first, prev int64 // ns since the epoch: cheaper than time.Time.Sub per packet
 	n, passed := 0, 0
 	for {
 		data, info, err := r.Next()
@@ -58,12 +64,13 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 			return passed, &exitError{code: 2, err: err}
 		}
 		n++
+		ns := info.Timestamp.UnixNano()
 		if n == 1 {
-			first, prev = info.Timestamp, info.Timestamp
+			first, prev = ns, ns
 		}
-		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, TimeRelative: info.Timestamp.Sub(first),
-			TimeDelta: info.Timestamp.Sub(prev), Len: info.Length, Interface: info.InterfaceIndex}
-		prev = info.Timestamp
+		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, TimeRelative: time.Duration(ns - first),
+			TimeDelta: time.Duration(ns - prev), Len: info.Length, Interface: info.InterfaceIndex}
+		prev = ns
 		dec.Decode(p, data, info.LinkType)
 		if to.tracker != nil {
 			to.tracker.Track(p)
@@ -82,4 +89,70 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 			return passed, nil
 		}
 	}
+}
+
+// trackBatches is runTracked with more than one core: a reader goroutine
+// reads the capture and copies packets into batches (as runPipeline's
+// does) while this goroutine decodes, tracks, filters and hands them on in
+// file order. Measured on 2 cores, this split beats a third stage that
+// decodes in parallel: the tracker is fast, and every hand-off costs.
+func trackBatches(r *capture.Reader, prog *progress, dec *decode.Decoder, to trackOptions) (int, error) {
+	free := make(chan *batch, inFlight)
+	work := make(chan *batch, inFlight)
+	order := make(chan *batch, inFlight)
+	done := make(chan struct{})
+	for range inFlight {
+		free <- &batch{frames: make([]decode.Frame, batchSize), spans: make([]span, batchSize),
+			links: make([]uint16, batchSize), ready: make(chan struct{}, 1)}
+	}
+	go readBatches(r, prog, free, work, order, done)
+	// Batches need no work here before they come in order.
+	go func() {
+		for b := range work {
+			b.ready <- struct{}{}
+		}
+	}()
+	p := new(decode.Packet)
+	defer func() {
+		close(done)
+		for b := range order { // let the reader stop
+			<-b.ready
+		}
+	}()
+	passed := 0
+	for b := range order {
+		<-b.ready
+		for i := 0; i < b.n; i++ {
+			p.Frame = b.frames[i]
+			sp := b.spans[i]
+			dec.Decode(p, b.arena[sp.off:sp.end:sp.end], b.links[i])
+			if to.tracker != nil {
+				to.tracker.Track(p)
+			}
+			if to.filter != nil && !to.filter.Match(p) {
+				continue
+			}
+			passed++
+			if to.each != nil && !to.each(p) {
+				return passed, nil
+			}
+			if to.limit > 0 && passed >= to.limit {
+				return passed, nil
+			}
+		}
+		if b.err != nil {
+			if to.tracker != nil {
+				to.tracker.Flush()
+			}
+			if b.err == io.EOF {
+				return passed, nil
+			}
+			return passed, &exitError{code: 2, err: b.err}
+		}
+		free <- b
+	}
+	if to.tracker != nil {
+		to.tracker.Flush()
+	}
+	return passed, nil
 }
