@@ -139,9 +139,9 @@ measure rocetap_summary "$RUNS" "$BIN" decode -r "$FILE"
 # -T fields checks the ICRC only when a rocetap.* field is asked for; this
 # row shows the cost of the check.
 measure rocetap_icrc "$RUNS" "$BIN" decode -r "$FILE" -T fields "${FIELDS[@]}" -e rocetap.icrc.status
-# The sequential analysis path (read, decode with the ICRC checked, flow
-# tracker, on one goroutine): stats on one core, then with every core (the
-# runtime's helpers may use the second one), then sessions and expert. cat
+# The analysis path (read, decode with the ICRC checked, flow tracker, in
+# capture order): stats on one core (one goroutine), then with every core
+# (a reader goroutine beside the decoding tracker), then sessions and expert. cat
 # again first, so the ratios compare runs made close together.
 measure cat2 "$RUNS" cat "$FILE"
 measure stats_1 "$RUNS" env GOMAXPROCS=1 "$BIN" stats -r "$FILE"
@@ -350,7 +350,7 @@ row() { # key label
 	echo
 	echo "## rocetap stats, sessions, expert"
 	echo
-	echo "These commands read, decode (ICRC checked) and track every packet in capture order on one goroutine (internal/cli/sequential.go). Same capture, same method (best of $RUNS); \`cat\` was timed again just before them and the ratios use the faster of the two \`cat\` rows ($cat_best s)."
+	echo "These commands read, decode (ICRC checked) and track every packet in capture order (internal/cli/sequential.go): on one goroutine with GOMAXPROCS=1, else with a reader goroutine beside the one that decodes and tracks. Same capture, same method (best of $RUNS); \`cat\` was timed again just before them and the ratios use the faster of the two \`cat\` rows ($cat_best s)."
 	echo
 	echo '```sh'
 	echo "${CMDS[cat2]}"
