@@ -18,6 +18,7 @@ build:
 
 run: build
 	./$(BIN) decode -r $(CAPTURE)
+	./$(BIN) sessions -r $(CAPTURE)
 
 # Oracles: tshark (field conformance) and scapy (ICRC). Installed with
 # apt-get when missing; set ROCETAP_REQUIRE_ORACLES=0 to let the tests skip

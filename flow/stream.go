@@ -27,6 +27,8 @@ type reqStream struct {
 	recentN         int
 	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
 	skipOut         bool   // the request being assembled was already answered
+	resent          bool   // a PSN was sent again (resentPSN the highest): repeated answers are due
+	resentPSN       uint32
 	rr              readResp
 	packetsSinceGap int
 	lastAcked       uint32
@@ -313,6 +315,9 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 				t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: PSN "+itoa(int(psn))+" arrives after later PSNs (expected "+itoa(int(st.next))+")")
 			}
 			break
+		}
+		if !st.resent || sub24(psn, st.resentPSN) > 0 {
+			st.resent, st.resentPSN = true, psn
 		}
 		orig := st.original(psn)
 		found := orig != nil
@@ -806,6 +811,20 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 	switch {
 	case st.started && sub24(psn, st.next) >= 0:
 		t.unseen(p, s, st, what)
+	case st.outstandingAt(psn) >= 0 || st.pendingAt(psn) >= 0:
+		// an ACK inside a message: the responder acknowledges its packets
+		// so far (AckReq on a middle packet, or coalescing on the way)
+		if r := st.original(psn); r != nil {
+			p.Analysis.RequestFrame = r.frame
+			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.t), true
+		}
+	case (st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started) && st.resent && sub24(psn, st.resentPSN) <= 0:
+		// the requester sent the request again: the responder answers
+		// the copy as the spec asks (a repeated ACK or READ response)
+		if r := st.original(psn); r != nil {
+			p.Analysis.RequestFrame = r.lastFrame
+			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.lastT), true
+		}
 	case st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started:
 		s.Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+itoa(int(psn))+" again (the request was already answered)")

@@ -419,6 +419,55 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "ACK for a middle packet (AckReq mid-message) is not an error",
+			build: func(g *gen) {
+				g.req(rcWriteFirst, 30, reth(3000), payload(1024)).req(rcWriteMid, 31, payload(1024))
+				g.resp(rcAck, 31, aeth(ack))
+				g.req(rcWriteLast, 32, payload(952)).resp(rcAck, 32, aeth(ack))
+			},
+			events: "",
+			check: func(t *testing.T, r *result) {
+				if a := r.pkts[2].Analysis; a.RequestFrame != 2 || len(a.Acked) != 0 {
+					t.Errorf("middle ACK: request %d acked %v", a.RequestFrame, a.Acked)
+				}
+				if a := r.pkts[4].Analysis; fmt.Sprint(a.Acked) != "[4]" {
+					t.Errorf("final ACK acked %v", a.Acked)
+				}
+			},
+		},
+		{
+			name: "ACK lost, the request resent by timeout, ACKed again",
+			build: func(g *gen) {
+				g.req(rcSendOnly, 70, payload(8)).resp(rcAck, 70, aeth(ack))
+				g.req(rcSendOnly, 70, payload(8), after(20*time.Millisecond)).resp(rcAck, 70, aeth(ack))
+			},
+			events: "3:retransmission",
+			check: func(t *testing.T, r *result) {
+				if a := r.pkts[3].Analysis; a.RequestFrame != 3 {
+					t.Errorf("repeated ACK answers frame %d, want the copy in 3", a.RequestFrame)
+				}
+			},
+		},
+		{
+			name: "both sides send requests, no CM: one session",
+			build: func(g *gen) {
+				g.req(rcSendOnly, 1000, payload(8))
+				g.resp(rcSendOnly, 5000, payload(8)) // B's own request, before any answer
+				g.resp(rcAck, 1000, aeth(ack))
+				g.req(rcAck, 5000, aeth(ack))
+			},
+			events: "",
+			check: func(t *testing.T, r *result) {
+				ss := r.tr.Sessions()
+				if len(ss) != 1 || ss[0].Learned != decode.PairingResponse || ss[0].Messages[decode.MsgSend] != 2 || ss[0].Sent[1].Requests != 1 {
+					t.Fatalf("sessions: %d, first %+v", len(ss), ss[0])
+				}
+				if a := r.pkts[3].Analysis; a.RequestFrame != 2 || a.Session != ss[0].ID {
+					t.Errorf("A's ACK of B's SEND: request %d session %d", a.RequestFrame, a.Session)
+				}
+			},
+		},
+		{
 			name: "opcode out of sequence",
 			build: func(g *gen) {
 				g.req(rcWriteFirst, 1, reth(4096), payload(1024)).req(rcWriteOnly, 2, reth(8), payload(8))
