@@ -29,6 +29,8 @@ type reqStream struct {
 	skipOut         bool   // the request being assembled was already answered
 	resent          bool   // a PSN was sent again (resentPSN the highest): repeated answers are due
 	resentPSN       uint32
+	answered        bool   // a response for this stream was seen
+	forgotten       uint64 // outstanding requests dropped to bound memory
 	rr              readResp
 	packetsSinceGap int
 	lastAcked       uint32
@@ -522,7 +524,11 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 		return
 	}
 	if len(st.out) >= t.opts.MaxOutstanding {
-		st.out = append(st.out[:0], st.out[1:]...)
+		// no answers for this long: the capture may hold one direction
+		// only. Forget the oldest quarter at once (amortized O(1)).
+		drop := max(1, len(st.out)/4)
+		st.forgotten += uint64(drop)
+		st.out = append(st.out[:0], st.out[drop:]...)
 	}
 	// Keep the list in PSN order (a packet that fills a gap completes a
 	// message older than the newest): ackUpTo stops at the first request
@@ -577,6 +583,7 @@ func (t *Tracker) inferReadMTU(s *Session, l, n uint32) {
 // it answers the requests of the other side.
 func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 	st := &s.req[1-side]
+	st.answered = true
 	a := &p.Analysis
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode.Op()
@@ -857,11 +864,22 @@ func (t *Tracker) Flush() {
 				s.Partial++
 				st.rr.active = false
 			}
+			var due []outReq
 			for _, o := range st.out {
 				if o.rnr || t.end.Sub(o.firstTime) < t.opts.NoResponseAfter {
 					continue // RNR NAKed: the requester ran out of RNR retries
 				}
-				s.NoResponse++
+				due = append(due, o)
+			}
+			s.NoResponse += uint64(len(due)) + st.forgotten
+			if !st.answered && len(due)+int(st.forgotten) > 16 && len(st.out) > 0 {
+				// not one answer in the whole capture: one finding, not
+				// thousands
+				o := st.out[0]
+				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, itoa(len(due)+int(st.forgotten))+" requests from frame "+itoa(o.lastFrame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
+				due = nil
+			}
+			for _, o := range due {
 				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+itoa(o.lastFrame)+" (PSN "+itoa(int(o.last))+") was never answered")
 			}
 			st.out = st.out[:0]

@@ -19,7 +19,8 @@ type Options struct {
 	// must have been sent to count as never answered. 0 means 1 ms.
 	NoResponseAfter time.Duration
 	// MaxOutstanding bounds the requests kept per direction while waiting
-	// for their responses; the oldest are dropped beyond it. 0 means 65536.
+	// for their responses (a real send queue holds a few thousand); the
+	// oldest are dropped beyond it. 0 means 16384.
 	MaxOutstanding int
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.
@@ -125,7 +126,7 @@ func New(o Options) *Tracker {
 		o.NoResponseAfter = time.Millisecond
 	}
 	if o.MaxOutstanding == 0 {
-		o.MaxOutstanding = 65536
+		o.MaxOutstanding = 16384
 	}
 	return &Tracker{
 		opts:     o,

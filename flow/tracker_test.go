@@ -553,6 +553,28 @@ func TestTrackerManyQPs(t *testing.T) {
 	}
 }
 
+// A capture of one direction only: every request waits for an answer that
+// is not in it. Memory stays bounded and the finding is one event.
+func TestTrackerOneDirection(t *testing.T) {
+	g := &gen{qa: 1, qb: 2}
+	const n = 20000
+	for i := range n {
+		g.req(rcWriteOnly, uint32(i), reth(8), payload(8))
+	}
+	r := run(g.frames, Options{MaxOutstanding: 1024})
+	if len(r.events) != 1 || r.events[0].Kind != decode.EventNoResponse {
+		t.Errorf("events %q, want one no_response", r.eventSummary())
+	}
+	s := r.tr.Sessions()[0]
+	// the last 100 (1 ms at 10 µs apart) were not due an answer yet
+	if s.NoResponse != n-100 || s.Messages[decode.MsgWrite] != n {
+		t.Errorf("unanswered %d, writes %d", s.NoResponse, s.Messages[decode.MsgWrite])
+	}
+	if c := cap(s.req[0].out); c > 2048 {
+		t.Errorf("outstanding list grew to %d", c)
+	}
+}
+
 func TestLatencyQuantiles(t *testing.T) {
 	var l Latency
 	for i := 1; i <= 10; i++ {
