@@ -100,9 +100,12 @@ type readResp struct {
 }
 
 const (
-	psnMask    = 1<<24 - 1
-	maxMissing = 32
-	maxPending = 8
+	// restartDist: a PSN this far from the expected one starts the
+	// stream over instead of counting a gap or a retransmission.
+	restartDist = 1 << 20
+	psnMask     = 1<<24 - 1
+	maxMissing  = 32
+	maxPending  = 8
 )
 
 // sub24 returns a - b as a signed 24-bit serial number difference.
@@ -262,6 +265,17 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 	if side == 1 {
 		ep = &s.B
 	}
+	if st.started {
+		if d := sub24(psn, st.next); d > restartDist || d < -restartDist {
+			// Far from anything this QP sent: a new connection reusing
+			// the QPN (set up out of the capture's sight), not a loss of
+			// a million packets. Start over.
+			t.event(p, decode.EventMidStream, s.ID, "PSN jumps from "+itoa(int(st.next))+" to "+itoa(int(psn))+": a new connection on this QP? PSN analysis starts over")
+			s.Partial += uint64(len(st.pend))
+			*st = reqStream{}
+			ep.HasStart = false
+		}
+	}
 	if !st.started {
 		st.started = true
 		st.first = psn
@@ -328,8 +342,6 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			a.OrigFrame = orig.frame
 			prev = pktRec{frame: orig.lastFrame, t: orig.lastT}
 			orig.lastFrame, orig.lastT = p.Frame.Number, now
-		} else {
-			orig = &prev
 		}
 		switch {
 		case st.nak.valid && (!found || st.nak.frame > prev.frame) && sub24(psn, st.nak.psn) >= 0:

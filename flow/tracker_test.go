@@ -468,6 +468,20 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 		},
 		{
+			name: "a PSN jump of millions is a new connection, not a loss",
+			build: func(g *gen) {
+				g.req(rcWriteOnly, 10, reth(8), payload(8)).resp(rcAck, 10, aeth(ack))
+				g.req(rcWriteOnly, 0x800010, reth(8), payload(8)).resp(rcAck, 0x800010, aeth(ack))
+				g.req(rcWriteOnly, 0x800011, reth(8), payload(8)).resp(rcAck, 0x800011, aeth(ack))
+			},
+			events: "3:mid_stream",
+			check: func(t *testing.T, r *result) {
+				if s := r.tr.Sessions()[0]; s.Gaps != 0 || s.LostPSNs != 0 || s.Messages[decode.MsgWrite] != 3 {
+					t.Errorf("gaps %d lost %d writes %d", s.Gaps, s.LostPSNs, s.Messages[decode.MsgWrite])
+				}
+			},
+		},
+		{
 			name: "opcode out of sequence",
 			build: func(g *gen) {
 				g.req(rcWriteFirst, 1, reth(4096), payload(1024)).req(rcWriteOnly, 2, reth(8), payload(8))
