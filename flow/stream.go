@@ -607,7 +607,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		switch p.AETH.Kind() {
 		case decode.AETHAck:
 			n := t.ackUpTo(p, s, st, psn, true)
-			if st.started && sub24(psn, st.next) >= 0 {
+			if st.ahead(psn) {
 				t.unseen(p, s, st, "ACK")
 			} else if n == 0 {
 				t.noMatch(p, s, st, "ACK")
@@ -828,7 +828,7 @@ func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outRe
 func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what string) {
 	psn := p.BTH.PSN
 	switch {
-	case st.started && sub24(psn, st.next) >= 0:
+	case st.ahead(psn):
 		t.unseen(p, s, st, what)
 	case st.outstandingAt(psn) >= 0 || st.pendingAt(psn) >= 0:
 		// an ACK inside a message: the responder acknowledges its packets
@@ -920,4 +920,11 @@ func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what strin
 	if p.BTH.Opcode.Op() == decode.OpReadResponseFirst {
 		st.rr = readResp{active: true, orphan: true}
 	}
+}
+
+// ahead reports whether psn is at or after the next PSN the requester
+// has not been seen to send (but near enough to be the same connection).
+func (st *reqStream) ahead(psn uint32) bool {
+	d := sub24(psn, st.next)
+	return st.started && d >= 0 && d < restartDist
 }
