@@ -2,6 +2,7 @@ package flow
 
 import (
 	"github.com/rocetap/rocetap/decode"
+	"strconv"
 )
 
 var cmTransport = [4]string{"RC", "UC", "RD", "RC"}
@@ -18,11 +19,11 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			t.cmReqs[cmKey{src, dst, c.LocalCommID}] = cmReq{qpn: c.LocalQPN, psn: c.StartingPSN,
 				mtu: mtuFromCode(c.PathMTU), transport: c.TransportServiceType, frame: p.Frame.Number}
 		}
-		t.event(p, decode.EventConnect, s, "CM REQ: QP "+hex24(c.LocalQPN)+" asks to connect, starting PSN "+itoa(int(c.StartingPSN)))
+		t.event(p, decode.EventConnect, s, "CM REQ: QP "+hex24(c.LocalQPN)+" asks to connect, starting PSN "+strconv.Itoa(int(c.StartingPSN)))
 	case decode.CMAttrREP:
 		k := cmKey{dst, src, c.RemoteCommID}
 		req, ok := t.cmReqs[k]
-		text := "CM REP: QP " + hex24(c.LocalQPN) + " accepts, starting PSN " + itoa(int(c.StartingPSN))
+		text := "CM REP: QP " + hex24(c.LocalQPN) + " accepts, starting PSN " + strconv.Itoa(int(c.StartingPSN))
 		if !ok {
 			t.event(p, decode.EventConnect, s, text+" (the REQ is not in the capture)")
 			return
@@ -50,12 +51,12 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			t.setHalf(k, half{n, uint8(side)})
 			n.key[side], n.has[side] = k, true
 		}
-		t.event(p, decode.EventConnect, n.ID, text+": session "+itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
+		t.event(p, decode.EventConnect, n.ID, text+": session "+strconv.Itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
 	case decode.CMAttrRTU:
 		t.event(p, decode.EventConnect, s, "CM RTU: connection ready to use")
 	case decode.CMAttrREJ:
 		delete(t.cmReqs, cmKey{dst, src, c.RemoteCommID})
-		t.event(p, decode.EventReject, s, "CM REJ: connection rejected, reason "+itoa(int(c.Reason))+" ("+decode.CMRejReasonString(c.Reason)+")")
+		t.event(p, decode.EventReject, s, "CM REJ: connection rejected, reason "+strconv.Itoa(int(c.Reason))+" ("+decode.CMRejReasonString(c.Reason)+")")
 	case decode.CMAttrDREQ:
 		if h, ok := t.halves[halfKey{src, dst, c.RemoteQPN}]; ok && h.s.Learned == decode.PairingCM {
 			h.s.Closed = true
@@ -66,7 +67,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 	case decode.CMAttrSIDRREQ:
 		t.event(p, decode.EventConnect, s, "CM SIDR REQ: service ID resolution")
 	case decode.CMAttrSIDRREP:
-		t.event(p, decode.EventConnect, s, "CM SIDR REP: QP "+hex24(c.QPN)+", Q_Key "+hex32(c.QKey))
+		t.event(p, decode.EventConnect, s, "CM SIDR REP: QP "+hex24(c.QPN)+", Q_Key "+hexN(c.QKey, 8))
 	}
 }
 
@@ -76,13 +77,4 @@ func mtuFromCode(c uint8) uint32 {
 		return 128 << c
 	}
 	return 0
-}
-
-func hex32(v uint32) string {
-	b := []byte("0x00000000")
-	for i := 9; i >= 2; i-- {
-		b[i] = hexdig[v&0xf]
-		v >>= 4
-	}
-	return string(b)
 }

@@ -12,6 +12,8 @@ package flow
 
 import (
 	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -29,7 +31,7 @@ type Endpoint struct {
 
 // String returns "addr/qpn" ("addr/?" while the QPN is not known).
 func (e Endpoint) String() string {
-	a := "lid:" + itoa(int(e.LID))
+	a := "lid:" + strconv.Itoa(int(e.LID))
 	if e.Addr.IsValid() {
 		a = e.Addr.Unmap().String()
 	}
@@ -180,38 +182,14 @@ type Totals struct {
 	Other       uint64     // packets without an InfiniBand transport or PFC
 }
 
-const hexdig = "0123456789abcdef"
-
-func hex24(v uint32) string {
-	b := []byte("0x000000")
-	for i := 7; i >= 2; i-- {
-		b[i] = hexdig[v&0xf]
-		v >>= 4
-	}
-	return string(b)
+// hexN formats v as 0x and digits hex digits, as tshark shows QPNs (6)
+// and keys (8).
+func hexN(v uint32, digits int) string {
+	h := strconv.FormatUint(uint64(v), 16)
+	return "0x" + strings.Repeat("0", max(0, digits-len(h))) + h
 }
 
-func itoa(v int) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+func hex24(v uint32) string { return hexN(v, 6) }
 
 // Add counts one packet. Commands call it for the packets their display
 // filter selects (the Tracker itself sees every packet).

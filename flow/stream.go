@@ -2,6 +2,7 @@ package flow
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -270,7 +271,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			// Far from anything this QP sent: a new connection reusing
 			// the QPN (set up out of the capture's sight), not a loss of
 			// a million packets. Start over.
-			t.event(p, decode.EventMidStream, s.ID, "PSN jumps from "+itoa(int(st.next))+" to "+itoa(int(psn))+": a new connection on this QP? PSN analysis starts over")
+			t.event(p, decode.EventMidStream, s.ID, "PSN jumps from "+strconv.Itoa(int(st.next))+" to "+strconv.Itoa(int(psn))+": a new connection on this QP? PSN analysis starts over")
 			s.Partial += uint64(len(st.pend))
 			*st = reqStream{}
 			ep.HasStart = false
@@ -312,7 +313,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			st.missing = append(st.missing, psnRange{lo: st.next, hi: psn})
 		}
 		st.packetsSinceGap = 0
-		t.event(p, decode.EventPSNGap, s.ID, "PSN gap: expected "+itoa(int(st.next))+", got "+itoa(int(psn))+": "+itoa(int(d))+" packet(s) lost before the capture point")
+		t.event(p, decode.EventPSNGap, s.ID, "PSN gap: expected "+strconv.Itoa(int(st.next))+", got "+strconv.Itoa(int(psn))+": "+strconv.Itoa(int(d))+" packet(s) lost before the capture point")
 	default:
 		fresh = false
 		if i := st.inMissing(psn); i >= 0 {
@@ -325,10 +326,10 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			if st.nak.valid && st.nak.cause == decode.CauseNAK && sub24(psn, st.nak.psn) >= 0 {
 				a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 				s.Retransmitted++
-				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+itoa(int(psn))+" (go-back-N after the NAK in frame "+itoa(st.nak.frame)+")")
+				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+strconv.Itoa(int(psn))+" (go-back-N after the NAK in frame "+strconv.Itoa(st.nak.frame)+")")
 			} else {
 				s.OutOfOrder++
-				t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: PSN "+itoa(int(psn))+" arrives after later PSNs (expected "+itoa(int(st.next))+")")
+				t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: PSN "+strconv.Itoa(int(psn))+" arrives after later PSNs (expected "+strconv.Itoa(int(st.next))+")")
 			}
 			break
 		}
@@ -351,18 +352,18 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			if st.nak.cause == decode.CauseRNR {
 				how = "after the RNR NAK in frame "
 			}
-			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+itoa(int(psn))+" ("+how+itoa(st.nak.frame)+")")
+			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+strconv.Itoa(int(psn))+" ("+how+strconv.Itoa(st.nak.frame)+")")
 		case !found || now.Sub(prev.t) >= t.opts.DupWindow:
 			a.Cause = decode.CauseTimeout
 			s.Retransmitted++
-			text := "Retransmission of PSN " + itoa(int(psn)) + " (no response: transport timer)"
+			text := "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (no response: transport timer)"
 			if found {
-				text = "Retransmission of PSN " + itoa(int(psn)) + " (last sent in frame " + itoa(prev.frame) + ", " + now.Sub(prev.t).String() + " earlier, no response: transport timer)"
+				text = "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (last sent in frame " + strconv.Itoa(prev.frame) + ", " + now.Sub(prev.t).String() + " earlier, no response: transport timer)"
 			}
 			t.event(p, decode.EventRetransmission, s.ID, text)
 		default:
 			s.Duplicates++
-			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+itoa(prev.frame)+" (PSN "+itoa(int(psn))+", "+now.Sub(prev.t).String()+" later, nothing asked for it)")
+			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+strconv.Itoa(prev.frame)+" (PSN "+strconv.Itoa(int(psn))+", "+now.Sub(prev.t).String()+" later, nothing asked for it)")
 		}
 	}
 	if d >= 0 {
@@ -479,7 +480,7 @@ func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn 
 		c := &st.pend[i]
 		if !c.haveLast && sub24(psn, c.first) > 0 && !st.missingBetween(c.first, psn) {
 			s.OpcodeSeq++
-			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+itoa(c.firstFrame)+" has no LAST packet")
+			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+strconv.Itoa(c.firstFrame)+" has no LAST packet")
 			t.dropPending(s, st, i)
 			continue
 		}
@@ -621,7 +622,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 				st.out[i].rnr = true
 			}
 			st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseRNR}
-			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
+			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+strconv.Itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
 		case decode.AETHNak:
 			code := p.AETH.Value()
 			s.NAKs[code]++
@@ -631,17 +632,17 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 				t.matchRequest(p, st, psn)
 				if st.inMissing(psn) >= 0 || inWindow(psn, st.first, (st.next+1)&psnMask) {
 					st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
-					text += ": the responder expected PSN " + itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
+					text += ": the responder expected PSN " + strconv.Itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
 				} else {
 					// older than anything the requester sent: a requester
 					// takes it for a stale response and ignores it
-					text += ": the responder expects PSN " + itoa(int(psn)) + ", which the requester never sent (QPs set up with different PSNs?); the requester ignores it"
+					text += ": the responder expects PSN " + strconv.Itoa(int(psn)) + ", which the requester never sent (QPs set up with different PSNs?); the requester ignores it"
 				}
 			} else {
 				if i := st.outstandingAt(psn); i >= 0 {
 					o := st.out[i]
 					t.answer(p, s, st, i, false)
-					text += " for the " + o.kind.String() + " in frame " + itoa(o.firstFrame)
+					text += " for the " + o.kind.String() + " in frame " + strconv.Itoa(o.firstFrame)
 				} else if i := st.pendingAt(psn); i >= 0 {
 					// the NAK stops a multi-packet message part-way
 					c := st.pend[i]
@@ -660,23 +661,18 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 						a.RequestFrame = r.frame
 						a.RTT, a.HasRTT = p.Frame.Time.Sub(r.t), true
 					}
-					text += " for the " + c.kind.String() + " that began in frame " + itoa(c.firstFrame) + " (its other packets are never sent)"
+					text += " for the " + c.kind.String() + " that began in frame " + strconv.Itoa(c.firstFrame) + " (its other packets are never sent)"
 				}
 			}
 			t.event(p, decode.EventNAK, s.ID, text)
 		}
 	case decode.OpReadResponseFirst, decode.OpReadResponseOnly:
 		t.inferMTU(s, p)
-		i := st.outstandingAt(psn)
-		if i < 0 || st.out[i].kind != decode.MsgRead || st.out[i].psn != psn {
-			t.noMatch(p, s, st, "READ response")
+		i, ok := t.matchOwn(p, s, st, decode.MsgRead, "READ response")
+		if !ok {
 			return
 		}
-		t.ackUpTo(p, s, st, psn, false)
-		i = st.outstandingAt(psn)
 		req := st.out[i]
-		a.RequestFrame = req.lastFrame
-		a.RTT, a.HasRTT = p.Frame.Time.Sub(req.lastTime), true
 		if op == decode.OpReadResponseOnly {
 			t.answer(p, s, st, i, true)
 			t.readDone(p, req, uint64(len(p.Payload)), 1)
@@ -706,13 +702,13 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		if d := sub24(psn, rr.next); d != 0 {
 			if d < 0 {
 				s.Duplicates++
-				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+itoa(int(psn))+" again")
+				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+strconv.Itoa(int(psn))+" again")
 				return
 			}
 			s.Gaps++
 			s.LostPSNs += uint64(d)
 			a.Lost = uint32(d)
-			t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+itoa(int(rr.next))+", got "+itoa(int(psn)))
+			t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+strconv.Itoa(int(rr.next))+", got "+strconv.Itoa(int(psn)))
 		}
 		rr.next = (psn + 1) & psnMask
 		rr.length += uint64(len(p.Payload))
@@ -724,19 +720,32 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			t.readDone(p, rr.req, rr.length, rr.pkts)
 		}
 	case decode.OpAtomicAcknowledge:
-		i := st.outstandingAt(psn)
-		if i < 0 || st.out[i].kind != decode.MsgAtomic {
-			t.noMatch(p, s, st, "ATOMIC ACK")
+		i, ok := t.matchOwn(p, s, st, decode.MsgAtomic, "ATOMIC ACK")
+		if !ok {
 			return
 		}
-		t.ackUpTo(p, s, st, psn, false)
-		i = st.outstandingAt(psn)
 		req := st.out[i]
-		a.RequestFrame = req.lastFrame
-		a.RTT, a.HasRTT = p.Frame.Time.Sub(req.lastTime), true
 		t.answer(p, s, st, i, true)
 		a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets = decode.MsgAtomic, 8, req.firstFrame, 1
 	}
+}
+
+// matchOwn finds the READ or ATOMIC that a READ response (First or Only)
+// or an ATOMIC ACK answers: the outstanding request of that kind at the
+// response's PSN. Requests before it are acknowledged with it; p points at
+// the request. It returns the request's index in st.out.
+func (t *Tracker) matchOwn(p *decode.Packet, s *Session, st *reqStream, kind decode.MsgKind, what string) (int, bool) {
+	psn := p.BTH.PSN
+	if i := st.outstandingAt(psn); i < 0 || st.out[i].kind != kind || st.out[i].psn != psn {
+		t.noMatch(p, s, st, what)
+		return 0, false
+	}
+	t.ackUpTo(p, s, st, psn, false)
+	i := st.outstandingAt(psn)
+	req := &st.out[i]
+	p.Analysis.RequestFrame = req.lastFrame
+	p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(req.lastTime), true
+	return i, true
 }
 
 func (st *reqStream) pendingAt(psn uint32) int {
@@ -794,7 +803,7 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn uint3
 		n++
 	}
 	if n > 1 {
-		t.event(p, decode.EventAckCoalesced, s.ID, "ACK for PSN "+itoa(int(psn))+" completes "+itoa(n)+" requests")
+		t.event(p, decode.EventAckCoalesced, s.ID, "ACK for PSN "+strconv.Itoa(int(psn))+" completes "+strconv.Itoa(n)+" requests")
 	}
 	if n > 0 {
 		st.lastAcked, st.hasAcked = psn, true
@@ -846,12 +855,12 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 		}
 	case st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started:
 		s.Duplicates++
-		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+itoa(int(psn))+" again (the request was already answered)")
+		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" again (the request was already answered)")
 	case !st.started || sub24(psn, st.first) < 0:
-		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+itoa(int(psn))+": its request is before the capture")
+		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": its request is before the capture")
 	default:
 		s.Unmatched++
-		t.event(p, decode.EventUnmatched, s.ID, what+" for PSN "+itoa(int(psn))+" matches no outstanding request")
+		t.event(p, decode.EventUnmatched, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" matches no outstanding request")
 	}
 }
 
@@ -888,11 +897,11 @@ func (t *Tracker) Flush() {
 				// not one answer in the whole capture: one finding, not
 				// thousands
 				o := st.out[0]
-				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, itoa(len(due)+int(st.forgotten))+" requests from frame "+itoa(o.lastFrame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
+				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, strconv.Itoa(len(due)+int(st.forgotten))+" requests from frame "+strconv.Itoa(o.lastFrame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
 				due = nil
 			}
 			for _, o := range due {
-				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+itoa(o.lastFrame)+" (PSN "+itoa(int(o.last))+") was never answered")
+				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+strconv.Itoa(o.lastFrame)+" (PSN "+strconv.Itoa(int(o.last))+") was never answered")
 			}
 			st.out = st.out[:0]
 		}
@@ -914,7 +923,7 @@ func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what strin
 	if len(st.missing) < maxMissing {
 		st.missing = append(st.missing, psnRange{st.next, (psn + 1) & psnMask, true})
 	}
-	t.event(p, decode.EventPSNGap, s.ID, what+" for PSN "+itoa(int(psn))+": the request is not in the capture ("+itoa(int(lost))+" PSN(s) from "+itoa(int(st.next))+" lost before the capture point)")
+	t.event(p, decode.EventPSNGap, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": the request is not in the capture ("+strconv.Itoa(int(lost))+" PSN(s) from "+strconv.Itoa(int(st.next))+" lost before the capture point)")
 	st.next = (psn + 1) & psnMask
 	st.soft = false
 	if p.BTH.Opcode.Op() == decode.OpReadResponseFirst {

@@ -196,7 +196,6 @@ func (t *Tracker) Track(p *decode.Packet) {
 		return
 	}
 	op := p.BTH.Opcode
-	ecn, hasIP := p.ECN()
 	src, dst, lid := addrs(p)
 
 	if op == decode.CNP {
@@ -245,7 +244,23 @@ func (t *Tracker) Track(p *decode.Packet) {
 	d.PayloadBytes += uint64(len(p.Payload))
 	s.Last = now
 	t.annotate(p, s, side)
-	if hasIP && ecn == 3 {
+	t.packetState(p, s)
+	if op.IsRequest() {
+		d.Requests++
+		t.request(p, s, side)
+	} else {
+		d.Responses++
+		t.response(p, s, side)
+	}
+	if s.MTU != 0 {
+		a.MTU = s.MTU
+	}
+}
+
+// packetState counts and reports what the packet itself shows: an ECN CE
+// mark, a bad ICRC/VCRC, a cut by the capture.
+func (t *Tracker) packetState(p *decode.Packet, s *Session) {
+	if ecn, ok := p.ECN(); ok && ecn == 3 {
 		s.ECNCE++
 		t.event(p, decode.EventECNCE, s.ID, "ECN Congestion Experienced")
 	}
@@ -256,16 +271,6 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if p.Flags&decode.FlagTruncated != 0 {
 		s.Truncated++
 		t.event(p, decode.EventTruncated, s.ID, "truncated by the capture: payload length unknown")
-	}
-	if op.IsRequest() {
-		d.Requests++
-		t.request(p, s, side)
-	} else {
-		d.Responses++
-		t.response(p, s, side)
-	}
-	if s.MTU != 0 {
-		a.MTU = s.MTU
 	}
 }
 
@@ -455,18 +460,7 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	d.Requests++
 	s.Last = p.Frame.Time
 	t.annotate(p, s, 0)
-	if ecn, ok := p.ECN(); ok && ecn == 3 {
-		s.ECNCE++
-		t.event(p, decode.EventECNCE, s.ID, "ECN Congestion Experienced")
-	}
-	if p.Flags&(decode.FlagICRCBad|decode.FlagVCRCBad) != 0 {
-		s.ICRCErrors++
-		t.event(p, decode.EventICRCBad, s.ID, "ICRC error: the packet is corrupt and a receiver drops it")
-	}
-	if p.Flags&decode.FlagTruncated != 0 {
-		s.Truncated++
-		t.event(p, decode.EventTruncated, s.ID, "truncated by the capture: payload length unknown")
-	}
+	t.packetState(p, s)
 	kind := decode.MsgSend
 	if p.BTH.Opcode.Op() == decode.OpSendOnlyImm {
 		kind = decode.MsgSendImm

@@ -139,6 +139,13 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			}
 		}
 	}
+	if po.filter != nil {
+		for _, f := range po.filter.Fields() {
+			if strings.HasPrefix(f.Abbrev, "rocetap") {
+				po.skipCRCs = false // the filter reads what the check sets
+			}
+		}
+	}
 	var n int
 	var err error
 	if needsTracker(opts.Output != "fields", opts.Fields, po.filter) {
@@ -180,23 +187,10 @@ func needsTracker(always bool, fields []string, flt *filter.Filter) bool {
 func decodeTracked(opts *DecodeOptions, ios IO, po pipelineOptions, out *outBuf) (int, error) {
 	render := po.newRender()
 	written := 0
-	skip := po.skipCRCs
-	for _, name := range opts.Fields {
-		if strings.HasPrefix(name, "rocetap") {
-			skip = false
-		}
-	}
-	if po.filter != nil {
-		for _, f := range po.filter.Fields() {
-			if strings.HasPrefix(f.Abbrev, "rocetap") {
-				skip = false
-			}
-		}
-	}
 	_, err := runTracked(&opts.readOptions, ios, trackOptions{
 		tracker:  flow.New(flow.Options{}),
 		filter:   po.filter,
-		skipCRCs: skip,
+		skipCRCs: po.skipCRCs,
 		limit:    opts.Count,
 		each: func(p *decode.Packet) bool {
 			if written > 0 && po.sep != nil {

@@ -116,21 +116,7 @@ func TestJSONIsValid(t *testing.T) {
 // TestCorruptFile: a capture corrupt at packet 9 prints packets 1-8, then
 // an error naming packet 9 and its byte offset, exit status 2.
 func TestCorruptFile(t *testing.T) {
-	data, err := os.ReadFile(td + "rxe/read_atomic.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Walk the records to packet 9 and give it an absurd captured length.
-	off := 24
-	for i := 1; i < 9; i++ {
-		off += 16 + int(binary.LittleEndian.Uint32(data[off+8:]))
-	}
-	bad := bytes.Clone(data)
-	binary.LittleEndian.PutUint32(bad[off+8:], 0x7fffffff)
-	path := filepath.Join(t.TempDir(), "corrupt.pcap")
-	if err := os.WriteFile(path, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, bad, off := corruptCapture(t)
 	for _, args := range [][]string{{"decode", "-r", path}, {"decode", "-r", "-"}} {
 		var in []byte
 		if args[2] == "-" {
@@ -149,6 +135,27 @@ func TestCorruptFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// corruptCapture writes read_atomic.pcap with packet 9's captured length
+// made absurd; it returns the file, its bytes and packet 9's offset.
+func corruptCapture(t *testing.T) (path string, bad []byte, off int) {
+	t.Helper()
+	data, err := os.ReadFile(td + "rxe/read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off = 24
+	for i := 1; i < 9; i++ {
+		off += 16 + int(binary.LittleEndian.Uint32(data[off+8:]))
+	}
+	bad = bytes.Clone(data)
+	binary.LittleEndian.PutUint32(bad[off+8:], 0x7fffffff)
+	path = filepath.Join(t.TempDir(), "corrupt.pcap")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, bad, off
 }
 
 func itoa(n int) string { return fmtInt(n) }
@@ -288,20 +295,7 @@ func TestTrackedPaths(t *testing.T) {
 			t.Errorf("%v: outputs differ between the two paths (exit %d, %d)", c, codeA, codeB)
 		}
 	}
-	data, err := os.ReadFile(td + "rxe/read_atomic.pcap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := 24
-	for i := 1; i < 9; i++ {
-		off += 16 + int(binary.LittleEndian.Uint32(data[off+8:]))
-	}
-	bad := bytes.Clone(data)
-	binary.LittleEndian.PutUint32(bad[off+8:], 0x7fffffff)
-	path := filepath.Join(t.TempDir(), "corrupt.pcap")
-	if err := os.WriteFile(path, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, _, _ := corruptCapture(t)
 	for _, workers := range []string{"", "1"} {
 		t.Setenv("ROCETAP_WORKERS", workers)
 		out, errOut, code := run(t, nil, "stats", "-r", path)

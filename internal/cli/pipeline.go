@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -61,28 +60,11 @@ type span struct{ off, end int }
 // which depend on the order; decoding and rendering are independent per
 // packet and run in parallel; the writer restores the order.
 func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) (written int, err error) {
-	dec, err := o.decoder()
+	dec, r, prog, closeInput, err := openInput(o, ios, po.skipCRCs)
 	if err != nil {
 		return 0, err
 	}
-	dec.SkipCRCs = po.skipCRCs
-	if po.filter != nil {
-		for _, f := range po.filter.Fields() {
-			if strings.HasPrefix(f.Abbrev, "rocetap") {
-				dec.SkipCRCs = false // the filter reads what the check sets
-			}
-		}
-	}
-	r, size, err := openCapture(o, ios)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	var prog *progress
-	if ios.ErrIsTerminal && size > 0 {
-		prog = startProgress(ios.ErrOut, size)
-		defer prog.stop()
-	}
+	defer closeInput()
 	workers := po.workers
 	if w, err := strconv.Atoi(os.Getenv("ROCETAP_WORKERS")); err == nil && w > 0 {
 		workers = w
@@ -275,6 +257,29 @@ func openCapture(o *readOptions, ios IO) (*capture.Reader, int64, error) {
 	}
 	r, err := capture.OpenFormat(o.Path, o.Format)
 	return r, size, err
+}
+
+// openInput builds the decoder for -d, opens -r and, on a terminal,
+// starts the progress line; closeInput stops both.
+func openInput(o *readOptions, ios IO, skipCRCs bool) (dec *decode.Decoder, r *capture.Reader, prog *progress, closeInput func(), err error) {
+	dec, err = o.decoder()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	dec.SkipCRCs = skipCRCs
+	r, size, err := openCapture(o, ios)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if ios.ErrIsTerminal && size > 0 {
+		prog = startProgress(ios.ErrOut, size)
+	}
+	return dec, r, prog, func() {
+		if prog != nil {
+			prog.stop()
+		}
+		r.Close()
+	}, nil
 }
 
 // progress prints "bytes of total, packets/s, time left" on a terminal.

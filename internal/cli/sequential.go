@@ -31,21 +31,11 @@ type trackOptions struct {
 // ends with an exit status 2 error after every packet before it went
 // through.
 func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
-	dec, err := o.decoder()
+	dec, r, prog, closeInput, err := openInput(o, ios, to.skipCRCs)
 	if err != nil {
 		return 0, err
 	}
-	dec.SkipCRCs = to.skipCRCs
-	r, size, err := openCapture(o, ios)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	var prog *progress
-	if ios.ErrIsTerminal && size > 0 {
-		prog = startProgress(ios.ErrOut, size)
-		defer prog.stop()
-	}
+	defer closeInput()
 	if runtime.GOMAXPROCS(0) > 1 && os.Getenv("ROCETAP_WORKERS") != "1" {
 		return trackBatches(r, prog, dec, to)
 	}
@@ -55,13 +45,7 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 	for {
 		data, info, err := r.Next()
 		if err != nil {
-			if to.tracker != nil {
-				to.tracker.Flush()
-			}
-			if err == io.EOF {
-				return passed, nil
-			}
-			return passed, &exitError{code: 2, err: err}
+			return passed, to.finish(err)
 		}
 		n++
 		ns := info.Timestamp.UnixNano()
@@ -72,23 +56,28 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 			TimeDelta: time.Duration(ns - prev), Len: info.Length, Interface: info.InterfaceIndex}
 		prev = ns
 		dec.Decode(p, data, info.LinkType)
-		if to.tracker != nil {
-			to.tracker.Track(p)
-		}
 		if prog != nil && n&4095 == 0 {
 			prog.update(r.Offset(), n)
 		}
-		if to.filter != nil && !to.filter.Match(p) {
-			continue
-		}
-		passed++
-		if to.each != nil && !to.each(p) {
-			return passed, nil
-		}
-		if to.limit > 0 && passed >= to.limit {
+		if !to.pass(p, &passed) {
 			return passed, nil
 		}
 	}
+}
+
+// pass tracks p, filters it and hands it on; it returns false to stop.
+func (to *trackOptions) pass(p *decode.Packet, passed *int) bool {
+	if to.tracker != nil {
+		to.tracker.Track(p)
+	}
+	if to.filter != nil && !to.filter.Match(p) {
+		return true
+	}
+	*passed++
+	if to.each != nil && !to.each(p) {
+		return false
+	}
+	return to.limit <= 0 || *passed < to.limit
 }
 
 // trackBatches is runTracked with more than one core: a reader goroutine
@@ -126,33 +115,26 @@ func trackBatches(r *capture.Reader, prog *progress, dec *decode.Decoder, to tra
 			p.Frame = b.frames[i]
 			sp := b.spans[i]
 			dec.Decode(p, b.arena[sp.off:sp.end:sp.end], b.links[i])
-			if to.tracker != nil {
-				to.tracker.Track(p)
-			}
-			if to.filter != nil && !to.filter.Match(p) {
-				continue
-			}
-			passed++
-			if to.each != nil && !to.each(p) {
-				return passed, nil
-			}
-			if to.limit > 0 && passed >= to.limit {
+			if !to.pass(p, &passed) {
 				return passed, nil
 			}
 		}
 		if b.err != nil {
-			if to.tracker != nil {
-				to.tracker.Flush()
-			}
-			if b.err == io.EOF {
-				return passed, nil
-			}
-			return passed, &exitError{code: 2, err: b.err}
+			return passed, to.finish(b.err)
 		}
 		free <- b
 	}
+	return passed, to.finish(io.EOF)
+}
+
+// finish ends the capture at err (io.EOF: its end): the tracker reports
+// what is still open; a corrupt file is an exit status 2 error.
+func (to *trackOptions) finish(err error) error {
 	if to.tracker != nil {
 		to.tracker.Flush()
 	}
-	return passed, nil
+	if err == io.EOF {
+		return nil
+	}
+	return &exitError{code: 2, err: err}
 }

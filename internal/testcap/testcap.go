@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
 )
@@ -19,6 +20,7 @@ type Frame struct {
 	Data     []byte
 	Len      int // length on the wire
 	LinkType uint16
+	Time     time.Time
 }
 
 // ReadPcap returns every record of a classic pcap file; any read error
@@ -43,6 +45,6 @@ func ReadPcap(t testing.TB, path string) []Frame {
 		if err != nil {
 			t.Fatalf("%s frame %d: %v", path, n, err)
 		}
-		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: uint16(r.LinkType())})
+		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: uint16(r.LinkType()), Time: ci.Timestamp})
 	}
 }
