@@ -33,7 +33,6 @@ type reqStream struct {
 	answered        bool   // a response for this stream was seen
 	forgotten       uint64 // outstanding requests dropped to bound memory
 	rr              readResp
-	packetsSinceGap int
 	lastAcked       uint32
 	hasAcked        bool
 }
@@ -312,7 +311,6 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		if len(st.missing) < maxMissing {
 			st.missing = append(st.missing, psnRange{lo: st.next, hi: psn})
 		}
-		st.packetsSinceGap = 0
 		t.event(p, decode.EventPSNGap, s.ID, "PSN gap: expected "+strconv.Itoa(int(st.next))+", got "+strconv.Itoa(int(psn))+": "+strconv.Itoa(int(d))+" packet(s) lost before the capture point")
 	default:
 		fresh = false
@@ -378,7 +376,6 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		return
 	}
 	st.remember(psn, p.Frame.Number, now)
-	st.packetsSinceGap++
 	t.inferMTU(s, p)
 	t.assemble(p, s, side, st)
 	st.skipOut = false
@@ -438,7 +435,6 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		}
 	}
 	if idx < 0 {
-		a := &p.Analysis
 		switch {
 		case st.recentN <= 1 && s.Learned != decode.PairingCM:
 			t.event(p, decode.EventMidStream, s.ID, "Message started before the capture: its first packets are not in it")
@@ -448,7 +444,6 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 			s.OpcodeSeq++
 			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" without a FIRST packet before it")
 		}
-		_ = a
 		if len(st.pend) >= maxPending {
 			t.dropPending(s, st, 0)
 		}

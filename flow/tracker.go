@@ -286,8 +286,6 @@ func hasResponses(s *Session) bool {
 	return s.Transport == "RC" || s.Transport == "XRC" || s.Transport == "RD"
 }
 
-func transportName(op decode.Opcode) string { return op.TransportName() }
-
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, First: now, Last: now}
@@ -299,7 +297,7 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 // its sender is side A. A response on it may later merge it into the
 // session of the requests it answers (tryPair).
 func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
-	s := t.newSession(transportName(p.BTH.Opcode), p.Frame.Time)
+	s := t.newSession(p.BTH.Opcode.TransportName(), p.Frame.Time)
 	s.A = endpoint(key.src, lid)
 	s.B = endpoint(key.dst, lid)
 	s.B.QPN, s.B.QPNKnown = key.qp, true
