@@ -798,7 +798,11 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn uint3
 		n++
 	}
 	if n > 1 {
-		t.event(p, decode.EventAckCoalesced, s.ID, "ACK for PSN "+strconv.Itoa(int(psn))+" completes "+strconv.Itoa(n)+" requests")
+		what := "ACK for PSN " + strconv.Itoa(int(psn)) + " completes "
+		if !inclusive {
+			what = p.BTH.Opcode.String() + " for PSN " + strconv.Itoa(int(psn)) + " also acknowledges the earlier "
+		}
+		t.event(p, decode.EventAckCoalesced, s.ID, what+strconv.Itoa(n)+" requests")
 	}
 	if n > 0 {
 		st.lastAcked, st.hasAcked = psn, true
