@@ -1,0 +1,929 @@
+package hca
+
+// The MPT file loader: what the modeled responder had registered, read from
+// the JSON format of docs/mpt-format.md.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math/big"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MPTFile is one MPT file: the protection domains, QPs, memory regions and
+// memory windows of one responder.
+type MPTFile struct {
+	Version int // always 1
+	// Responder is the node whose HCA is modeled. An IPv4-mapped GID
+	// (::ffff:10.77.0.2) is stored as the IPv4 address.
+	Responder netip.Addr
+	Profile   string // responder profile; "ibta" when the file names none
+	PDs       []MPTPD
+	QPs       []MPTQP
+	MRs       []MPTMR
+	MWs       []MPTMW
+}
+
+// MPTPD is a protection domain.
+type MPTPD struct {
+	ID uint32
+}
+
+// MPTQP is one of the responder's queue pairs. The Has* fields say whether
+// the optional value next to them was in the file.
+type MPTQP struct {
+	QPN    uint32 // 24 bits
+	PD     uint32
+	Type   string // RC, UC, UD or XRC
+	Access Access // QP-level remote access flags
+	MTU    int    // 256, 512, 1024, 2048 or 4096
+
+	ExpectedPSN    uint32 // 24 bits
+	HasExpectedPSN bool
+	// RQDepth is the number of receive WQEs posted; 0 means every SEND
+	// meets an empty queue.
+	RQDepth            uint32
+	HasRQDepth         bool
+	MaxDestRdAtomic    uint8
+	HasMaxDestRdAtomic bool
+	MinRNRTimer        uint8 // the 5-bit code, not milliseconds
+	HasMinRNRTimer     bool
+	QKey               uint32
+	HasQKey            bool
+
+	Remote *MPTRemote // nil when absent
+
+	// Recv lists the posted receive WQEs in posting order. HasRecv false
+	// (no "recv" key) means a receive is always available; HasRecv with an
+	// empty Recv means none was ever posted.
+	Recv    []MPTRecv
+	HasRecv bool
+}
+
+// MPTRemote is the peer of a connected QP.
+type MPTRemote struct {
+	Addr netip.Addr // IPv4-mapped addresses are unmapped, as for Responder
+	QPN  uint32
+}
+
+// MPTRecv is one posted receive WQE.
+type MPTRecv struct {
+	Length uint64 // buffer length in bytes
+	// PostedAt is when it was posted, on the capture's clock (UTC,
+	// exact to the nanosecond as written in the file).
+	PostedAt    time.Time
+	HasPostedAt bool
+}
+
+// MPTMR is a registered memory region.
+type MPTMR struct {
+	RKey   uint32 // 0 for MRs without remote access on rxe
+	LKey   uint32
+	VA     uint64 // first byte, or 0 with ZeroBased
+	Length uint64
+	PD     uint32
+	Access Access
+}
+
+// MPTMW is a memory window bound when the capture starts.
+type MPTMW struct {
+	RKey   uint32
+	Type   int // 1 or 2
+	VA     uint64
+	Length uint64
+	PD     uint32
+	Access Access
+	MRRKey uint32 // rkey of the MR it is bound to
+	QPN    uint32 // type 2: the QP it is bound to
+	HasQPN bool
+}
+
+// MPTError is a problem in an MPT file: which file, where in it (1-based
+// line and byte column, 0 when unknown), the JSON path of the value
+// ("$.mrs[2].rkey", "" for the file as a whole) and what is wrong.
+type MPTError struct {
+	File         string
+	Line, Column int
+	Path         string
+	Msg          string
+}
+
+func (e *MPTError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadMPT reads and checks the MPT file at path. Problems in the file are
+// returned as *MPTError.
+func LoadMPT(path string) (*MPTFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMPT(path, data)
+}
+
+// ParseMPT parses and checks an MPT file; name is used in errors. Every
+// problem is returned as *MPTError: JSON syntax, duplicate or unknown keys,
+// missing required keys, wrong types, values out of range (24-bit QPNs and
+// PSNs, 32-bit keys, MTU, flag names) and references (PDs, the MR and QP of
+// a window, duplicate QPNs, keys and PD ids).
+func ParseMPT(name string, data []byte) (*MPTFile, error) {
+	w := &mptWalker{file: name, data: data}
+	root, err := w.parse()
+	if err != nil {
+		return nil, err
+	}
+	return w.build(root)
+}
+
+// ---- JSON tree with positions ----
+
+// mptNode is a JSON value with the byte offset where it starts, so that
+// errors can give a line and column as well as the path.
+type mptNode struct {
+	kind byte // '{' object, '[' array, '"' string, '0' number, 't' bool, 'n' null
+	off  int
+	text string   // string value, or the number as written
+	keys []string // object keys in file order
+	koff []int    // and where each starts
+	obj  map[string]*mptNode
+	arr  []*mptNode
+}
+
+// mptMaxDepth bounds nesting; real MPT files nest 5 deep.
+const mptMaxDepth = 32
+
+type mptWalker struct {
+	file string
+	data []byte
+	dec  *json.Decoder
+}
+
+func (w *mptWalker) errAt(off int, path, format string, args ...any) error {
+	e := &MPTError{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if off >= 0 {
+		e.Line, e.Column = mptLineCol(w.data, off)
+	}
+	return e
+}
+
+func (w *mptWalker) errf(n *mptNode, path, format string, args ...any) error {
+	return w.errAt(n.off, path, format, args...)
+}
+
+func mptLineCol(data []byte, off int) (line, col int) {
+	off = min(off, len(data))
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if data[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return line, off - start + 1
+}
+
+func (w *mptWalker) parse() (*mptNode, error) {
+	if len(bytes.TrimSpace(w.data)) == 0 {
+		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (see docs/mpt-format.md)")
+	}
+	w.dec = json.NewDecoder(bytes.NewReader(w.data))
+	w.dec.UseNumber()
+	root, err := w.value("$", 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.dec.Token(); err != io.EOF {
+		return nil, w.errAt(w.skip(int(w.dec.InputOffset())), "", "data after the top-level object")
+	}
+	return root, nil
+}
+
+// skip returns the offset of the next token at or after off.
+func (w *mptWalker) skip(off int) int {
+	for off < len(w.data) && strings.IndexByte(" \t\r\n,:", w.data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+func (w *mptWalker) token() (json.Token, int, error) {
+	off := w.skip(int(w.dec.InputOffset()))
+	tok, err := w.dec.Token()
+	if err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return nil, 0, w.errAt(int(se.Offset), "", "JSON syntax error: %v", se)
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, 0, w.errAt(len(w.data), "", "JSON syntax error: unexpected end of file")
+		}
+		return nil, 0, w.errAt(off, "", "JSON syntax error: %v", err)
+	}
+	return tok, off, nil
+}
+
+func (w *mptWalker) value(path string, depth int) (*mptNode, error) {
+	tok, off, err := w.token()
+	if err != nil {
+		return nil, err
+	}
+	n := &mptNode{off: off}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= mptMaxDepth {
+			return nil, w.errAt(off, path, "nested more than %d deep", mptMaxDepth)
+		}
+		switch t {
+		case '{':
+			n.kind, n.obj = '{', map[string]*mptNode{}
+			for w.dec.More() {
+				kt, koff, err := w.token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string) // the decoder only returns strings as keys
+				kpath := path + "." + key
+				if _, dup := n.obj[key]; dup {
+					return nil, w.errAt(koff, kpath, "key %q appears twice in the same object", key)
+				}
+				v, err := w.value(kpath, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, key)
+				n.koff = append(n.koff, koff)
+				n.obj[key] = v
+			}
+		case '[':
+			n.kind = '['
+			for w.dec.More() {
+				v, err := w.value(fmt.Sprintf("%s[%d]", path, len(n.arr)), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				n.arr = append(n.arr, v)
+			}
+		}
+		if _, _, err := w.token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+	case string:
+		n.kind, n.text = '"', t
+	case json.Number:
+		n.kind, n.text = '0', string(t)
+	case bool:
+		n.kind = 't'
+	case nil:
+		n.kind = 'n'
+	}
+	return n, nil
+}
+
+// ---- typed accessors ----
+
+func mptKindName(n *mptNode) string {
+	switch n.kind {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return fmt.Sprintf("the string %q", n.text)
+	case '0':
+		return "the number " + n.text
+	case 't':
+		return "true/false"
+	}
+	return "null"
+}
+
+// object checks that n is an object with only the allowed keys and every
+// required one.
+func (w *mptWalker) object(n *mptNode, path string, allowed, required []string) error {
+	if n.kind != '{' {
+		return w.errf(n, path, "want an object, found %s", mptKindName(n))
+	}
+	for i, k := range n.keys {
+		if !mptContains(allowed, k) {
+			msg := fmt.Sprintf("unknown key %q (allowed: %s)", k, strings.Join(allowed, ", "))
+			if s := mptClosest(k, allowed); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			return w.errAt(n.koff[i], path+"."+k, "%s", msg)
+		}
+	}
+	for _, k := range required {
+		if _, ok := n.obj[k]; !ok {
+			return w.errf(n, path+"."+k, "missing; %s needs %s", mptWhat(path), strings.Join(required, ", "))
+		}
+	}
+	return nil
+}
+
+// mptWhat names the object at path for messages: "$.qps[0]" -> "a QP".
+func mptWhat(path string) string {
+	if path == "$" {
+		return "the file"
+	}
+	last := path[strings.LastIndexByte(path, '.')+1:]
+	if i := strings.IndexByte(last, '['); i >= 0 {
+		last = last[:i]
+	}
+	switch last {
+	case "pds":
+		return "a PD"
+	case "qps":
+		return "a QP"
+	case "mrs":
+		return "an MR"
+	case "mws":
+		return "an MW"
+	case "recv":
+		return "a receive"
+	}
+	return last
+}
+
+func mptContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mptClosest returns the allowed key within edit distance 2 of k, if any.
+func mptClosest(k string, allowed []string) string {
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if d := mptEditDistance(strings.ToLower(k), a); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+func mptEditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (w *mptWalker) array(n *mptNode, path string) ([]*mptNode, error) {
+	if n.kind != '[' {
+		return nil, w.errf(n, path, "want an array, found %s", mptKindName(n))
+	}
+	return n.arr, nil
+}
+
+func (w *mptWalker) str(n *mptNode, path string) (string, error) {
+	if n.kind != '"' {
+		return "", w.errf(n, path, "want a string, found %s", mptKindName(n))
+	}
+	return n.text, nil
+}
+
+// Width hints for uint.
+const (
+	mptHintQPN = ` (QPNs are 24-bit, e.g. "0x000011")`
+	mptHintPSN = ` (PSNs are 24-bit, e.g. "0x3c1a2b")`
+	mptHintKey = ` (keys are 32-bit, e.g. "0x00001234")`
+)
+
+// uint reads an integer written as a JSON number or a string in decimal or
+// 0x hex, and checks that it fits bits.
+func (w *mptWalker) uint(n *mptNode, path string, bits int, hint string) (uint64, error) {
+	const how = `write a JSON number or a string in decimal or 0x hex, e.g. 4096 or "0x1000"`
+	if n.kind != '0' && n.kind != '"' {
+		return 0, w.errf(n, path, "want an integer, found %s (%s)", mptKindName(n), how)
+	}
+	s := n.text
+	shown := s
+	if n.kind == '"' {
+		shown = strconv.Quote(s)
+	}
+	var v uint64
+	var err error
+	switch {
+	case strings.HasPrefix(s, "-"):
+		return 0, w.errf(n, path, "%s is negative", shown)
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		v, err = strconv.ParseUint(s[2:], 16, 64)
+	default:
+		v, err = strconv.ParseUint(s, 10, 64)
+	}
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, w.errf(n, path, "%s does not fit 64 bits", s)
+	}
+	if err != nil {
+		return 0, w.errf(n, path, "%s is not an integer (%s)", shown, how)
+	}
+	if bits < 64 && v>>bits != 0 {
+		return 0, w.errf(n, path, "%s does not fit %d bits%s", s, bits, hint)
+	}
+	return v, nil
+}
+
+func (w *mptWalker) addr(n *mptNode, path string) (netip.Addr, error) {
+	s, err := w.str(n, path)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, w.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID (e.g. \"10.77.0.2\" or \"fe80::2\")", s)
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, w.errf(n, path, "%q has a zone; write the address without %%%s", s, a.Zone())
+	}
+	return a.Unmap(), nil
+}
+
+func (w *mptWalker) access(n *mptNode, path string) (Access, error) {
+	items, err := w.array(n, path)
+	if err != nil {
+		return 0, err
+	}
+	var a Access
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		s, err := w.str(it, p)
+		if err != nil {
+			return 0, err
+		}
+		f, ok := AccessByName(s)
+		if !ok {
+			names := make([]string, len(accessNames))
+			for j, an := range accessNames {
+				names[j] = an.name
+			}
+			msg := fmt.Sprintf("unknown access flag %q (known: %s)", s, strings.Join(names, ", "))
+			if t, ok := strings.CutPrefix(strings.ToUpper(s), "IBV_ACCESS_"); ok {
+				if _, ok := AccessByName(t); ok {
+					msg += fmt.Sprintf("; write %q, without the IBV_ACCESS_ prefix", t)
+				}
+			} else if _, ok := AccessByName(strings.ToUpper(s)); ok {
+				msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(s))
+			}
+			return 0, w.errf(it, p, "%s", msg)
+		}
+		a |= f
+	}
+	return a, nil
+}
+
+// postedAt reads seconds since the epoch exactly (a float64 would lose the
+// microseconds' last digits).
+func (w *mptWalker) postedAt(n *mptNode, path string) (time.Time, error) {
+	if n.kind != '0' {
+		return time.Time{}, w.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", mptKindName(n))
+	}
+	r, ok := new(big.Rat).SetString(n.text)
+	if !ok || r.Sign() < 0 {
+		return time.Time{}, w.errf(n, path, "%s is not a time in seconds since the epoch", n.text)
+	}
+	sec, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if !sec.IsInt64() || sec.Int64() > 1<<40 {
+		return time.Time{}, w.errf(n, path, "%s seconds since the epoch is too far in the future", n.text)
+	}
+	// nanoseconds = round(rem * 1e9 / denom)
+	ns := new(big.Int).Mul(rem, big.NewInt(1e9))
+	ns.Mul(ns, big.NewInt(2)).Add(ns, r.Denom()).Quo(ns, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
+	return time.Unix(sec.Int64(), ns.Int64()).UTC(), nil
+}
+
+// ---- the schema ----
+
+var (
+	mptTopKeys      = []string{"version", "responder", "profile", "pds", "qps", "mrs", "mws"}
+	mptTopRequired  = []string{"version", "responder", "pds", "qps", "mrs"}
+	mptQPKeys       = []string{"qpn", "pd", "type", "access", "mtu", "expected_psn", "rq_depth", "max_dest_rd_atomic", "min_rnr_timer", "q_key", "remote", "recv"}
+	mptQPRequired   = []string{"qpn", "pd", "type", "access", "mtu"}
+	mptRemoteKeys   = []string{"address", "qpn"}
+	mptRecvKeys     = []string{"length", "posted_at"}
+	mptRecvRequired = []string{"length"}
+	mptMRKeys       = []string{"rkey", "lkey", "va", "length", "pd", "access"}
+	mptMWKeys       = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey", "qpn"}
+	mptMWRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
+)
+
+// mptIndex holds what later entries refer to, with the path that defined it.
+type mptIndex struct {
+	pds   map[uint32]string
+	qps   map[uint32]int // QPN -> index in MPTFile.QPs
+	mrs   map[uint32]int // nonzero rkey -> index in MPTFile.MRs
+	rkeys map[uint32]string
+	lkeys map[uint32]string
+}
+
+func (w *mptWalker) build(root *mptNode) (*MPTFile, error) {
+	if err := w.object(root, "$", mptTopKeys, mptTopRequired); err != nil {
+		return nil, err
+	}
+	f := &MPTFile{Profile: "ibta"}
+	v, err := w.uint(root.obj["version"], "$.version", 64, "")
+	if err != nil {
+		return nil, err
+	}
+	if v != 1 {
+		return nil, w.errf(root.obj["version"], "$.version", "version %d is not supported (this rocetap reads version 1)", v)
+	}
+	f.Version = 1
+
+	resp := root.obj["responder"]
+	if err := w.object(resp, "$.responder", []string{"address"}, []string{"address"}); err != nil {
+		return nil, err
+	}
+	if f.Responder, err = w.addr(resp.obj["address"], "$.responder.address"); err != nil {
+		return nil, err
+	}
+	if n, ok := root.obj["profile"]; ok {
+		if f.Profile, err = w.str(n, "$.profile"); err != nil {
+			return nil, err
+		}
+		if f.Profile == "" {
+			return nil, w.errf(n, "$.profile", "empty; leave the key out for the default (ibta)")
+		}
+	}
+
+	ix := &mptIndex{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
+		rkeys: map[uint32]string{}, lkeys: map[uint32]string{}}
+	// The order matters: QPs and MRs refer to PDs, MWs to MRs and QPs.
+	pds, err := w.array(root.obj["pds"], "$.pds")
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range pds {
+		pd, err := w.pd(n, fmt.Sprintf("$.pds[%d]", i), ix)
+		if err != nil {
+			return nil, err
+		}
+		f.PDs = append(f.PDs, pd)
+	}
+	qps, err := w.array(root.obj["qps"], "$.qps")
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range qps {
+		qp, err := w.qp(n, fmt.Sprintf("$.qps[%d]", i), ix)
+		if err != nil {
+			return nil, err
+		}
+		ix.qps[qp.QPN] = len(f.QPs)
+		f.QPs = append(f.QPs, qp)
+	}
+	mrs, err := w.array(root.obj["mrs"], "$.mrs")
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range mrs {
+		mr, err := w.mr(n, fmt.Sprintf("$.mrs[%d]", i), ix)
+		if err != nil {
+			return nil, err
+		}
+		if mr.RKey != 0 {
+			ix.mrs[mr.RKey] = len(f.MRs)
+		}
+		f.MRs = append(f.MRs, mr)
+	}
+	if n, ok := root.obj["mws"]; ok {
+		mws, err := w.array(n, "$.mws")
+		if err != nil {
+			return nil, err
+		}
+		for i, n := range mws {
+			mw, err := w.mw(n, fmt.Sprintf("$.mws[%d]", i), ix, f)
+			if err != nil {
+				return nil, err
+			}
+			f.MWs = append(f.MWs, mw)
+		}
+	}
+	return f, nil
+}
+
+func (w *mptWalker) pd(n *mptNode, path string, ix *mptIndex) (MPTPD, error) {
+	if err := w.object(n, path, []string{"id"}, []string{"id"}); err != nil {
+		return MPTPD{}, err
+	}
+	id, err := w.uint(n.obj["id"], path+".id", 32, " (PD handles are 32-bit)")
+	if err != nil {
+		return MPTPD{}, err
+	}
+	if prev, dup := ix.pds[uint32(id)]; dup {
+		return MPTPD{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
+	}
+	ix.pds[uint32(id)] = path
+	return MPTPD{ID: uint32(id)}, nil
+}
+
+// pdRef reads a "pd" key and checks that it names a PD of $.pds.
+func (w *mptWalker) pdRef(n *mptNode, path string, ix *mptIndex) (uint32, error) {
+	id, err := w.uint(n, path, 32, " (PD handles are 32-bit)")
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := ix.pds[uint32(id)]; !ok {
+		pids := slices.Sorted(maps.Keys(ix.pds))
+		ids := make([]string, len(pids))
+		for i, pid := range pids {
+			ids[i] = strconv.FormatUint(uint64(pid), 10)
+		}
+		return 0, w.errf(n, path, "PD %d is not in $.pds (ids: %s); add {\"id\": %d} to pds or fix the reference", id, strings.Join(ids, ", "), id)
+	}
+	return uint32(id), nil
+}
+
+var mptQPTypes = []string{"RC", "UC", "UD", "XRC"}
+
+func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
+	var qp MPTQP
+	if err := w.object(n, path, mptQPKeys, mptQPRequired); err != nil {
+		return qp, err
+	}
+	o := n.obj
+	v, err := w.uint(o["qpn"], path+".qpn", 24, mptHintQPN)
+	if err != nil {
+		return qp, err
+	}
+	qp.QPN = uint32(v)
+	if i, dup := ix.qps[qp.QPN]; dup {
+		return qp, w.errf(o["qpn"], path+".qpn", "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
+	}
+	if qp.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+		return qp, err
+	}
+	if qp.Type, err = w.str(o["type"], path+".type"); err != nil {
+		return qp, err
+	}
+	if !mptContains(mptQPTypes, qp.Type) {
+		msg := fmt.Sprintf("unknown QP type %q (known: %s)", qp.Type, strings.Join(mptQPTypes, ", "))
+		if mptContains(mptQPTypes, strings.ToUpper(qp.Type)) {
+			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(qp.Type))
+		}
+		return qp, w.errf(o["type"], path+".type", "%s", msg)
+	}
+	if qp.Access, err = w.access(o["access"], path+".access"); err != nil {
+		return qp, err
+	}
+	if v, err = w.uint(o["mtu"], path+".mtu", 64, ""); err != nil {
+		return qp, err
+	}
+	switch v {
+	case 256, 512, 1024, 2048, 4096:
+		qp.MTU = int(v)
+	default:
+		msg := fmt.Sprintf("%d is not an InfiniBand MTU (256, 512, 1024, 2048 or 4096)", v)
+		if v > 4096 || v == 1500 {
+			msg += "; this looks like an Ethernet MTU: write the RoCE path MTU, e.g. 1024 for Ethernet MTU 1500"
+		}
+		return qp, w.errf(o["mtu"], path+".mtu", "%s", msg)
+	}
+	if m, ok := o["expected_psn"]; ok {
+		if v, err = w.uint(m, path+".expected_psn", 24, mptHintPSN); err != nil {
+			return qp, err
+		}
+		qp.ExpectedPSN, qp.HasExpectedPSN = uint32(v), true
+	}
+	if m, ok := o["rq_depth"]; ok {
+		if v, err = w.uint(m, path+".rq_depth", 32, ""); err != nil {
+			return qp, err
+		}
+		qp.RQDepth, qp.HasRQDepth = uint32(v), true
+	}
+	if m, ok := o["max_dest_rd_atomic"]; ok {
+		if v, err = w.uint(m, path+".max_dest_rd_atomic", 8, " (verbs max_dest_rd_atomic is 8-bit)"); err != nil {
+			return qp, err
+		}
+		qp.MaxDestRdAtomic, qp.HasMaxDestRdAtomic = uint8(v), true
+	}
+	if m, ok := o["min_rnr_timer"]; ok {
+		if v, err = w.uint(m, path+".min_rnr_timer", 5, " (min_rnr_timer is the 5-bit code 0..31 of the IBTA table, not milliseconds)"); err != nil {
+			return qp, err
+		}
+		qp.MinRNRTimer, qp.HasMinRNRTimer = uint8(v), true
+	}
+	if m, ok := o["q_key"]; ok {
+		if v, err = w.uint(m, path+".q_key", 32, ` (Q_Keys are 32-bit, e.g. "0x11111111")`); err != nil {
+			return qp, err
+		}
+		qp.QKey, qp.HasQKey = uint32(v), true
+	}
+	if m, ok := o["remote"]; ok {
+		rp := path + ".remote"
+		if err := w.object(m, rp, mptRemoteKeys, mptRemoteKeys); err != nil {
+			return qp, err
+		}
+		r := &MPTRemote{}
+		if r.Addr, err = w.addr(m.obj["address"], rp+".address"); err != nil {
+			return qp, err
+		}
+		if v, err = w.uint(m.obj["qpn"], rp+".qpn", 24, mptHintQPN); err != nil {
+			return qp, err
+		}
+		r.QPN = uint32(v)
+		qp.Remote = r
+	}
+	if m, ok := o["recv"]; ok {
+		items, err := w.array(m, path+".recv")
+		if err != nil {
+			return qp, err
+		}
+		qp.HasRecv, qp.Recv = true, make([]MPTRecv, 0, len(items))
+		var last time.Time
+		lastPath := ""
+		for i, it := range items {
+			rp := fmt.Sprintf("%s.recv[%d]", path, i)
+			if err := w.object(it, rp, mptRecvKeys, mptRecvRequired); err != nil {
+				return qp, err
+			}
+			var r MPTRecv
+			if r.Length, err = w.uint(it.obj["length"], rp+".length", 64, ""); err != nil {
+				return qp, err
+			}
+			if pa, ok := it.obj["posted_at"]; ok {
+				if r.PostedAt, err = w.postedAt(pa, rp+".posted_at"); err != nil {
+					return qp, err
+				}
+				r.HasPostedAt = true
+				if lastPath != "" && r.PostedAt.Before(last) {
+					return qp, w.errf(pa, rp+".posted_at", "%s is earlier than %s.posted_at; list the receives in posting order", pa.text, lastPath)
+				}
+				last, lastPath = r.PostedAt, rp
+			}
+			qp.Recv = append(qp.Recv, r)
+		}
+	}
+	return qp, nil
+}
+
+// key reads an rkey or lkey and checks that no other entry in seen has it.
+// Key 0 may repeat: rxe gives rkey 0 to every MR without remote access.
+func (w *mptWalker) key(n *mptNode, path string, seen map[uint32]string, what string) (uint32, error) {
+	v, err := w.uint(n, path, 32, mptHintKey)
+	if err != nil {
+		return 0, err
+	}
+	k := uint32(v)
+	if k != 0 {
+		if prev, dup := seen[k]; dup {
+			return 0, w.errf(n, path, "%s 0x%08x is also %s; %ss must be unique", what, k, prev, what)
+		}
+		seen[k] = path
+	}
+	return k, nil
+}
+
+func (w *mptWalker) mr(n *mptNode, path string, ix *mptIndex) (MPTMR, error) {
+	var mr MPTMR
+	if err := w.object(n, path, mptMRKeys, mptMRKeys); err != nil {
+		return mr, err
+	}
+	o := n.obj
+	var err error
+	if mr.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+		return mr, err
+	}
+	if mr.LKey, err = w.key(o["lkey"], path+".lkey", ix.lkeys, "lkey"); err != nil {
+		return mr, err
+	}
+	if mr.VA, mr.Length, err = w.extent(o, path); err != nil {
+		return mr, err
+	}
+	if mr.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+		return mr, err
+	}
+	if mr.Access, err = w.access(o["access"], path+".access"); err != nil {
+		return mr, err
+	}
+	if mr.Access&ZeroBased != 0 && mr.VA != 0 {
+		return mr, w.errf(o["va"], path+".va", "%s with ZERO_BASED; a zero-based MR starts at va 0", o["va"].text)
+	}
+	return mr, nil
+}
+
+// extent reads va and length and checks that the range does not wrap.
+func (w *mptWalker) extent(o map[string]*mptNode, path string) (va, length uint64, err error) {
+	if va, err = w.uint(o["va"], path+".va", 64, ""); err != nil {
+		return
+	}
+	if length, err = w.uint(o["length"], path+".length", 64, ""); err != nil {
+		return
+	}
+	if length > 0 && va+(length-1) < va {
+		err = w.errf(o["length"], path+".length", "va %#x + length %d wraps past 2^64", va, length)
+	}
+	return
+}
+
+func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW, error) {
+	var mw MPTMW
+	if err := w.object(n, path, mptMWKeys, mptMWRequired); err != nil {
+		return mw, err
+	}
+	o := n.obj
+	var err error
+	if mw.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+		return mw, err
+	}
+	if mw.RKey == 0 {
+		return mw, w.errf(o["rkey"], path+".rkey", "a bound window has a nonzero rkey")
+	}
+	t, err := w.uint(o["type"], path+".type", 64, "")
+	if err != nil {
+		return mw, err
+	}
+	if t != 1 && t != 2 {
+		return mw, w.errf(o["type"], path+".type", "MW type %d is unknown (1 or 2)", t)
+	}
+	mw.Type = int(t)
+	if mw.VA, mw.Length, err = w.extent(o, path); err != nil {
+		return mw, err
+	}
+	if mw.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+		return mw, err
+	}
+	if mw.Access, err = w.access(o["access"], path+".access"); err != nil {
+		return mw, err
+	}
+
+	// The MR it is bound to.
+	m := o["mr_rkey"]
+	v, err := w.uint(m, path+".mr_rkey", 32, mptHintKey)
+	if err != nil {
+		return mw, err
+	}
+	mw.MRRKey = uint32(v)
+	i, ok := ix.mrs[mw.MRRKey]
+	if !ok {
+		return mw, w.errf(m, path+".mr_rkey", "no MR in $.mrs has rkey 0x%08x; give the rkey of the MR the window is bound to", mw.MRRKey)
+	}
+	mr := f.MRs[i]
+	mrPath := fmt.Sprintf("$.mrs[%d]", i)
+	if mr.Access&MWBind == 0 {
+		return mw, w.errf(m, path+".mr_rkey", "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
+	}
+	if mr.PD != mw.PD {
+		return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
+	}
+	if mr.Access&ZeroBased == 0 && mw.Access&ZeroBased == 0 && mw.Length > 0 &&
+		(mw.VA < mr.VA || mw.VA-mr.VA > mr.Length || mw.Length > mr.Length-(mw.VA-mr.VA)) {
+		return mw, w.errf(o["va"], path+".va", "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
+	}
+
+	// The QP it is bound to (type 2 only).
+	q, hasQ := o["qpn"]
+	switch {
+	case mw.Type == 2 && !hasQ:
+		return mw, w.errf(n, path+".qpn", "missing; a type 2 window is bound to a QP: give its qpn")
+	case mw.Type == 1 && hasQ:
+		return mw, w.errf(q, path+".qpn", "a type 1 window is bound to no QP; remove qpn or set type 2")
+	case hasQ:
+		if v, err = w.uint(q, path+".qpn", 24, mptHintQPN); err != nil {
+			return mw, err
+		}
+		mw.QPN, mw.HasQPN = uint32(v), true
+		qi, ok := ix.qps[mw.QPN]
+		if !ok {
+			return mw, w.errf(q, path+".qpn", "no QP in $.qps has QPN 0x%06x; give the QP the window is bound to", mw.QPN)
+		}
+		if qpd := f.QPs[qi].PD; qpd != mw.PD {
+			return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its QP $.qps[%d]", mw.PD, qpd, qi)
+		}
+	}
+	return mw, nil
+}

@@ -1,0 +1,558 @@
+package hca
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// DefaultPageSize is the page size of a PhysMem made with page size 0.
+const DefaultPageSize = 4096
+
+// Errors of MTT accesses, for errors.Is.
+var (
+	// ErrMTTRange: the range is not inside the MR.
+	ErrMTTRange = errors.New("range outside the memory region")
+	// ErrMTTMisaligned: an atomic on an address that is not 8-byte aligned.
+	ErrMTTMisaligned = errors.New("atomic address not 8-byte aligned")
+	// ErrMTTDeregistered: the MR was deregistered.
+	ErrMTTDeregistered = errors.New("memory region deregistered")
+)
+
+// The emulated physical address space: 2^physBlockBits blocks of
+// physBlockPages pages each. Registration takes blocks in the order of a
+// full-period LCG over the block numbers, so consecutive blocks are far
+// apart, and uses a random-length prefix of each block (1 page with
+// probability 7/8, else 2, 4 or 8), so adjacent virtual pages are usually,
+// but not always, physically apart.
+const (
+	physBlockBits  = 24
+	physBlockPages = 8
+	physBlockMask  = 1<<physBlockBits - 1
+	physFrames     = physBlockPages << physBlockBits
+
+	// The LCG modulo 2^24: c odd and a ≡ 1 (mod 4) give the full period
+	// (Hull–Dobell), so no block is handed out twice.
+	lcgMul = 6364136223846793005 & physBlockMask
+	lcgInc = 1442695040888963407 & physBlockMask
+)
+
+// Byte storage is kept per 4 KiB chunk of physical address space, whatever
+// the page size, so huge pages cost memory only where they are touched.
+const (
+	storeShift = 12
+	storeSize  = 1 << storeShift
+	storeMask  = storeSize - 1
+)
+
+// storeChunk holds 4 KiB of physical memory and which of its bytes are
+// known (bit i of known[i/64] for byte i). Unknown bytes hold 0.
+type storeChunk struct {
+	data  [storeSize]byte
+	known [storeSize / 64]uint64
+}
+
+// PhysMem is the emulated physical memory behind the memory regions: it
+// pins physical pages for registrations and holds the bytes written to
+// them. Page placement is deterministic: the same registrations, in the
+// same order, from the same seed, get the same physical addresses.
+//
+// Memory is host memory: bytes are stored as written, and the atomics work
+// on little-endian uint64 values (the byte order of the x86 and arm64 hosts
+// RDMA NICs sit in), not on the wire's big-endian order.
+//
+// A PhysMem is not safe for concurrent use.
+type PhysMem struct {
+	pageSize uint64
+	shift    uint
+
+	lcg        uint64 // last block number drawn
+	blocksUsed uint64
+	rng        uint64 // splitmix64 state for chunk lengths
+	cur, left  uint64 // next frame of the current contiguous chunk, frames left in it
+	free       []uint64
+	freeHead   int // free[freeHead:] are free frames, reused first in the order freed
+	pinned     uint64
+
+	chunks map[uint64]*storeChunk // by physical address >> storeShift
+}
+
+// NewPhysMem returns an empty physical memory with the page size (0 means
+// DefaultPageSize; otherwise a power of two from 64 to 1 GiB). The seed
+// selects the page placement.
+func NewPhysMem(pageSize, seed uint64) (*PhysMem, error) {
+	if pageSize == 0 {
+		pageSize = DefaultPageSize
+	}
+	if pageSize&(pageSize-1) != 0 || pageSize < 64 || pageSize > 1<<30 {
+		return nil, fmt.Errorf("physical memory: page size %d: want a power of two from 64 to 1 GiB", pageSize)
+	}
+	m := &PhysMem{
+		pageSize: pageSize,
+		shift:    uint(bits.TrailingZeros64(pageSize)),
+		rng:      seed,
+		chunks:   make(map[uint64]*storeChunk),
+	}
+	m.lcg = splitmix64(&m.rng) & physBlockMask
+	return m, nil
+}
+
+// PageSize returns the page size in bytes.
+func (m *PhysMem) PageSize() uint64 { return m.pageSize }
+
+// PinnedPages returns how many pages the live registrations pin.
+func (m *PhysMem) PinnedPages() uint64 { return m.pinned }
+
+// TouchedBytes returns the bytes of storage allocated for written memory:
+// it grows with the 4 KiB chunks written to, not with the registrations.
+func (m *PhysMem) TouchedBytes() uint64 {
+	return uint64(len(m.chunks)) * storeSize
+}
+
+func splitmix64(s *uint64) uint64 {
+	*s += 0x9e3779b97f4a7c15
+	z := *s
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// allocFrame returns a free physical page frame number.
+func (m *PhysMem) allocFrame() (uint64, bool) {
+	if m.freeHead < len(m.free) {
+		f := m.free[m.freeHead]
+		m.freeHead++
+		if m.freeHead == len(m.free) {
+			m.free, m.freeHead = m.free[:0], 0
+		}
+		return f, true
+	}
+	if m.left == 0 {
+		if m.blocksUsed == 1<<physBlockBits {
+			return 0, false
+		}
+		m.blocksUsed++
+		m.lcg = (m.lcg*lcgMul + lcgInc) & physBlockMask
+		block := m.lcg ^ m.lcg>>13 // a bijection on 24 bits: spreads the LCG's weak low bits
+		m.cur = block * physBlockPages
+		m.left = 1
+		if r := splitmix64(&m.rng); r&7 == 0 {
+			m.left = chunkLens[r>>3&3]
+		}
+	}
+	f := m.cur
+	m.cur++
+	m.left--
+	return f, true
+}
+
+// chunkLens are the lengths of the contiguous chunks that are not a single
+// page (1 in 8): 2 half the time, 4 or 8 a quarter each.
+var chunkLens = [4]uint64{2, 2, 4, 8}
+
+func (m *PhysMem) freeFrame(f uint64) {
+	m.clearPA(f<<m.shift, m.pageSize)
+	m.free = append(m.free, f)
+}
+
+// PageRun is one entry of an MTT as a scatter-gather table holds it:
+// Pages virtual pages from VA (page aligned) mapped to physically
+// contiguous pages from PA.
+type PageRun struct {
+	VA, PA uint64
+	Pages  uint64
+}
+
+// Segment is a piece of an address range that is physically contiguous.
+type Segment struct {
+	VA, PA, Len uint64
+}
+
+// MTT is the page table of one memory region: the pages pinned for it, in
+// virtual order, merged into runs of physically contiguous pages. Its
+// methods translate and access the MR's addresses; they do not check
+// access flags, keys or PDs (the MPT entry does).
+type MTT struct {
+	mem      *PhysMem
+	va       uint64
+	length   uint64
+	access   Access
+	pageSize uint64
+	shift    uint
+	pages    uint64
+	runs     []PageRun
+	freed    bool
+}
+
+// Register pins the pages covering [va, va+length) and returns their MTT.
+// va need not be page aligned: the first page holds va's offset within a
+// page, as with a host buffer. With ZeroBased the MR's addresses start at
+// 0 and va must be 0 (an MPT file writes va 0 for such MRs; the host
+// buffer is taken as page aligned). OnDemand MRs are pinned like the
+// others. A zero-length MR pins nothing and translates nothing.
+func (m *PhysMem) Register(va, length uint64, access Access) (*MTT, error) {
+	if access&ZeroBased != 0 && va != 0 {
+		return nil, fmt.Errorf("register: ZERO_BASED MR at va %#x: a zero-based MR starts at 0", va)
+	}
+	if length > 0 && length-1 > math.MaxUint64-va {
+		return nil, fmt.Errorf("register: va %#x + length %d overflows 64 bits", va, length)
+	}
+	t := &MTT{mem: m, va: va, length: length, access: access, pageSize: m.pageSize, shift: m.shift}
+	if length == 0 {
+		return t, nil
+	}
+	first, last := va>>m.shift, (va+length-1)>>m.shift
+	n := last - first + 1
+	if n > physFrames {
+		return nil, fmt.Errorf("register: %d pages exceed the emulated physical memory (%d pages)", n, uint64(physFrames))
+	}
+	for p := first; p <= last; p++ {
+		f, ok := m.allocFrame()
+		if !ok {
+			t.freeFrames()
+			return nil, fmt.Errorf("register: emulated physical memory exhausted after %d of %d pages", p-first, n)
+		}
+		t.runs = appendFrame(t.runs, p<<m.shift, f<<m.shift, m.pageSize)
+		t.pages++
+	}
+	m.pinned += t.pages
+	return t, nil
+}
+
+// appendFrame adds the virtual page at va, mapped to pa, to runs, merging
+// it into the last run when both are contiguous.
+func appendFrame(runs []PageRun, va, pa, pageSize uint64) []PageRun {
+	if n := len(runs); n > 0 {
+		r := &runs[n-1]
+		if r.VA+r.Pages*pageSize == va && r.PA+r.Pages*pageSize == pa {
+			r.Pages++
+			return runs
+		}
+	}
+	return append(runs, PageRun{VA: va, PA: pa, Pages: 1})
+}
+
+// Deregister unpins the MR's pages and forgets their bytes. Afterwards the
+// MTT translates nothing.
+func (m *PhysMem) Deregister(t *MTT) error {
+	if t.mem != m {
+		return errors.New("deregister: MTT of another physical memory")
+	}
+	if t.freed {
+		return fmt.Errorf("deregister: %w", ErrMTTDeregistered)
+	}
+	t.freeFrames()
+	m.pinned -= t.pages
+	t.freed = true
+	return nil
+}
+
+func (t *MTT) freeFrames() {
+	for _, r := range t.runs {
+		for i := range r.Pages {
+			t.mem.freeFrame(r.PA>>t.shift + i)
+		}
+	}
+}
+
+// VA returns the MR's first address (0 for a zero-based MR).
+func (t *MTT) VA() uint64 { return t.va }
+
+// Len returns the MR's length in bytes.
+func (t *MTT) Len() uint64 { return t.length }
+
+// Access returns the access flags the MR was registered with.
+func (t *MTT) Access() Access { return t.access }
+
+// PageSize returns the size of the MTT's pages.
+func (t *MTT) PageSize() uint64 { return t.pageSize }
+
+// Pages returns the number of pages pinned.
+func (t *MTT) Pages() uint64 { return t.pages }
+
+// Runs returns a copy of the runs in virtual address order. Two adjacent
+// runs are never physically contiguous.
+func (t *MTT) Runs() []PageRun { return slices.Clone(t.runs) }
+
+// Contains reports whether [va, va+length) lies inside the MR. A zero
+// length is inside when va is in [VA, VA+Len].
+func (t *MTT) Contains(va, length uint64) bool {
+	return !t.freed && va >= t.va && va-t.va <= t.length && length <= t.length-(va-t.va)
+}
+
+// runIndex returns the index of the run holding va, which must be inside
+// the MR.
+func (t *MTT) runIndex(va uint64) int {
+	lo, hi := 0, len(t.runs) // the answer is in [lo, hi)
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if t.runs[mid].VA <= va {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// Translate returns the physical address of va, and false when va is not
+// inside the MR.
+func (t *MTT) Translate(va uint64) (pa uint64, ok bool) {
+	if t.freed || va < t.va || va-t.va >= t.length {
+		return 0, false
+	}
+	r := &t.runs[t.runIndex(va)]
+	return r.PA + (va - r.VA), true
+}
+
+// Segments splits [va, va+length) into physically contiguous segments, at
+// the run boundaries. A zero length gives no segments.
+func (t *MTT) Segments(va, length uint64) ([]Segment, error) {
+	return t.AppendSegments(nil, va, length)
+}
+
+// AppendSegments appends the segments of [va, va+length) to dst, as
+// Segments does, without allocating when dst has room.
+func (t *MTT) AppendSegments(dst []Segment, va, length uint64) ([]Segment, error) {
+	if err := t.check(va, length); err != nil {
+		return dst, err
+	}
+	for i := t.runIndex(va); length > 0; i++ {
+		r := &t.runs[i]
+		n := min(length, r.VA+r.Pages*t.pageSize-va)
+		dst = append(dst, Segment{VA: va, PA: r.PA + (va - r.VA), Len: n})
+		va += n
+		length -= n
+	}
+	return dst, nil
+}
+
+func (t *MTT) check(va, length uint64) error {
+	if t.freed {
+		return ErrMTTDeregistered
+	}
+	if length == 0 {
+		return nil
+	}
+	if !t.Contains(va, length) {
+		return fmt.Errorf("[%#x, +%d) not in MR [%#x, +%d): %w", va, length, t.va, t.length, ErrMTTRange)
+	}
+	return nil
+}
+
+// Write stores data at va, which with len(data) must lie inside the MR.
+func (t *MTT) Write(va uint64, data []byte) error {
+	if err := t.check(va, uint64(len(data))); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	for i := t.runIndex(va); len(data) > 0; i++ {
+		r := &t.runs[i]
+		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
+		t.mem.WritePA(r.PA+(va-r.VA), data[:n])
+		data = data[n:]
+		va += n
+	}
+	return nil
+}
+
+// Read fills data from va, which with len(data) must lie inside the MR,
+// and returns how many of the bytes are known. Unknown bytes (never
+// written) read as 0; known, if not nil, must have len(data) and receives
+// which bytes are known.
+func (t *MTT) Read(va uint64, data []byte, known []bool) (int, error) {
+	if err := t.check(va, uint64(len(data))); err != nil {
+		return 0, fmt.Errorf("read: %w", err)
+	}
+	if known != nil && len(known) != len(data) {
+		return 0, fmt.Errorf("read: known mask of %d for %d bytes", len(known), len(data))
+	}
+	nKnown := 0
+	for i := t.runIndex(va); len(data) > 0; i++ {
+		r := &t.runs[i]
+		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
+		var k []bool
+		if known != nil {
+			k, known = known[:n], known[n:]
+		}
+		nKnown += t.mem.ReadPA(r.PA+(va-r.VA), data[:n], k)
+		data = data[n:]
+		va += n
+	}
+	return nKnown, nil
+}
+
+// atomic8 returns the physical address of the 8 bytes at va, an aligned
+// address in the MR, and their storage chunk, nil when never written.
+func (t *MTT) atomic8(va uint64) (c *storeChunk, pa uint64, err error) {
+	if va&7 != 0 {
+		return nil, 0, fmt.Errorf("atomic at %#x: %w", va, ErrMTTMisaligned)
+	}
+	if err := t.check(va, 8); err != nil {
+		return nil, 0, fmt.Errorf("atomic: %w", err)
+	}
+	pa, _ = t.Translate(va) // 8 aligned bytes never cross a page or a chunk
+	return t.mem.chunks[pa>>storeShift], pa, nil
+}
+
+// known8 reports whether the 8 aligned bytes at pa in c are all known.
+func (c *storeChunk) known8(pa uint64) bool {
+	off := pa & storeMask
+	return c != nil && c.known[off>>6]>>(off&63)&0xff == 0xff
+}
+
+// FetchAdd adds add to the little-endian uint64 at va (8-byte aligned,
+// inside the MR) and returns the original value. When any of the 8 bytes
+// is unknown, the original value is unknown (known false) and so are the
+// 8 bytes afterwards; a caller that learns the value (from the captured
+// AtomicAckETH) can Write it first.
+func (t *MTT) FetchAdd(va, add uint64) (orig uint64, known bool, err error) {
+	c, pa, err := t.atomic8(va)
+	if err != nil {
+		return 0, false, err
+	}
+	if !c.known8(pa) {
+		t.mem.clearPA(pa, 8)
+		return 0, false, nil
+	}
+	off := pa & storeMask
+	orig = binary.LittleEndian.Uint64(c.data[off:])
+	binary.LittleEndian.PutUint64(c.data[off:], orig+add)
+	return orig, true, nil
+}
+
+// CompareSwap stores swap in the little-endian uint64 at va (8-byte
+// aligned, inside the MR) when it equals compare, and returns the original
+// value. When any of the 8 bytes is unknown, the original value is unknown
+// (known false) and so are the 8 bytes afterwards, as for FetchAdd.
+func (t *MTT) CompareSwap(va, compare, swap uint64) (orig uint64, known bool, err error) {
+	c, pa, err := t.atomic8(va)
+	if err != nil {
+		return 0, false, err
+	}
+	if !c.known8(pa) {
+		t.mem.clearPA(pa, 8)
+		return 0, false, nil
+	}
+	off := pa & storeMask
+	orig = binary.LittleEndian.Uint64(c.data[off:])
+	if orig == compare {
+		binary.LittleEndian.PutUint64(c.data[off:], swap)
+	}
+	return orig, true, nil
+}
+
+// WritePA stores data at physical address pa, making those bytes known.
+func (m *PhysMem) WritePA(pa uint64, data []byte) {
+	for len(data) > 0 {
+		off := pa & storeMask
+		n := min(uint64(len(data)), storeSize-off)
+		c := m.chunks[pa>>storeShift]
+		if c == nil {
+			c = new(storeChunk)
+			m.chunks[pa>>storeShift] = c
+		}
+		copy(c.data[off:], data[:n])
+		setBits(c.known[:], off, off+n)
+		data = data[n:]
+		pa += n
+	}
+}
+
+// ReadPA fills data from physical address pa and returns how many bytes
+// are known; unknown bytes read as 0. known, if not nil, must have
+// len(data) and receives which bytes are known.
+func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
+	nKnown := 0
+	for len(data) > 0 {
+		off := pa & storeMask
+		n := min(uint64(len(data)), storeSize-off)
+		c := m.chunks[pa>>storeShift]
+		if c == nil {
+			clear(data[:n])
+			if known != nil {
+				clear(known[:n])
+			}
+		} else {
+			copy(data[:n], c.data[off:])
+			nKnown += countBits(c.known[:], off, off+n)
+			if known != nil {
+				for i := range n {
+					b := off + i
+					known[i] = c.known[b>>6]>>(b&63)&1 != 0
+				}
+			}
+		}
+		data = data[n:]
+		if known != nil {
+			known = known[n:]
+		}
+		pa += n
+	}
+	return nKnown
+}
+
+// clearPA forgets the bytes of [pa, pa+n), dropping chunks left empty.
+func (m *PhysMem) clearPA(pa, n uint64) {
+	end := pa + n
+	if n/storeSize > uint64(len(m.chunks)) { // a huge page: visit the chunks, not the range
+		for k, c := range m.chunks {
+			if lo := k << storeShift; lo >= pa && lo+storeSize <= end {
+				delete(m.chunks, k)
+			} else if lo < end && lo+storeSize > pa {
+				m.clearInChunk(k, c, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
+			}
+		}
+		return
+	}
+	for pa < end {
+		off := pa & storeMask
+		l := min(end-pa, storeSize-off)
+		if c := m.chunks[pa>>storeShift]; c != nil {
+			m.clearInChunk(pa>>storeShift, c, off, off+l)
+		}
+		pa += l
+	}
+}
+
+func (m *PhysMem) clearInChunk(k uint64, c *storeChunk, lo, hi uint64) {
+	clearBits(c.known[:], lo, hi)
+	clear(c.data[lo:hi])
+	for _, w := range c.known {
+		if w != 0 {
+			return
+		}
+	}
+	delete(m.chunks, k)
+}
+
+// bitRange calls fn for each word of [lo, hi) with the mask of the bits in
+// the range.
+func bitRange(lo, hi uint64, fn func(w uint64, mask uint64)) {
+	for lo < hi {
+		w, b := lo>>6, lo&63
+		n := min(hi-lo, 64-b)
+		mask := ^uint64(0)
+		if n < 64 {
+			mask = (1<<n - 1) << b
+		}
+		fn(w, mask)
+		lo += n
+	}
+}
+
+func setBits(words []uint64, lo, hi uint64) {
+	bitRange(lo, hi, func(w, mask uint64) { words[w] |= mask })
+}
+
+func clearBits(words []uint64, lo, hi uint64) {
+	bitRange(lo, hi, func(w, mask uint64) { words[w] &^= mask })
+}
+
+func countBits(words []uint64, lo, hi uint64) int {
+	n := 0
+	bitRange(lo, hi, func(w, mask uint64) { n += bits.OnesCount64(words[w] & mask) })
+	return n
+}
