@@ -1,0 +1,232 @@
+package hca
+
+import (
+	"fmt"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// QPState is a QP's state (IBA 10.3.1).
+type QPState uint8
+
+// QP states.
+const (
+	QPReset QPState = iota
+	QPInit
+	QPRTR
+	QPRTS
+	QPError
+)
+
+var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "ERR"}
+
+func (s QPState) String() string {
+	if int(s) < len(qpStateNames) {
+		return qpStateNames[s]
+	}
+	return "?"
+}
+
+// WCStatus is a work completion status, with the verbs values
+// (enum ibv_wc_status).
+type WCStatus uint8
+
+// Completion statuses.
+const (
+	WCSuccess        WCStatus = 0
+	WCLocLenErr      WCStatus = 1
+	WCLocQPOpErr     WCStatus = 2
+	WCLocProtErr     WCStatus = 4
+	WCWRFlushErr     WCStatus = 5
+	WCRemInvReqErr   WCStatus = 9
+	WCRemAccessErr   WCStatus = 10
+	WCRemOpErr       WCStatus = 11
+	WCRetryExcErr    WCStatus = 12
+	WCRNRRetryExcErr WCStatus = 13
+)
+
+// String returns ibv_wc_status_str's text ("remote access error"), as in
+// the status fields of .expect.json files.
+func (s WCStatus) String() string {
+	switch s {
+	case WCSuccess:
+		return "success"
+	case WCLocLenErr:
+		return "local length error"
+	case WCLocQPOpErr:
+		return "local QP operation error"
+	case WCLocProtErr:
+		return "local protection error"
+	case WCWRFlushErr:
+		return "Work Request Flushed Error"
+	case WCRemInvReqErr:
+		return "remote invalid request error"
+	case WCRemAccessErr:
+		return "remote access error"
+	case WCRemOpErr:
+		return "remote operation error"
+	case WCRetryExcErr:
+		return "transport retry counter exceeded"
+	case WCRNRRetryExcErr:
+		return "RNR retry counter exceeded"
+	}
+	return fmt.Sprintf("status %d", uint8(s))
+}
+
+// Name returns the verbs constant name ("IBV_WC_REM_ACCESS_ERR").
+func (s WCStatus) Name() string {
+	switch s {
+	case WCSuccess:
+		return "IBV_WC_SUCCESS"
+	case WCLocLenErr:
+		return "IBV_WC_LOC_LEN_ERR"
+	case WCLocQPOpErr:
+		return "IBV_WC_LOC_QP_OP_ERR"
+	case WCLocProtErr:
+		return "IBV_WC_LOC_PROT_ERR"
+	case WCWRFlushErr:
+		return "IBV_WC_WR_FLUSH_ERR"
+	case WCRemInvReqErr:
+		return "IBV_WC_REM_INV_REQ_ERR"
+	case WCRemAccessErr:
+		return "IBV_WC_REM_ACCESS_ERR"
+	case WCRemOpErr:
+		return "IBV_WC_REM_OP_ERR"
+	case WCRetryExcErr:
+		return "IBV_WC_RETRY_EXC_ERR"
+	case WCRNRRetryExcErr:
+		return "IBV_WC_RNR_RETRY_EXC_ERR"
+	}
+	return fmt.Sprintf("IBV_WC_%d", uint8(s))
+}
+
+// StatusForSyndrome returns the requester completion status an AETH
+// syndrome implies: SUCCESS for an ACK, the remote error for a NAK.
+// A PSN sequence error NAK and an RNR NAK make the requester retry; they
+// return ok false.
+func StatusForSyndrome(syn uint8) (s WCStatus, ok bool) {
+	switch syn >> 5 & 3 {
+	case decode.AETHAck:
+		return WCSuccess, true
+	case decode.AETHNak:
+		switch syn & 0x1F {
+		case 0:
+			return 0, false
+		case 1:
+			return WCRemInvReqErr, true
+		case 2:
+			return WCRemAccessErr, true
+		default:
+			return WCRemOpErr, true
+		}
+	}
+	return 0, false
+}
+
+// Response is one packet the modeled responder sends.
+type Response struct {
+	// Frame is the request frame (1-based, as Packet.Frame.Number) that
+	// made the responder send it.
+	Frame  int
+	QPN    uint32        // the responder QP
+	DestQP uint32        // the requester QP, the response's BTH.DestQP
+	Opcode decode.Opcode // ACK, ATOMIC ACK or READ RESPONSE *
+	PSN    uint32
+
+	HasAETH  bool
+	Syndrome uint8
+	MSN      uint32
+
+	// AtomicOrig is the ATOMIC ACK's original value, AtomicKnown whether
+	// the model knew all 8 bytes.
+	AtomicOrig  uint64
+	AtomicKnown bool
+
+	// Payload is the READ response's data and Known which of its bytes
+	// the model knows (bytes never written are unknown). Both are owned by
+	// the model and valid until the next Receive.
+	Payload []byte
+	Known   []bool
+
+	// Duplicate: the answer to a duplicate request (re-ACK, READ
+	// re-execution or ATOMIC replay).
+	Duplicate bool
+	// Why says why a NAK was sent ("rkey 0x1234: out of bounds by 256
+	// bytes"); empty for ACKs and READ responses.
+	Why string
+}
+
+// Completion is a work completion the model predicts.
+type Completion struct {
+	// Frame is the frame of the packet that completes the work request:
+	// the last request packet for a receive completion, the response for
+	// a requester completion.
+	Frame int
+	// Requester: a requester (send queue) completion; otherwise the
+	// responder's receive completion.
+	Requester bool
+	QPN       uint32 // the QP that completes (for requester completions, the requester's QPN)
+	Status    WCStatus
+	// Opcode is the message's request opcode (the last packet's for
+	// receive completions, e.g. SEND LAST with Immediate).
+	Opcode  decode.Opcode
+	PSN     uint32 // the first PSN of the message
+	ByteLen uint64 // receive completions: bytes received
+	Imm     uint32
+	HasImm  bool
+	// InvRKey is the rkey a SEND with Invalidate invalidated (HasInv).
+	InvRKey uint32
+	HasInv  bool
+	SrcQP   uint32 // UD: the sender's QPN
+}
+
+// Drop says why the model dropped a request without answering.
+type Drop uint8
+
+// Reasons for a silent drop.
+const (
+	DropNone          Drop = iota
+	DropNotRequest         // not a request to the responder (a response, CNP, or not RDMA)
+	DropUnknownQP          // no such QP
+	DropWrongType          // the opcode's transport is not the QP's type
+	DropQPState            // the QP is not in RTR/RTS (or is in error)
+	DropPSNOutOfOrder      // RC: out of sequence after the one PSN sequence NAK
+	DropDuplicate          // a duplicate with nothing to replay
+	DropUCGap              // UC: waiting for the next FIRST/ONLY after a gap or error
+	DropQKey               // UD: Q_Key mismatch
+	DropNoReceive          // UC/UD: no receive WQE posted
+	DropTooLong            // UC/UD: message longer than the receive buffer or MTU
+	DropTruncated          // the packet was truncated in the capture
+	DropBadCRC             // the ICRC was wrong
+)
+
+var dropNames = [...]string{
+	DropNone: "", DropNotRequest: "not a request", DropUnknownQP: "unknown QP",
+	DropWrongType: "opcode transport does not match the QP type",
+	DropQPState:   "QP not ready to receive", DropPSNOutOfOrder: "out of sequence (already NAKed)",
+	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: waiting for a new message after a gap",
+	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
+	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
+	DropBadCRC: "ICRC error",
+}
+
+func (d Drop) String() string {
+	if int(d) < len(dropNames) {
+		return dropNames[d]
+	}
+	return "?"
+}
+
+// Result is what the model did with one request packet. Its slices are
+// owned by the model and valid until the next Receive.
+type Result struct {
+	Responses   []Response
+	Completions []Completion
+	Drop        Drop
+	// Check is the MPT check of the packet's RETH, AtomicETH or IETH
+	// access (Verdict None when it carries none).
+	Check Check
+	// Executed: the request was new and was carried out (data written,
+	// read or modified; receive consumed).
+	Executed bool
+}
