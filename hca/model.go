@@ -126,7 +126,11 @@ type Model struct {
 	qps   map[uint32]*QP
 	qpOrd []*QP
 
-	segs []Segment // scratch for translations
+	// Per-Receive state, reused.
+	res   Result
+	arena []byte // READ response data
+	known []bool // which arena bytes are known
+	frame int    // the frame being received
 }
 
 // NewModel builds the model of the responder an MPT file describes:
@@ -400,6 +404,13 @@ func (c *Check) Describe() string {
 // zero-length READ or WRITE is allowed without looking at the rkey. Check
 // does not change the model except for the translation cache's counters.
 func (m *Model) Check(qpn uint32, op AccessOp, rkey uint32, va, length uint64) Check {
+	return m.check(qpn, op, rkey, va, length, true)
+}
+
+// check is Check; with cached false the first page's translation does not
+// go through the translation cache (the responder looks up every page it
+// touches itself).
+func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, cached bool) Check {
 	c := Check{Op: op, RKey: rkey}
 	qp := m.qps[qpn]
 	if qp == nil {
@@ -461,7 +472,7 @@ func (m *Model) Check(qpn uint32, op AccessOp, rkey uint32, va, length uint64) C
 	default:
 		c.Over = sat(end, c.Base+c.Size)
 	}
-	if c.Over == 0 && va >= c.Base && va-c.Base < c.Size {
+	if cached && c.Over == 0 && va >= c.Base && va-c.Base < c.Size {
 		if pa, hit, ok := m.cache.Lookup(qpn, rkey, mr.MTT, va); ok {
 			c.PA, c.HasPA, c.Hit = pa, true, hit
 		}
