@@ -63,18 +63,16 @@ type QP struct {
 
 // rdRes is a READ or ATOMIC the responder executed, kept for duplicates.
 type rdRes struct {
-	used       bool
-	atomic     bool
-	first      uint32 // first PSN
-	n          uint32 // PSNs used
-	va         uint64
-	length     uint64
-	rkey       uint32
-	orig       uint64
-	origKnown  bool
-	syndrome   uint8
-	msn        uint32
-	opcodeResp decode.Opcode
+	used      bool
+	atomic    bool
+	first     uint32 // first PSN
+	n         uint32 // PSNs used
+	va        uint64
+	length    uint64
+	rkey      uint32
+	orig      uint64
+	origKnown bool
+	msn       uint32
 }
 
 // pending is a requester message the model has not completed.
