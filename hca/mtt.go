@@ -479,10 +479,7 @@ func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
 			copy(data[:n], c.data[off:])
 			nKnown += countBits(c.known[:], off, off+n)
 			if known != nil {
-				for i := range n {
-					b := off + i
-					known[i] = c.known[b>>6]>>(b&63)&1 != 0
-				}
+				knownBits(known[:n], c.known[:], off)
 			}
 		}
 		data = data[n:]
@@ -492,6 +489,36 @@ func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
 		pa += n
 	}
 	return nKnown
+}
+
+var allTrue [64]bool
+
+func init() {
+	for i := range allTrue {
+		allTrue[i] = true
+	}
+}
+
+// knownBits sets known[i] to bit off+i of words, 64 at a time where a
+// whole word is aligned.
+func knownBits(known []bool, words []uint64, off uint64) {
+	for i := 0; i < len(known); {
+		b := off + uint64(i)
+		if b&63 == 0 && len(known)-i >= 64 {
+			switch w := words[b>>6]; w {
+			case ^uint64(0):
+				copy(known[i:i+64], allTrue[:])
+				i += 64
+				continue
+			case 0:
+				clear(known[i : i+64])
+				i += 64
+				continue
+			}
+		}
+		known[i] = words[b>>6]>>(b&63)&1 != 0
+		i++
+	}
 }
 
 // clearPA forgets the bytes of [pa, pa+n), dropping chunks left empty.
