@@ -131,6 +131,9 @@ type Model struct {
 	arena []byte // READ response data
 	known []bool // which arena bytes are known
 	frame int    // the frame being received
+
+	learnBuf   []byte // Observe's scratch
+	learnKnown []bool
 }
 
 // NewModel builds the model of the responder an MPT file describes:

@@ -73,6 +73,10 @@ type rdRes struct {
 	orig      uint64
 	origKnown bool
 	msn       uint32
+	fetchAdd  bool   // ATOMIC: FETCH_ADD, else CMP_SWAP
+	swapAdd   uint64 // ATOMIC: swap or add operand
+	compare   uint64 // CMP_SWAP: compare operand
+	learned   bool   // Observe took the original value from the wire
 }
 
 // pending is a requester message the model has not completed.
@@ -766,7 +770,8 @@ func (m *Model) rcAtomic(qp *QP, p *decode.Packet) {
 	m.res.Executed = true
 	res := qp.newRes()
 	*res = rdRes{used: true, atomic: true, first: psn, n: 1, va: a.VA, length: 8, rkey: a.RKey,
-		orig: orig, origKnown: known, msn: qp.MSN}
+		orig: orig, origKnown: known, msn: qp.MSN, fetchAdd: p.BTH.Opcode.Op() == decode.OpFetchAdd,
+		swapAdd: a.SwapAddData, compare: a.CompareData}
 	r := m.respond(qp, decode.OpAtomicAcknowledge, psn, synACK, true, "")
 	r.AtomicOrig, r.AtomicKnown = orig, known
 	m.completeRequester(qp, psn, WCSuccess, false)

@@ -418,3 +418,42 @@ func TestTranslationCacheCounts(t *testing.T) {
 		t.Fatalf("per QP: %+v, want 9 hits 33 misses", s)
 	}
 }
+
+func TestObserveLearnsUnknownMemory(t *testing.T) {
+	m := newTestModel(t, ProfileIBTA, nil)
+	va := uint64(mrVA + 64)
+	r := m.feed(req{op: decode.OpFetchAdd, psn: 100, va: va, rkey: mrKey, swap: 3})
+	if r.Responses[0].AtomicKnown {
+		t.Fatal("FETCH_ADD on unknown memory: original value known")
+	}
+	var p decode.Packet
+	p.Has = decode.HdrBTH | decode.HdrAETH | decode.HdrAtomicAckETH
+	p.BTH = decode.BTH{Opcode: decode.OpAtomicAcknowledge, DestQP: 0x99, PSN: 100}
+	p.AtomicAckETH.OrigRemData = 10
+	m.Observe(&p)
+	r = m.feed(req{op: decode.OpFetchAdd, psn: 101, va: va, rkey: mrKey, swap: 1})
+	if x := r.Responses[0]; !x.AtomicKnown || x.AtomicOrig != 13 {
+		t.Fatalf("after observing original 10 and adding 3: %+v, want 13", x)
+	}
+
+	// READ of unknown bytes, observed: the next READ knows them; bytes
+	// the model knew are not overwritten.
+	m.feed(req{op: decode.OpWriteOnly, psn: 102, va: mrVA + 1000, rkey: mrKey, dmaLen: 4, payload: []byte{1, 2, 3, 4}})
+	m.feed(req{op: decode.OpReadRequest, psn: 103, va: mrVA + 996, rkey: mrKey, dmaLen: 12})
+	p = decode.Packet{}
+	p.Has = decode.HdrBTH | decode.HdrAETH
+	p.BTH = decode.BTH{Opcode: decode.OpReadResponseOnly, DestQP: 0x99, PSN: 103}
+	p.Payload = []byte{9, 9, 9, 9, 7, 7, 7, 7, 8, 8, 8, 8}
+	m.Observe(&p)
+	r = m.feed(req{op: decode.OpReadRequest, psn: 104, va: mrVA + 996, rkey: mrKey, dmaLen: 12})
+	x := r.Responses[0]
+	want := []byte{9, 9, 9, 9, 1, 2, 3, 4, 8, 8, 8, 8}
+	if !bytes.Equal(x.Payload, want) {
+		t.Fatalf("READ after Observe: % x, want % x", x.Payload, want)
+	}
+	for i, k := range x.Known {
+		if !k {
+			t.Fatalf("byte %d still unknown", i)
+		}
+	}
+}
