@@ -132,6 +132,8 @@ type Model struct {
 	known []bool // which arena bytes are known
 	frame int    // the frame being received
 
+	keyByte uint8 // the last key byte Register handed out
+
 	learnBuf   []byte // Observe's scratch
 	learnKnown []bool
 }
@@ -500,4 +502,24 @@ func sat(a, b uint64) uint64 {
 		return a - b
 	}
 	return 0
+}
+
+// Register registers a memory region the way an HCA does: it picks the
+// next MPT index and a key byte, and makes lkey = rkey = index<<8 | key.
+// An MR without remote access gets rkey 0 (as rxe gives it). Use
+// RegisterMR to register with the keys a capture used.
+func (m *Model) Register(pd uint32, va, length uint64, access Access) (*MR, error) {
+	if !m.pds[pd] {
+		return nil, fmt.Errorf("register MR: protection domain %d does not exist", pd)
+	}
+	m.keyByte = m.keyByte*5 + 0x3b // a full-period sequence mod 256
+	lkey := uint32(len(m.mrs)+1)<<8 | uint32(m.keyByte)
+	for m.byKey[lkey] != nil || m.mws[lkey] != nil {
+		lkey += 1 << 8
+	}
+	rkey := lkey
+	if access&(RemoteWrite|RemoteRead|RemoteAtomic|MWBind) == 0 {
+		rkey = 0
+	}
+	return m.RegisterMR(MPTMR{RKey: rkey, LKey: lkey, VA: va, Length: length, PD: pd, Access: access})
 }
