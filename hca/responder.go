@@ -261,13 +261,17 @@ func nakSyn(code uint8) uint8 { return decode.AETHNak<<5 | code }
 const synACK = 0x1F // ACK with the credit field "invalid" (no end-to-end credits)
 
 func (m *Model) respond(qp *QP, op decode.Opcode, psn uint32, syn uint8, aeth bool, why string) *Response {
+	mask := uint8(0xFF)
+	if aeth && syn>>5 == decode.AETHAck && m.Profile != ProfileRXE {
+		mask = 0xE0
+	}
 	m.res.Responses = append(m.res.Responses, Response{Frame: m.frame, QPN: qp.QPN, DestQP: qp.destQP(),
-		Opcode: op, PSN: psn & psnMask, HasAETH: aeth, Syndrome: syn, MSN: qp.MSN, Why: why})
+		Opcode: op, PSN: psn & psnMask, HasAETH: aeth, Syndrome: syn, SyndromeMask: mask, MSN: qp.MSN, Why: why})
 	return &m.res.Responses[len(m.res.Responses)-1]
 }
 
 func (m *Model) ack(qp *QP, psn uint32) {
-	m.respond(qp, decode.OpAcknowledge, psn, synACK, true, "")
+	m.respond(qp, decode.OpAcknowledge, psn, synACK, true, "").Coalescable = true
 }
 
 // nak sends a class A NAK (invalid request, remote access, remote
@@ -786,7 +790,7 @@ func (m *Model) duplicate(qp *QP, p *decode.Packet, info opInfo) {
 	switch {
 	case info.send || info.write:
 		r := m.respond(qp, decode.OpAcknowledge, qp.ExpectedPSN-1, synACK, true, "")
-		r.Duplicate = true
+		r.Duplicate, r.Coalescable = true, true
 	case info.read:
 		for i := range qp.res {
 			res := &qp.res[i]

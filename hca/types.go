@@ -136,6 +136,15 @@ type Response struct {
 	HasAETH  bool
 	Syndrome uint8
 	MSN      uint32
+	// SyndromeMask says which syndrome bits a captured response must
+	// match: 0xFF, or 0xE0 for an ACK whose credit count the model does
+	// not know (a responder with end-to-end credits advertises its own
+	// receive queue, which the MPT does not describe).
+	SyndromeMask uint8
+	// Coalescable: an ACK of a SEND or WRITE that the responder may
+	// coalesce with a later ACK (C9-150); a later acknowledgement of the
+	// same QP covers it when it is missing.
+	Coalescable bool
 
 	// AtomicOrig is the ATOMIC ACK's original value, AtomicKnown whether
 	// the model knew all 8 bytes.
