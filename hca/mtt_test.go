@@ -375,9 +375,13 @@ func TestMTTDeregister(t *testing.T) {
 func TestMemReadWrite(t *testing.T) {
 	const va = 0x10100
 	unknown := bytes.Repeat([]byte{0}, 8)
+	type write struct {
+		va   uint64
+		data []byte
+	}
 	tests := []struct {
 		name      string
-		writes    map[uint64][]byte // va → data
+		writes    []write // applied in order
 		readVA    uint64
 		readLen   int
 		want      []byte
@@ -385,20 +389,20 @@ func TestMemReadWrite(t *testing.T) {
 		wantErr   error
 	}{
 		{"never written", nil, va, 8, unknown, make([]bool, 8), nil},
-		{"read after write", map[uint64][]byte{va: []byte("abcdefgh")}, va, 8, []byte("abcdefgh"), []bool{true, true, true, true, true, true, true, true}, nil},
-		{"partly written", map[uint64][]byte{va + 2: []byte("xy")}, va, 6, []byte{0, 0, 'x', 'y', 0, 0},
+		{"read after write", []write{{va, []byte("abcdefgh")}}, va, 8, []byte("abcdefgh"), []bool{true, true, true, true, true, true, true, true}, nil},
+		{"partly written", []write{{va + 2, []byte("xy")}}, va, 6, []byte{0, 0, 'x', 'y', 0, 0},
 			[]bool{false, false, true, true, false, false}, nil},
-		{"across a run boundary", map[uint64][]byte{0x11ffc: []byte("12345678")}, 0x11ffc, 8, []byte("12345678"),
+		{"across a run boundary", []write{{0x11ffc, []byte("12345678")}}, 0x11ffc, 8, []byte("12345678"),
 			[]bool{true, true, true, true, true, true, true, true}, nil},
-		{"overwrite", map[uint64][]byte{va: []byte("aaaa"), va + 1: []byte("bb")}, va, 4, []byte("abba"),
+		{"overwrite", []write{{va, []byte("aaaa")}, {va + 1, []byte("bb")}}, va, 4, []byte("abba"),
 			[]bool{true, true, true, true}, nil},
 		{"read past the end", nil, 0x130fc, 8, nil, nil, ErrMTTRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mtt := testMTT(t)
-			for wva, data := range tt.writes {
-				if err := mtt.Write(wva, data); err != nil {
+			for _, w := range tt.writes {
+				if err := mtt.Write(w.va, w.data); err != nil {
 					t.Fatal(err)
 				}
 			}
