@@ -1,0 +1,242 @@
+package hca
+
+import (
+	"bytes"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWriteMPTRoundTrip parses every Soft-RoCE MPT file, writes it and
+// parses the output: the two parses must be equal, and writing again must
+// give the same bytes.
+func TestWriteMPTRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../testdata/rxe/*.mpt.json")
+	if err != nil || len(files) != 25 {
+		t.Fatalf("want 25 MPT files, found %d (%v)", len(files), err)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := LoadMPT(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := MarshalMPT(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := ParseMPT("written", out)
+			if err != nil {
+				t.Fatalf("the written file does not parse: %v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(f, g) {
+				t.Errorf("round trip differs:\nread    %+v\nwritten %+v\n%s", f, g, out)
+			}
+			again, err := MarshalMPT(g)
+			if err != nil || !bytes.Equal(out, again) {
+				t.Errorf("writing the round-tripped file gives other bytes (%v)", err)
+			}
+		})
+	}
+}
+
+// TestWriteMPTDocExample writes the example of docs/mpt-format.md and
+// must get it back byte for byte: the writer lays files out as the
+// documentation shows them.
+func TestWriteMPTDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/mpt-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```json\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/mpt-format.md has no ```json example")
+	}
+	f, err := ParseMPT("mpt-format.md", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := MarshalMPT(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != example {
+		t.Errorf("written:\n%s\ndocumented:\n%s", out, example)
+	}
+}
+
+func TestWriteMPTLayout(t *testing.T) {
+	at := time.Unix(1795320179, 865224000).UTC()
+	base := func() *MPTFile {
+		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("fd77::2"), Profile: "ibta",
+			PDs: []MPTPD{{ID: 0}},
+			QPs: []MPTQP{{QPN: 0x2f, PD: 0, Type: "UD", MTU: 1024, QKey: 0x11111111, HasQKey: true}}}
+	}
+	tests := []struct {
+		name string
+		edit func(f *MPTFile)
+		want string
+	}{
+		{"minimal", func(f *MPTFile) {}, `{
+  "version": 1,
+  "responder": { "address": "fd77::2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [
+    {
+      "qpn": "0x00002f",
+      "pd": 0,
+      "type": "UD",
+      "access": [],
+      "mtu": 1024,
+      "q_key": "0x11111111"
+    }
+  ],
+  "mrs": []
+}
+`},
+		{"empty recv, no QPs' optional keys", func(f *MPTFile) {
+			f.QPs[0] = MPTQP{QPN: 1, Type: "RC", Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []MPTRecv{}}
+		}, `{
+  "version": 1,
+  "responder": { "address": "fd77::2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [
+    {
+      "qpn": "0x000001",
+      "pd": 0,
+      "type": "RC",
+      "access": ["REMOTE_READ"],
+      "mtu": 4096,
+      "recv": []
+    }
+  ],
+  "mrs": []
+}
+`},
+		{"long recv list, one per line", func(f *MPTFile) {
+			f.QPs[0] = MPTQP{QPN: 1, Type: "RC", MTU: 1024, HasRecv: true, Recv: []MPTRecv{
+				{Length: 512, PostedAt: at, HasPostedAt: true}, {Length: 4096, PostedAt: at.Add(time.Second), HasPostedAt: true},
+				{Length: 1}}}
+		}, `{
+  "version": 1,
+  "responder": { "address": "fd77::2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [
+    {
+      "qpn": "0x000001",
+      "pd": 0,
+      "type": "RC",
+      "access": [],
+      "mtu": 1024,
+      "recv": [
+        { "length": 512, "posted_at": 1795320179.865224 },
+        { "length": 4096, "posted_at": 1795320180.865224 },
+        { "length": 1 }
+      ]
+    }
+  ],
+  "mrs": []
+}
+`},
+		{"IPv4-mapped responder, type 1 window, no QPs", func(f *MPTFile) {
+			f.Responder = netip.MustParseAddr("::ffff:10.77.0.2")
+			f.QPs = nil
+			f.MRs = []MPTMR{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: LocalWrite | MWBind}}
+			f.MWs = []MPTMW{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: RemoteRead, MRRKey: 0x1234}}
+		}, `{
+  "version": 1,
+  "responder": { "address": "10.77.0.2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [],
+  "mrs": [
+    {
+      "rkey": "0x00001234",
+      "lkey": "0x00001234",
+      "va": "0x00007f0000001000",
+      "length": 8192,
+      "pd": 0,
+      "access": ["LOCAL_WRITE", "MW_BIND"]
+    }
+  ],
+  "mws": [
+    {
+      "rkey": "0x00004321",
+      "type": 1,
+      "va": "0x00007f0000001000",
+      "length": 4096,
+      "pd": 0,
+      "access": ["REMOTE_READ"],
+      "mr_rkey": "0x00001234"
+    }
+  ]
+}
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := base()
+			tt.edit(f)
+			out, err := MarshalMPT(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", out, tt.want)
+			}
+			g, err := ParseMPT("written", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Responder = f.Responder.Unmap()
+			if f.Profile == "" {
+				f.Profile = "ibta"
+			}
+			if !reflect.DeepEqual(f, g) {
+				t.Errorf("round trip differs:\nwrote %+v\nread  %+v", f, g)
+			}
+		})
+	}
+}
+
+func TestWriteMPTErrors(t *testing.T) {
+	ok := func() *MPTFile {
+		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("10.0.0.1"), PDs: []MPTPD{{}},
+			QPs: []MPTQP{{QPN: 1, Type: "RC", MTU: 1024}}}
+	}
+	tests := []struct {
+		name string
+		edit func(f *MPTFile)
+		want string
+	}{
+		{"no responder", func(f *MPTFile) { f.Responder = netip.Addr{} }, "no responder address"},
+		{"zone", func(f *MPTFile) { f.Responder = netip.MustParseAddr("fe80::1%eth0") }, "has a zone"},
+		{"version", func(f *MPTFile) { f.Version = 2 }, "version 2"},
+		{"unnamed access", func(f *MPTFile) { f.QPs[0].Access = 1 << 20 }, "qps[0]: access bits 0x100000 have no name"},
+		{"remote without address", func(f *MPTFile) { f.QPs[0].Remote = &MPTRemote{QPN: 2} }, "qps[0].remote address"},
+		{"receive before 1970", func(f *MPTFile) {
+			f.QPs[0].HasRecv, f.QPs[0].Recv = true, []MPTRecv{{PostedAt: time.Unix(-5, 0), HasPostedAt: true}}
+		}, "qps[0].recv[0]: posted_at"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := ok()
+			tt.edit(f)
+			_, err := MarshalMPT(f)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := MarshalMPT(nil); err == nil {
+		t.Error("MarshalMPT(nil) succeeded")
+	}
+	var buf bytes.Buffer
+	if err := WriteMPT(&buf, ok()); err != nil || !strings.HasPrefix(buf.String(), "{\n  \"version\": 1,") {
+		t.Errorf("WriteMPT: %v\n%s", err, buf.String())
+	}
+}
