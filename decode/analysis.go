@@ -42,12 +42,97 @@ type Analysis struct {
 	MsgFirst   int // frame of the message's first packet
 	MsgPackets uint32
 	MsgPartial bool // the message started before the capture did
+
+	// MPT is the check of the packet's remote access against the
+	// responder's memory protection table (rocetap.mpt.*), when the
+	// tracker was given one.
+	MPT MPTCheck
 }
 
 // Reset clears the analysis, keeping the Acked buffer.
 func (a *Analysis) Reset() {
 	acked := a.Acked[:0]
 	*a = Analysis{Acked: acked}
+}
+
+// MPTCheck is what the tracker found checking a packet against an MPT. On
+// a request it is the check of the RETH, AtomicETH or IETH access the
+// packet carries, in the first transmission of that request; on a response
+// (ACK, NAK, READ response, ATOMIC ACK) only Finding is set: how the
+// responder's answer compares with the checks of the requests it answers.
+//
+// decode knows only the shape: the verdicts are package hca's (Verdict is
+// an hca.Verdict and VerdictName its String), filled in by package flow.
+// Every field is a value or a constant string, so filling it allocates
+// nothing except Why.
+type MPTCheck struct {
+	Checked     bool  // the packet's access was checked (fields exist only then)
+	Allowed     bool  // a responder following the MPT executes the access
+	Window      bool  // the rkey names a memory window
+	HasMR       bool  // MR is known
+	HasRange    bool  // the key was found: Base and Size are the range it grants
+	HasOffset   bool  // Offset is known (the VA is at or after Base)
+	HasPA       bool  // PA is known (the first byte is inside the MR)
+	HasCache    bool  // the first byte went through the translation cache: CacheHit is known
+	CacheHit    bool  // the translation cache held the first page
+	Op          MPTOp // the kind of access
+	Verdict     uint8 // an hca.Verdict
+	Finding     MPTFinding
+	RKey        uint32 // the rkey the request names
+	MR          uint32 // rkey of the MR behind the key (for a window, the MR it is bound to)
+	VerdictName string // hca.Verdict.String(): "ok", "out_of_bounds", ...
+	Why         string // a forbidden access: the verdict in words ("out of bounds by 256 bytes")
+	Base, Size  uint64 // the range the key grants (the MR's or the window's)
+	Offset      uint64 // the access's offset from Base
+	PA          uint64 // physical address of the first byte
+	Over        uint64 // bytes of the access outside the range
+}
+
+// MPTOp is the kind of remote access an MPT check is about.
+type MPTOp uint8
+
+// Remote access kinds.
+const (
+	MPTOpNone       MPTOp = iota
+	MPTOpRead             // RDMA READ request (RETH)
+	MPTOpWrite            // RDMA WRITE FIRST or ONLY (RETH)
+	MPTOpAtomic           // CmpSwap, FetchAdd (AtomicETH)
+	MPTOpInvalidate       // SEND with Invalidate (IETH)
+)
+
+var mptOpNames = [...]string{"", "read", "write", "atomic", "invalidate"}
+
+func (o MPTOp) String() string {
+	if int(o) < len(mptOpNames) {
+		return mptOpNames[o]
+	}
+	return "?"
+}
+
+// MPTFinding is how a packet relates to the MPT check of a request.
+type MPTFinding uint8
+
+// MPT findings.
+const (
+	MPTFindingNone MPTFinding = iota
+	// MPTViolation: a request whose access the MPT forbids.
+	MPTViolation
+	// MPTAgrees: a response that does what the MPT says: it answers an
+	// allowed access, or NAKs a forbidden one.
+	MPTAgrees
+	// MPTRejected: a NAK of an access the MPT allows.
+	MPTRejected
+	// MPTAccepted: a response that executes an access the MPT forbids.
+	MPTAccepted
+)
+
+var mptFindingNames = [...]string{"", "violation", "agrees", "rejected", "accepted"}
+
+func (f MPTFinding) String() string {
+	if int(f) < len(mptFindingNames) {
+		return mptFindingNames[f]
+	}
+	return "?"
 }
 
 // Pairing says how the tracker learned which two QPs form a session.
@@ -160,6 +245,9 @@ const (
 	EventDisconnect                       // CM: disconnect request/reply
 	EventReject                           // CM: connection rejected
 	EventNoResponse                       // a request that was never answered (reported at the end)
+	EventMPTViolation                     // a request the MPT forbids (rkey, bounds, access, PD, ...)
+	EventMPTAccepted                      // the responder executed an access the MPT forbids
+	EventMPTRejected                      // the responder NAKed an access the MPT allows
 	numEvents           = iota
 )
 
@@ -188,6 +276,9 @@ var eventTable = [numEvents]eventInfo{
 	{"disconnect", SevChat, "Disconnect (CM)"},
 	{"reject", SevWarning, "Connection rejected (CM)"},
 	{"no_response", SevWarning, "Request never answered"},
+	{"mpt_violation", SevWarning, "Access the MPT forbids"},
+	{"mpt_accepted", SevError, "Responder accepted an access the MPT forbids"},
+	{"mpt_rejected", SevError, "Responder NAKed an access the MPT allows"},
 }
 
 // NumEvents is the number of event kinds.

@@ -90,6 +90,7 @@ func init() {
 		}
 		return out
 	}))
+	all = append(all, mptFields(rt)...)
 	for _, f := range all {
 		f.Stateful = true
 	}

@@ -16,6 +16,12 @@ package flow_test
 // decode.Decode (ICRC checked) in front, as in rocetap stats without the
 // file reading.
 //
+// Track/rc+mpt is Track/rc with an MPT: every pair's responder is moved to
+// one address, the MPT's responder, whose QPs and MRs allow every access
+// of the stream, so each READ request and WRITE FIRST/ONLY is checked
+// (translation cache included) and each response compared with the
+// verdict. It too should allocate nothing.
+//
 // Track/rxe runs every capture in testdata/rxe (CM setup, NAKs, RNR NAKs,
 // retransmissions, UD, ...) through a new Tracker per capture: it measures
 // the mixed paths, including session setup and expert events (whose texts
@@ -25,6 +31,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,6 +41,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
 )
 
 const (
@@ -330,6 +338,41 @@ func BenchmarkTrack(b *testing.B) {
 			b.Errorf("%d expert events in the steady state of a clean stream (want 0)", events)
 		}
 	})
+	b.Run("rc+mpt", func(b *testing.B) {
+		s := buildRC(b, 8, 512)
+		mpt := benchMPT(b, s)
+		events := 0
+		tr := flow.New(flow.Options{MPT: mpt, OnEvent: func(*flow.Event) { events++ }})
+		n := len(s.pkts)
+		for j := 0; j < 2; j++ {
+			for i := range s.pkts {
+				p := &s.pkts[i]
+				s.set(p, i, j)
+				tr.Track(p)
+			}
+		}
+		events = 0
+		b.ReportAllocs()
+		b.ResetTimer()
+		for k := 0; k < b.N; k++ {
+			i := k % n
+			p := &s.pkts[i]
+			s.set(p, i, 2+k/n)
+			tr.Track(p)
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(events)/float64(b.N), "events/pkt")
+		if events != 0 {
+			b.Errorf("%d expert events in the steady state of a clean stream (want 0)", events)
+		}
+		var checked uint64
+		for _, ss := range tr.Sessions() {
+			checked += ss.MPTChecked
+		}
+		if checked == 0 {
+			b.Error("no access checked")
+		}
+	})
 	b.Run("decode+rc", func(b *testing.B) {
 		// Decode (ICRC checked) then Track, one Packet reused as in
 		// rocetap stats; every pass re-decodes the same frames, so the
@@ -381,4 +424,46 @@ func BenchmarkTrack(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64(total), "pkts/pass")
 	})
+}
+
+// benchResponder is the one responder of the rc+mpt stream.
+var benchResponder = [4]byte{10, 9, 9, 9}
+
+// benchMPT moves every pair's responder of the stream to benchResponder
+// and returns a model of it that allows every access the stream makes.
+func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
+	tb.Helper()
+	f := &hca.MPTFile{Version: 1, Responder: netip.AddrFrom4(benchResponder), PDs: []hca.MPTPD{{ID: 1}}}
+	resp := map[[4]byte]bool{}
+	for i := range s.pkts {
+		p := &s.pkts[i]
+		if p.BTH.Opcode.IsRequest() {
+			resp[p.IPv4.Dst] = true
+		}
+	}
+	seen := map[uint32]bool{}
+	remote := hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
+	for i := range s.pkts {
+		p := &s.pkts[i]
+		if resp[p.IPv4.Dst] {
+			p.IPv4.Dst = benchResponder
+		}
+		if resp[p.IPv4.Src] {
+			p.IPv4.Src = benchResponder
+		}
+		if !p.BTH.Opcode.IsRequest() || seen[p.BTH.DestQP] {
+			continue
+		}
+		seen[p.BTH.DestQP] = true
+		q := s.pair[i]
+		f.QPs = append(f.QPs, hca.MPTQP{QPN: p.BTH.DestQP, PD: 1, Type: "RC", Access: remote, MTU: benchMTU})
+		rkey := 0x1000 + uint32(q)*0x101
+		f.MRs = append(f.MRs, hca.MPTMR{RKey: rkey, LKey: rkey, VA: uint64(0x7f3a00000000) + uint64(q)<<28, Length: 1 << 20, PD: 1,
+			Access: hca.LocalWrite | remote})
+	}
+	m, err := hca.NewModel(f, hca.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }

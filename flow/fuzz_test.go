@@ -1,11 +1,41 @@
 package flow
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
+
+// fuzzMPT is a responder at 10.0.0.2 with QPs 0-15 (every fourth lacks
+// remote access), MRs with rkeys 0x00-0x3f (some small, some in another
+// PD) and type 1 and type 2 windows, for the fuzzer's keys to hit.
+func fuzzMPT(tb testing.TB) *hca.Model {
+	tb.Helper()
+	remote := hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
+	f := &hca.MPTFile{Version: 1, Responder: netip.AddrFrom4([4]byte{10, 0, 0, 2}), PDs: []hca.MPTPD{{ID: 1}, {ID: 2}}}
+	for q := uint32(0); q < 16; q++ {
+		acc := remote
+		if q%4 == 3 {
+			acc = 0
+		}
+		f.QPs = append(f.QPs, hca.MPTQP{QPN: q, PD: 1, Type: "RC", Access: acc, MTU: 1024})
+	}
+	for k := uint32(1); k < 0x40; k++ {
+		pd := uint32(1 + k%5/4)
+		f.MRs = append(f.MRs, hca.MPTMR{RKey: k, LKey: k, VA: uint64(k) << 12, Length: uint64(k%7) * 1000, PD: pd,
+			Access: hca.LocalWrite | hca.MWBind | remote&^hca.Access(k&6)})
+	}
+	f.MWs = []hca.MPTMW{{RKey: 0x41, Type: 1, VA: 1 << 12, Length: 100, PD: 1, Access: remote, MRRKey: 1},
+		{RKey: 0x42, Type: 2, VA: 2 << 12, Length: 100, PD: 1, Access: remote, MRRKey: 2, QPN: 1, HasQPN: true}}
+	m, err := hca.NewModel(f, hca.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
 
 // FuzzTrack feeds the tracker packet sequences read from the fuzz input,
 // 7 bytes a packet: opcode, PSN (3 bytes), direction and QP choice, AETH
@@ -15,8 +45,14 @@ func FuzzTrack(f *testing.F) {
 	f.Add([]byte{0x0a, 0, 0, 1, 0, 0x1f, 8, 0x11, 0, 0, 1, 1, 0x1f, 0})
 	f.Add([]byte{0x06, 0xff, 0xff, 0xff, 0, 0, 64, 0x07, 0, 0, 0, 0, 0, 64, 0x08, 0, 0, 1, 0, 0, 3, 0x11, 0, 0, 0, 1, 0x60, 0})
 	f.Add([]byte{0x0c, 0, 0, 5, 0, 0, 200, 0x0d, 0, 0, 5, 1, 0x1f, 255, 0x0f, 0, 0, 7, 1, 0x1f, 4, 0x13, 0, 0, 8, 2, 0, 0})
+	// odd length: with the MPT; a WRITE to 10.0.0.2 QP 0 with rkey 1, its ACK
+	f.Add([]byte{0x0a, 0, 0, 1, 0, 0x01, 8, 0x11, 0, 0, 1, 4, 0x1f, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr := New(Options{OnEvent: func(*Event) {}, OnMessage: func(*Message) {}, MaxOutstanding: 16})
+		o := Options{OnEvent: func(*Event) {}, OnMessage: func(*Message) {}, MaxOutstanding: 16}
+		if len(data)%2 == 1 {
+			o.MPT = fuzzMPT(t)
+		}
+		tr := New(o)
 		var p decode.Packet
 		hosts := [3][4]byte{{10, 0, 0, 1}, {10, 0, 0, 2}, {10, 0, 0, 3}}
 		for i := 0; i+7 <= len(data); i += 7 {
@@ -36,6 +72,10 @@ func FuzzTrack(f *testing.F) {
 			}
 			p.AETH.Syndrome = b[5]
 			p.RETH.DMALen = uint32(b[6]) * 37
+			key := uint32(b[5]&0x3f) + uint32(b[6]>>7)*0x40
+			p.RETH.RKey, p.RETH.VA = key, uint64(b[3])<<10
+			p.AtomicETH.RKey, p.AtomicETH.VA = key, uint64(b[3])<<10|uint64(b[2]&7)
+			p.IETH.RKey = key
 			p.Payload = make([]byte, int(b[6]&0x3f)*16)
 			if p.BTH.Opcode.Transport() == decode.TransportUD {
 				p.DETH.SrcQP = uint32(b[5])
@@ -46,6 +86,9 @@ func FuzzTrack(f *testing.F) {
 		for _, s := range tr.Sessions() {
 			if s.LostPSNs > 1<<40 || s.Partial > 1<<40 {
 				t.Fatalf("counter underflow in session %d: lost %d partial %d", s.ID, s.LostPSNs, s.Partial)
+			}
+			if s.MPTViolations > s.MPTChecked || s.MPTAccepted+s.MPTRejected > s.MPTChecked {
+				t.Fatalf("session %d: %d MPT checks, %d violations, %d accepted, %d rejected", s.ID, s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
 			}
 			for side := range s.req {
 				if len(s.req[side].out) > 16 || len(s.req[side].pend) > maxPending || len(s.req[side].missing) > maxMissing {

@@ -87,6 +87,10 @@ type Session struct {
 	Truncated     uint64
 	NoResponse    uint64 // requests never answered by the end of the capture
 
+	// With an MPT (Options.MPT): accesses checked, those the MPT forbids,
+	// forbidden ones the responder executed, allowed ones it NAKed.
+	MPTChecked, MPTViolations, MPTAccepted, MPTRejected uint64
+
 	Latency [decode.NumMsgKinds]Latency // request→completion, by kind
 
 	req [2]reqStream // requests sent by A (answered by B), by B

@@ -76,11 +76,13 @@ type pmsg struct {
 	lastFrame  int // the latest packet added
 	lastOp     decode.Opcode
 	partial    bool
+	mpt        mptRec // the MPT check of its RETH, AtomicETH or IETH
 }
 
 // outReq is a request waiting for its response.
 type outReq struct {
 	kind       decode.MsgKind
+	mpt        mptRec
 	psn, last  uint32 // request PSNs (READ: its PSN; responses use psn.. psn+n-1)
 	length     uint64
 	firstFrame int
@@ -397,11 +399,15 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	if pos == posFirst || pos == posOnly {
 		t.abandonStale(p, s, st, psn)
 	}
+	var check mptRec
+	if t.opts.MPT != nil {
+		check = t.checkMPT(p, s)
+	}
 	var m *pmsg
 	switch pos {
 	case posOnly:
 		m = &pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, haveLast: true, count: 1,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time}
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check}
 		t.completeReq(p, s, side, st, m)
 		return
 	case posFirst:
@@ -414,6 +420,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 				c.count++
 				c.length += plen
 				c.firstFrame, c.firstTime = p.Frame.Number, p.Frame.Time
+				c.mpt = check
 				t.maybeComplete(p, s, side, st, i)
 				return
 			}
@@ -422,7 +429,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 			t.dropPending(s, st, 0)
 		}
 		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check})
 		return
 	}
 	// MIDDLE or LAST: the newest pending message that can hold it.
@@ -455,6 +462,9 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	c.count++
 	c.lastFrame, c.lastOp = p.Frame.Number, p.BTH.Opcode
 	c.length += plen
+	if check.checked {
+		c.mpt = check // the IETH of a SEND LAST with Invalidate
+	}
 	if c.kind == decode.MsgSend && kind != decode.MsgSend {
 		c.kind = kind // SEND LAST with Immediate / Invalidate
 	}
@@ -542,7 +552,7 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	// message older than the newest): ackUpTo stops at the first request
 	// past the ACK.
 	o := outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
-		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time}
+		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
 	i := len(st.out)
 	for i > 0 && sub24(st.out[i-1].psn, o.psn) > 0 {
 		i--
@@ -642,6 +652,9 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					// the NAK stops a multi-packet message part-way
 					c := st.pend[i]
 					st.pend = append(st.pend[:i], st.pend[i+1:]...)
+					if c.mpt.checked {
+						t.mptAnswer(p, s, &c.mpt, mptFrame(&c.mpt, c.firstFrame, c.lastFrame), false)
+					}
 					s.Messages[c.kind]++
 					s.MessageBytes[c.kind] += c.length
 					if t.opts.OnMessage != nil {
@@ -674,6 +687,10 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			return
 		}
 		st.out = append(st.out[:i], st.out[i+1:]...)
+		// the first response packet shows the READ executed
+		if req.mpt.checked {
+			t.mptAnswer(p, s, &req.mpt, req.firstFrame, true)
+		}
 		st.rr = readResp{active: true, req: req, next: (psn + 1) & psnMask, length: uint64(len(p.Payload)), pkts: 1}
 	case decode.OpReadResponseMiddle, decode.OpReadResponseLast:
 		t.inferMTU(s, p)
@@ -818,6 +835,9 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 	if ok {
 		t.completed(p, s, st, o, true)
 	} else {
+		if o.mpt.checked {
+			t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), false)
+		}
 		st.done[st.doneN%len(st.done)] = o
 		st.doneN++
 		p.Analysis.RequestFrame = o.lastFrame
@@ -827,6 +847,9 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 
 func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outReq, ok bool) {
 	p.Analysis.Acked = append(p.Analysis.Acked, o.lastFrame)
+	if o.mpt.checked {
+		t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), true)
+	}
 	s.Latency[o.kind].Add(p.Frame.Time.Sub(o.firstTime))
 	st.done[st.doneN%len(st.done)] = o
 	st.doneN++

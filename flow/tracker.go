@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
 // Options configure a Tracker. The zero value is usable.
@@ -27,6 +28,14 @@ type Options struct {
 	OnEvent func(*Event)
 	// OnMessage, when set, receives every reassembled message.
 	OnMessage func(*Message)
+	// MPT, when set, is the model of a responder (its memory protection
+	// table): every remote access sent to MPT.Responder (RETH, AtomicETH,
+	// IETH) is checked against it (rocetap.mpt.*) and the responder's
+	// answers compared with the verdicts (mpt_violation, mpt_accepted,
+	// mpt_rejected). The tracker changes the model as the responder does:
+	// an acknowledged SEND with Invalidate invalidates its rkey. nil: no
+	// checks.
+	MPT *hca.Model
 }
 
 // Tracker rebuilds sessions from packets given in capture order.
@@ -45,6 +54,8 @@ type Tracker struct {
 
 	ev  Event
 	msg Message
+
+	mptResp addr16 // MPT.Responder as addrs gives addresses
 }
 
 type addr16 = [16]byte
@@ -128,13 +139,22 @@ func New(o Options) *Tracker {
 	if o.MaxOutstanding == 0 {
 		o.MaxOutstanding = 16384
 	}
-	return &Tracker{
+	t := &Tracker{
 		opts:     o,
 		halves:   make(map[halfKey]half),
 		ud:       make(map[udKey]*Session),
 		unpaired: make(map[pairKey][]*Session),
 		cmReqs:   make(map[cmKey]cmReq),
 	}
+	if o.MPT != nil {
+		if r := o.MPT.Responder; r.IsValid() {
+			t.mptResp = r.As16() // IPv4: IPv4-mapped, as addrs gives it
+		} else {
+			// an MPT without a responder address matches no packet
+			t.mptResp = addr16{0xff, 0xfe, 0xff, 0xff}
+		}
+	}
+	return t
 }
 
 // Sessions returns the sessions found so far in order of first appearance
@@ -391,6 +411,10 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	s.ECNCE += prov.ECNCE
 	s.ICRCErrors += prov.ICRCErrors
 	s.Truncated += prov.Truncated
+	s.MPTChecked += prov.MPTChecked
+	s.MPTViolations += prov.MPTViolations
+	s.MPTAccepted += prov.MPTAccepted
+	s.MPTRejected += prov.MPTRejected
 	if s.MTU == 0 {
 		s.MTU, s.MTUFrom = prov.MTU, prov.MTUFrom
 	}

@@ -16,6 +16,7 @@ type AnalyzeOptions struct {
 	readOptions
 	Output string // -T text|json
 	Filter string // -Y
+	MPT    string // --mpt: check remote accesses against this MPT file
 }
 
 // analysis is what one pass of the tracker over a capture gives the
@@ -40,12 +41,16 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return nil, err
 		}
 	}
+	mpt, err := trackMPT(o.MPT)
+	if err != nil {
+		return nil, err
+	}
 	an := &analysis{}
 	var pending []flow.Event
-	an.tracker = flow.New(flow.Options{OnEvent: func(e *flow.Event) { pending = append(pending, *e) }})
+	an.tracker = flow.New(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }})
 	matched := map[uint32]bool{}
 	first := true
-	_, err := runTracked(&o.readOptions, ios, trackOptions{
+	_, err = runTracked(&o.readOptions, ios, trackOptions{
 		tracker: an.tracker,
 		each: func(p *decode.Packet) bool {
 			if first {
@@ -113,6 +118,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "count only packets matching this display filter (the tracker still sees every packet)")
+	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	return cmd
 }
 
@@ -123,7 +129,9 @@ func NewCmdSessions(ios IO) *cobra.Command {
 QPs of a connection, learned from CM REQ/REP when the capture has them
 ("cm"), otherwise from responses matched to outstanding requests
 ("response"); until then a direction stands alone ("unpaired"). A UD flow
-is one (source QP, destination QP, Q_Key) between two addresses.`,
+is one (source QP, destination QP, Q_Key) between two addresses. With
+--mpt FILE, each session also counts its remote accesses checked against
+the MPT, the violations, and the responder's answers that disagree.`,
 		`  rocetap sessions -r testdata/rxe/cm_rping.pcap
   rocetap sessions -r cap.pcap -T json
   rocetap sessions -r cap.pcap -Y 'infiniband.bth.opcode == 17'`,
@@ -162,8 +170,14 @@ errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors), warnings
 (retransmissions, duplicates, out-of-order packets, RNR NAKs, unanswered
 requests), notes (CNPs, ECN marks, context missing at the capture start)
 and chats (connection setup). Each event names its frame and session;
-the same findings are per-packet fields rocetap.analysis.* for -Y and -e.`,
+the same findings are per-packet fields rocetap.analysis.* for -Y and -e.
+
+With --mpt FILE, every remote access sent to the file's responder is
+checked against its memory registrations: mpt_violation (warning) on an
+access the MPT forbids, mpt_accepted (error) on a response that executed
+one anyway, mpt_rejected (error) on a NAK of an access the MPT allows.`,
 		`  rocetap expert -r testdata/rxe/err_rnr.pcap
+  rocetap expert -r testdata/rxe/err_write_oob.pcap --mpt testdata/rxe/err_write_oob.mpt.json
   rocetap expert -r cap.pcap -Y 'rocetap.session.id == 3'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			if o.Output == "json" {

@@ -8,6 +8,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ type DecodeOptions struct {
 	E       []string // -E
 	Verbose bool     // -V
 	Filter  string   // -Y
+	MPT     string   // --mpt: check remote accesses against this MPT file
 }
 
 // NewCmdDecode builds `rocetap decode`. runF replaces the run function in
@@ -40,6 +42,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
   rocetap decode -r cap.pcap -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn
   rocetap decode -r cap.pcap -V -c 1
   rocetap decode -r cap.pcap -Y 'infiniband.aeth.syndrome & 0x60 == 0x60 or infiniband.bth.opcode in {12..16}'
+  rocetap decode -r testdata/rxe/err_write_oob.pcap --mpt testdata/rxe/err_write_oob.mpt.json -Y rocetap.mpt.violation
   tcpdump -i eth0 -w - udp port 4791 | rocetap decode -r -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,6 +70,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display filter (see `rocetap filter check`)")
+	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	return cmd
 }
 
@@ -79,6 +83,10 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			return err
 		}
 		po.filter = flt
+	}
+	mpt, err := trackMPT(opts.MPT)
+	if err != nil {
+		return err
 	}
 	out := newOutBuf(ios.Out)
 	defer out.flush()
@@ -147,9 +155,8 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		}
 	}
 	var n int
-	var err error
-	if needsTracker(opts.Output != "fields", opts.Fields, po.filter) {
-		n, err = decodeTracked(opts, ios, po, out)
+	if needsTracker(opts.Output != "fields" || mpt != nil, opts.Fields, po.filter) {
+		n, err = decodeTracked(opts, ios, po, out, mpt)
 	} else {
 		n, err = runPipeline(&opts.readOptions, ios, po, out)
 	}
@@ -160,9 +167,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 }
 
 // needsTracker reports whether the output shows session analysis: the
-// summary, -V and JSON always do (like Wireshark's TCP analysis); -T
-// fields and -Y only when they name a rocetap.session/msg/analysis/expert
-// field.
+// summary, -V and JSON always do (like Wireshark's TCP analysis), and so
+// does everything with --mpt; -T fields and -Y only when they name a
+// rocetap.session/msg/analysis/expert/mpt field.
 func needsTracker(always bool, fields []string, flt *filter.Filter) bool {
 	if always {
 		return true
@@ -184,11 +191,12 @@ func needsTracker(always bool, fields []string, flt *filter.Filter) bool {
 
 // decodeTracked is decode's path when the output needs the tracker: every
 // packet goes through it in order, then the filter and the printer.
-func decodeTracked(opts *DecodeOptions, ios IO, po pipelineOptions, out *outBuf) (int, error) {
+// With mpt, every remote access is checked against it.
+func decodeTracked(opts *DecodeOptions, ios IO, po pipelineOptions, out *outBuf, mpt *hca.Model) (int, error) {
 	render := po.newRender()
 	written := 0
 	_, err := runTracked(&opts.readOptions, ios, trackOptions{
-		tracker:  flow.New(flow.Options{}),
+		tracker:  flow.New(flow.Options{MPT: mpt}),
 		filter:   po.filter,
 		skipCRCs: po.skipCRCs,
 		limit:    opts.Count,

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -10,7 +12,37 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
 )
+
+// mptFlagUsage is the help of --mpt, shared by decode, sessions, stats and
+// expert.
+const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to the responder against this MPT file (docs/mpt-format.md)"
+
+// trackMPT loads the MPT file of --mpt and builds the responder model the
+// tracker checks accesses against; path "" gives nil (no checks). A
+// problem in the file is hca's *MPTError (file:line:col: $.path: what).
+func trackMPT(path string) (*hca.Model, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := hca.LoadMPT(path)
+	if err != nil {
+		var me *hca.MPTError
+		if errors.As(err, &me) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("--mpt: %w", err)
+	}
+	// The profile changes how a responder answers, not what the MPT
+	// allows; an unknown one is the replay's concern.
+	prof, _ := hca.ProfileByName(f.Profile)
+	m, err := hca.NewModel(f, hca.Options{Profile: prof})
+	if err != nil {
+		return nil, fmt.Errorf("--mpt %s: %w", path, err)
+	}
+	return m, nil
+}
 
 // trackOptions configure runTracked.
 type trackOptions struct {

@@ -59,3 +59,26 @@ func TestSummaryOfEmptyPacket(t *testing.T) {
 	_ = AppendVerbose(nil, &p, nil)
 	_ = AppendJSON(nil, &p, nil)
 }
+
+// TestMPTAnnotations: the summary's brackets for the MPT findings.
+func TestMPTAnnotations(t *testing.T) {
+	cases := []struct {
+		name string
+		an   decode.Analysis
+		want string
+	}{
+		{"violation", decode.Analysis{Events: decode.EventMPTViolation, MPT: decode.MPTCheck{Checked: true, Finding: decode.MPTViolation,
+			Why: "out of bounds by 256 bytes"}}, " [MPT: out of bounds by 256 bytes]"},
+		{"accepted", decode.Analysis{Events: decode.EventMPTAccepted}, " [MPT: accepted a forbidden access]"},
+		{"rejected", decode.Analysis{Events: decode.EventMPTRejected | decode.EventNAK}, " [MPT: NAKed an allowed access]"},
+		{"checked ok", decode.Analysis{MPT: decode.MPTCheck{Checked: true, Allowed: true}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.an.Tracked = true
+			if got := string(appendAnalysis(nil, &c.an)); got != c.want {
+				t.Errorf("%q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -86,6 +86,9 @@ func sessionNotes(s *flow.Session) string {
 	add(s.ECNCE, "ECN-CE")
 	add(s.ICRCErrors, "ICRC err")
 	add(s.Truncated, "truncated")
+	add(s.MPTViolations, "MPT violations")
+	add(s.MPTAccepted, "MPT accepted")
+	add(s.MPTRejected, "MPT rejected")
 	if s.Closed {
 		if len(n) > 0 {
 			n = append(n, ", "...)
@@ -131,6 +134,17 @@ type SessionJSON struct {
 	ICRCErrors uint64                  `json:"icrc_errors"`
 	Truncated  uint64                  `json:"truncated"`
 	Latency    map[string]LatencyJSON  `json:"latency,omitempty"`
+	MPT        *MPTJSON                `json:"mpt,omitempty"`
+}
+
+// MPTJSON counts a session's MPT checks (with --mpt): accesses checked,
+// those the MPT forbids, forbidden ones the responder executed, allowed
+// ones it NAKed.
+type MPTJSON struct {
+	Checked    uint64 `json:"checked"`
+	Violations uint64 `json:"violations"`
+	Accepted   uint64 `json:"accepted"`
+	Rejected   uint64 `json:"rejected"`
 }
 
 // EndpointJSON is one side of a session.
@@ -182,6 +196,9 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	if s.Transport == "UD" {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
+	}
+	if s.MPTChecked > 0 {
+		j.MPT = &MPTJSON{s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected}
 	}
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
 		if s.Messages[k] > 0 {
@@ -311,6 +328,10 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 			if n > 0 {
 				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
 			}
+		}
+		if s.MPTChecked > 0 {
+			fmt.Fprintf(&b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
+				s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
 		}
 		if notes := sessionNotes(s); notes != "-" || s.Gaps+s.Retransmitted+s.Duplicates+s.OutOfOrder > 0 {
 			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",

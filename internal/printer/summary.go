@@ -254,6 +254,11 @@ func appendAnalysis(dst []byte, a *decode.Analysis) []byte {
 			dst = append(dst, l.label...)
 		}
 	}
+	if e&decode.EventMPTViolation != 0 {
+		dst = append(dst, " [MPT: "...)
+		dst = append(dst, a.MPT.Why...)
+		dst = append(dst, ']')
+	}
 	return dst
 }
 
@@ -269,6 +274,8 @@ var analysisLabels = []struct {
 	{decode.EventMidStream, " [Started before capture]"},
 	{decode.EventOpcodeSeq, " [Opcode out of sequence]"},
 	{decode.EventECNCE, " [ECN CE]"},
+	{decode.EventMPTAccepted, " [MPT: accepted a forbidden access]"},
+	{decode.EventMPTRejected, " [MPT: NAKed an allowed access]"},
 }
 
 func pad(dst []byte, start, width int, right bool) []byte {
