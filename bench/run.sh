@@ -11,8 +11,9 @@
 # compared field by field with tshark, default 10000), STREAM_N (packets
 # gencap streams into `rocetap stats -r -` for the peak-memory check,
 # default 10000000; 0 skips it), STREAM_RUNS (default 1), FLOW_BENCH (0
-# skips `go test -bench Track ./flow`), OUT (scratch directory, default
-# bench/out), RESULTS (default bench/RESULTS.md).
+# skips `go test -bench Track ./flow`), REPLAY (0 skips the rocetap replay
+# section and its capture), OUT (scratch directory, default bench/out),
+# RESULTS (default bench/RESULTS.md).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,9 +27,14 @@ SAMPLE=${SAMPLE:-10000}
 STREAM_N=${STREAM_N:-10000000}
 STREAM_RUNS=${STREAM_RUNS:-1}
 FLOW_BENCH=${FLOW_BENCH:-1}
+REPLAY=${REPLAY:-1}
 GO=${GO:-go}
 OUT=${OUT:-bench/out}
 FILE=$OUT/bench.pcap
+# rocetap replay's capture: the same traffic with one responder for every QP
+# pair (gencap -mpt), and that responder's MPT file.
+REPLAY_FILE=$OUT/replay.pcap
+REPLAY_MPT=$OUT/replay.mpt.json
 RESULTS=${RESULTS:-bench/RESULTS.md}
 BIN=bin/rocetap
 FIELDS=(-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.reth.va)
@@ -84,6 +90,29 @@ else
 	echo "$want_meta bytes=$(stat -c %s "$FILE")" >"$FILE.meta"
 fi
 SIZE=$(stat -c %s "$FILE")
+
+if [ "$REPLAY" != 0 ]; then
+	want_rmeta="n=$N gencap=$gen_hash mpt"
+	have_rmeta=""
+	if [ -f "$REPLAY_FILE" ] && [ -f "$REPLAY_MPT" ] && [ -f "$REPLAY_FILE.meta" ]; then
+		read -r m_n m_gen m_mpt m_size <"$REPLAY_FILE.meta" || true
+		if [ "$m_n $m_gen $m_mpt" = "$want_rmeta" ] && [ "$m_size" = "bytes=$(stat -c %s "$REPLAY_FILE")" ]; then
+			have_rmeta=yes
+		fi
+	fi
+	if [ -n "$have_rmeta" ]; then
+		log "reusing $REPLAY_FILE ($want_rmeta)"
+		replay_gen_note="reused from an earlier run"
+	else
+		log "generating $REPLAY_FILE and $REPLAY_MPT"
+		rm -f "$REPLAY_FILE.meta"
+		t0=$EPOCHREALTIME
+		"$OUT/gencap" -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
+		replay_gen_note="in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
+		echo "$want_rmeta bytes=$(stat -c %s "$REPLAY_FILE")" >"$REPLAY_FILE.meta"
+	fi
+	REPLAY_SIZE=$(stat -c %s "$REPLAY_FILE")
+fi
 
 log "warming the page cache"
 cat "$FILE" >/dev/null
@@ -148,6 +177,26 @@ measure stats_1 "$RUNS" env GOMAXPROCS=1 "$BIN" stats -r "$FILE"
 measure stats "$RUNS" env -u GOMAXPROCS "$BIN" stats -r "$FILE"
 measure sessions "$RUNS" env -u GOMAXPROCS "$BIN" sessions -r "$FILE"
 measure expert "$RUNS" env -u GOMAXPROCS "$BIN" expert -r "$FILE"
+# rocetap replay: read, decode (ICRC checked), feed every request to the
+# reference HCA model and compare every response, in capture order. Checked
+# first (it must find no divergence: exit status 0), then timed.
+REPLAY_STATUS="skipped" REPLAY_PKTS=0 REPLAY_VERDICT=""
+if [ "$REPLAY" != 0 ]; then
+	log "checking rocetap replay (and warming the page cache with its capture)"
+	cat "$REPLAY_FILE" >/dev/null
+	REPLAY_STATUS=0
+	"$BIN" replay -r "$REPLAY_FILE" --mpt "$REPLAY_MPT" >"$OUT/replay.txt" 2>>"$OUT/stderr.log" || REPLAY_STATUS=$?
+	REPLAY_VERDICT=$(tail -n 1 "$OUT/replay.txt")
+	REPLAY_PKTS=$(awk '$1 == "Packets:" { sub(":", "", $2); print $2; exit }' "$OUT/replay.txt")
+	REPLAY_PKTS=${REPLAY_PKTS:-0}
+	if [ "$REPLAY_STATUS" = 0 ]; then
+		measure replay "$RUNS" "$BIN" replay -r "$REPLAY_FILE" --mpt "$REPLAY_MPT"
+	else
+		log "WARNING: rocetap replay exited $REPLAY_STATUS on $REPLAY_FILE (see $OUT/replay.txt); not timed"
+	fi
+	log "go test -bench Replay ./replay"
+	"$GO" test -run XXX -bench Replay -benchmem ./replay >"$OUT/gotest-replay.txt" 2>&1 || log "WARNING: go test -bench Replay ./replay failed (see $OUT/gotest-replay.txt)"
+fi
 measure tshark_fields "$TSHARK_RUNS" tshark -r "$FILE" -T fields "${FIELDS[@]}"
 # Display filter: both print the frame numbers of the packets it selects.
 YFILTER='infiniband.bth.opcode in {6..10} and infiniband.reth.dmalen >= 1024 or infiniband.aeth.syndrome & 0x60 == 0x60'
@@ -278,6 +327,20 @@ pass_stream_rss=$(awk -v k="$STREAM_RSS" -v n="$STREAM_PKTS" -v want="$STREAM_N"
 read -r track_ns track_allocs track_bytes < <(awk '$1 ~ /^BenchmarkTrack\/rc-/ { for (i = 2; i <= NF; i++) { if ($i == "ns/op") ns = $(i-1); if ($i == "allocs/op") al = $(i-1); if ($i == "B/op") by = $(i-1) } } END { print (ns == "" ? "n/a" : ns), (al == "" ? "n/a" : al), (by == "" ? "n/a" : by) }' "$OUT/gotest-flow.txt" 2>/dev/null || echo "n/a n/a n/a")
 pass_track=$(awk -v a="$track_allocs" 'BEGIN { print (a == "0") ? "PASS" : (a == "n/a" ? "n/a" : "FAIL") }')
 
+# rocetap replay: packets/s over the replay capture's own packet count.
+replay_pps="n/a" pass_replay="n/a" replay_ns="n/a" replay_allocs="n/a" pass_replay_allocs="n/a"
+if [ "$REPLAY" != 0 ] && [ -n "${SECS[replay]:-}" ]; then
+	replay_pps=$(awk -v n="$REPLAY_PKTS" -v s="${SECS[replay]}" 'BEGIN { printf "%.0f", n / s }')
+	pass_replay=$(awk -v x="$replay_pps" 'BEGIN { print (x >= 1000000) ? "PASS" : "FAIL" }')
+elif [ "$REPLAY" != 0 ]; then
+	pass_replay="FAIL"
+fi
+if [ "$REPLAY" != 0 ]; then
+	# go test -bench Replay/rc: ns/op and allocs/op are per packet.
+	read -r replay_ns replay_allocs < <(awk '$1 ~ /^BenchmarkReplay\/rc-/ { for (i = 2; i <= NF; i++) { if ($i == "ns/op") ns = $(i-1); if ($i == "allocs/op") al = $(i-1) } } END { print (ns == "" ? "n/a" : ns), (al == "" ? "n/a" : al) }' "$OUT/gotest-replay.txt" 2>/dev/null || echo "n/a n/a")
+	pass_replay_allocs=$(awk -v a="$replay_allocs" 'BEGIN { print (a == "0") ? "PASS" : (a == "n/a" ? "n/a" : "FAIL") }')
+fi
+
 total_secs=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 
 row() { # key label
@@ -402,6 +465,37 @@ row() { # key label
 		cat "$OUT/gotest-flow.txt"
 		echo '```'
 	fi
+	if [ "$REPLAY" != 0 ]; then
+		echo
+		echo "## rocetap replay"
+		echo
+		echo "\`rocetap replay\` reads, decodes (ICRC checked) and, in capture order, feeds every request to the reference HCA model (hca.Model.Receive: MPT checks, MTT translation, 1 KiB writes and reads of emulated memory) and pairs and compares every response the responder sent (replay/). Capture: \`$REPLAY_FILE\`, $(grp "$REPLAY_PKTS") packets, $(grp "$REPLAY_SIZE") bytes, the benchmark traffic with every QP pair between one requester and one responder (\`$OUT/gencap -n $N -o $REPLAY_FILE -mpt $REPLAY_MPT\`, $replay_gen_note; READ data consistent with the WRITEs, so the replay must find no divergence). Same method (best of $RUNS); replay reads on the goroutine that decodes and replays (internal/cli/replay.go)."
+		echo
+		echo '```sh'
+		echo "${CMDS[replay]:-$BIN replay -r $REPLAY_FILE --mpt $REPLAY_MPT > /dev/null (not timed: exit status $REPLAY_STATUS)}"
+		echo '```'
+		echo
+		echo "| tool | seconds | packets/s | MB/s | peak RSS MB | CPU s (user+sys) |"
+		echo "|---|---:|---:|---:|---:|---:|"
+		if [ -n "${SECS[replay]:-}" ]; then
+			echo "| rocetap replay | ${SECS[replay]} | $(grp "$replay_pps") | $(awk -v b="$REPLAY_SIZE" -v s="${SECS[replay]}" 'BEGIN { printf "%.0f", b / s / 1e6 }') | $(mb "${RSS[replay]}") | ${CPU[replay]} |"
+		fi
+		echo
+		echo "| target | value | target | result |"
+		echo "|---|---:|---:|---|"
+		echo "| rocetap replay packets/s | $(grp "$replay_pps") | ≥ 1,000,000 | **$pass_replay** |"
+		echo "| replay feed+align, steady state (BenchmarkReplay/rc: model and aligner, no I/O or decoding) | $replay_ns ns/packet, $replay_allocs allocs/packet | 0 allocs | **$pass_replay_allocs** |"
+		echo
+		echo "Sanity: exit status $REPLAY_STATUS; \`$REPLAY_VERDICT\` (0 divergences expected)."
+		if [ -f "$OUT/gotest-replay.txt" ]; then
+			echo
+			echo "From $OUT/gotest-replay.txt (\`go test -run XXX -bench Replay -benchmem ./replay\`; one op is one packet, see replay/bench_test.go):"
+			echo
+			echo '```'
+			cat "$OUT/gotest-replay.txt"
+			echo '```'
+		fi
+	fi
 	if [ -f bench/out/gotest.txt ]; then
 		echo
 		echo "## go test -bench"
@@ -421,3 +515,7 @@ printf 'rocetap %s pkt/s, tshark %s pkt/s, cat %s pkt/s; rocetap/tshark %s× (%s
 printf 'stats %s pkt/s on one core (%s), %s pkt/s default; stats/cat %s× / %s× (%s / %s); peak RSS %s MiB on %s streamed packets (%s); Track %s ns/pkt, %s allocs/pkt (%s)\n' \
 	"$pps_stats1" "$pass_pps_stats1" "$pps_stats" "$ratio_stats1" "$ratio_stats" "$pass_ratio_stats1" "$pass_ratio_stats" \
 	"$stream_rss_mib" "$STREAM_PKTS" "$pass_stream_rss" "$track_ns" "$track_allocs" "$pass_track"
+if [ "$REPLAY" != 0 ]; then
+	printf 'replay %s pkt/s (%s); %s; feed+align %s ns/pkt, %s allocs/pkt (%s)\n' \
+		"$replay_pps" "$pass_replay" "$REPLAY_VERDICT" "$replay_ns" "$replay_allocs" "$pass_replay_allocs"
+fi

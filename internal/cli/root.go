@@ -84,6 +84,8 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios), NewCmdFilter(ios),
 		NewCmdSessions(ios), NewCmdStats(ios), NewCmdExpert(ios))
 	root.AddCommand(NewCmdEdit(ios))
+	root.AddCommand(NewCmdReplay(ios))
+	root.AddCommand(NewCmdMPT(ios))
 	return root
 }
 

@@ -11,6 +11,16 @@
 // PSNs are consecutive per QP and wrap at 2^24; responses and ACKs carry the
 // PSN of the request they answer. Packets of different QP pairs interleave.
 //
+// With -mpt FILE, every QP pair runs between the same two hosts (requester
+// 10.1.0.1, responder 10.1.0.2), RDMA WRITE and READ RESPONSE payloads
+// come from one memory image per pair (so a READ returns what earlier
+// WRITEs stored at its address), and FILE gets the MPT file of the
+// responder (docs/mpt-format.md): `rocetap replay -r OUT --mpt FILE`
+// replays the capture without a divergence. The messages in progress after
+// N packets are finished, so the file has a few more packets than N.
+//
+//	go run ./internal/tools/gencap -n 1000000 -o replay.pcap -mpt replay.mpt.json
+//
 // Frames are built once per (QP pair, packet kind) with gopacket and the
 // decode layers; each packet then patches a template in place (timestamp,
 // IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
@@ -25,6 +35,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -83,10 +94,11 @@ const (
 // template is one pcap record (16-byte header, then the frame) and where
 // its per-packet fields are.
 type template struct {
-	rec  []byte
-	reth bool // RETH at extOff
-	aeth bool // AETH at extOff
-	ipID *uint16
+	rec    []byte
+	reth   bool // RETH at extOff
+	aeth   bool // AETH at extOff
+	ipID   *uint16
+	payOff int // payload offset in the frame (0: none)
 }
 
 // side is one end of a QP pair.
@@ -113,6 +125,10 @@ type qpPair struct {
 	psn0   uint32
 	va     uint64
 	active bool
+	// -mpt: the memory image the WRITEs and READs of the pair use, and
+	// the offset in it of the next packet's payload (-1: none).
+	image   []byte
+	dataOff int
 }
 
 // rng is splitmix64: deterministic across Go versions.
@@ -133,21 +149,27 @@ func main() {
 	out := flag.String("o", "", "output pcap file (- for stdout)")
 	pairs := flag.Int("qps", 8, "number of RC QP pairs")
 	seed := flag.Uint64("seed", 1, "random seed (same seed, same file)")
+	mpt := flag.String("mpt", "", "one responder for every pair, READ data consistent with WRITEs, and its MPT file written here (for rocetap replay)")
 	flag.Parse()
 	if *out == "" || *n < 0 || *pairs < 1 || *pairs > 200 || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S]")
+		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE]")
 		os.Exit(2)
 	}
-	if err := run(*out, *n, *pairs, *seed); err != nil {
+	if err := run(*out, *n, *pairs, *seed, *mpt); err != nil {
 		fmt.Fprintln(os.Stderr, "gencap:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, n, npairs int, seed uint64) error {
-	qps, err := buildPairs(npairs)
+func run(path string, n, npairs int, seed uint64, mptPath string) error {
+	qps, err := buildPairs(npairs, mptPath != "")
 	if err != nil {
 		return err
+	}
+	if mptPath != "" {
+		if err := os.WriteFile(mptPath, mptFile(qps), 0o644); err != nil {
+			return err
+		}
 	}
 	var f *os.File
 	if path == "-" {
@@ -168,10 +190,24 @@ func run(path string, n, npairs int, seed uint64) error {
 
 	r := rng(seed)
 	usec := uint64(0)
-	for k := 0; k < n; k++ {
+	for k := 0; ; k++ {
 		q := qps[r.intn(len(qps))]
+		if k >= n {
+			// With -mpt, finish the messages in progress so that every
+			// request has its response: at most a few packets per pair
+			// beyond N.
+			if mptPath == "" || !anyActive(qps) {
+				break
+			}
+			if !q.active {
+				continue
+			}
+		}
 		t := q.nextPacket(&r)
 		rec := t.rec
+		if q.image != nil && t.payOff > 0 && q.dataOff >= 0 {
+			copy(rec[recHdr+t.payOff:recHdr+t.payOff+mtu], q.image[q.dataOff:])
+		}
 		usec += 1 + uint64(r.intn(2))
 		binary.LittleEndian.PutUint32(rec[0:], uint32(baseUnix+usec/1e6))
 		binary.LittleEndian.PutUint32(rec[4:], uint32(usec%1e6))
@@ -187,6 +223,15 @@ func run(path string, n, npairs int, seed uint64) error {
 		return f.Close()
 	}
 	return nil
+}
+
+func anyActive(qps []*qpPair) bool {
+	for _, q := range qps {
+		if q.active {
+			return true
+		}
+	}
+	return false
 }
 
 // nextPacket advances q's message state machine and returns the template
@@ -220,6 +265,7 @@ func (q *qpPair) nextPacket(r *rng) *template {
 	var psn uint32
 	i, n := q.i, q.n
 	q.i++
+	q.dataOff = -1
 	switch q.op {
 	case kWriteFirst, kSendFirst:
 		base := q.op
@@ -239,6 +285,9 @@ func (q *qpPair) nextPacket(r *rng) *template {
 		}
 		if kind != kAck {
 			psn = (q.psn0 + uint32(i)) & psnMask
+			if q.op == kWriteFirst {
+				q.dataOff = int(q.va-q.vaBase) + i*mtu
+			}
 		}
 	case kReadRequest:
 		switch {
@@ -248,6 +297,7 @@ func (q *qpPair) nextPacket(r *rng) *template {
 		default:
 			j := i - 1
 			psn = (q.psn0 + uint32(j)) & psnMask
+			q.dataOff = int(q.va-q.vaBase) + j*mtu
 			switch {
 			case n == 1:
 				kind = kReadRespOnly
@@ -304,8 +354,15 @@ func ipChecksum(h []byte) uint16 {
 	return ^uint16(s)
 }
 
-func buildPairs(npairs int) ([]*qpPair, error) {
+// imageLen is the size of a pair's memory image with -mpt: messages start
+// within the first MiB (vaOff wraps there) and run up to maxPkts packets.
+const imageLen = 1<<20 + maxPkts*mtu
+
+func buildPairs(npairs int, oneResponder bool) ([]*qpPair, error) {
 	qps := make([]*qpPair, npairs)
+	// With one responder, the two hosts' sides are shared by every pair
+	// (one IPv4 ID counter per host).
+	var hostIDs [2]uint16
 	for p := range qps {
 		// Pairs alternate direction between hosts a and b; each host pair
 		// gets its own subnet octet so there are several conversations.
@@ -318,6 +375,17 @@ func buildPairs(npairs int) ([]*qpPair, error) {
 			}
 		}
 		q := &qpPair{req: host(p % 2), resp: host(1 - p%2)}
+		if oneResponder {
+			// Requester 10.1.0.1, responder 10.1.0.2 for every pair.
+			q.req, q.resp = host(0), host(1)
+			q.req.mac, q.req.ip = net.HardwareAddr{0x02, 0x00, 0x0a, 0x01, 0x00, 0x01}, net.IPv4(10, 1, 0, 1)
+			q.resp.mac, q.resp.ip = net.HardwareAddr{0x02, 0x00, 0x0a, 0x01, 0x00, 0x02}, net.IPv4(10, 1, 0, 2)
+			q.image = make([]byte, imageLen)
+			r := rng(uint64(p) + 1000)
+			for i := 0; i < len(q.image); i += 8 {
+				binary.LittleEndian.PutUint64(q.image[i:], r.next())
+			}
+		}
 		q.rkey = 0x1000 + uint32(p)*0x101
 		q.vaBase = 0x7f3a00000000 + uint64(p)<<28
 		// Start near the top of the PSN space so every pair wraps at 2^24.
@@ -329,9 +397,47 @@ func buildPairs(npairs int) ([]*qpPair, error) {
 			}
 			q.tmpl[k] = t
 		}
+		if oneResponder {
+			for k := range q.tmpl {
+				if isRequest(k) {
+					q.tmpl[k].ipID = &hostIDs[0]
+				} else {
+					q.tmpl[k].ipID = &hostIDs[1]
+				}
+			}
+		}
 		qps[p] = q
 	}
 	return qps, nil
+}
+
+// mptFile is the MPT file (docs/mpt-format.md) of the responder of
+// pairs built with oneResponder: one RC QP per pair, expecting the pair's
+// first PSN, and one memory region per pair over its image.
+func mptFile(qps []*qpPair) []byte {
+	var b strings.Builder
+	b.WriteString("{\n \"version\": 1,\n \"responder\": {\"address\": \"" + qps[0].resp.ip.String() + "\"},\n")
+	b.WriteString(" \"profile\": \"ibta\",\n \"pds\": [{\"id\": 1}],\n \"qps\": [\n")
+	for i, q := range qps {
+		sep := ","
+		if i == len(qps)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "  {\"qpn\": \"0x%06x\", \"pd\": 1, \"type\": \"RC\", \"access\": [\"REMOTE_WRITE\", \"REMOTE_READ\"], \"mtu\": %d, "+
+			"\"expected_psn\": \"0x%06x\", \"remote\": {\"address\": \"%s\", \"qpn\": \"0x%06x\"}}%s\n",
+			q.resp.qpn, mtu, q.psn, q.req.ip, q.req.qpn, sep)
+	}
+	b.WriteString(" ],\n \"mrs\": [\n")
+	for i, q := range qps {
+		sep := ","
+		if i == len(qps)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "  {\"rkey\": \"0x%08x\", \"lkey\": \"0x%08x\", \"va\": \"0x%016x\", \"length\": %d, \"pd\": 1, "+
+			"\"access\": [\"LOCAL_WRITE\", \"REMOTE_WRITE\", \"REMOTE_READ\"]}%s\n", q.rkey, q.rkey, q.vaBase, imageLen, sep)
+	}
+	b.WriteString(" ]\n}\n")
+	return []byte(b.String())
 }
 
 func isRequest(kind int) bool {
@@ -374,6 +480,7 @@ func (q *qpPair) buildTemplate(kind, pair int) (template, error) {
 	switch kind {
 	case kReadRequest, kAck:
 	default:
+		t.payOff = -1 // set below, once the frame's length is known
 		pl := make([]byte, mtu)
 		r := rng(uint64(pair)<<8 | uint64(kind))
 		for i := 0; i < len(pl); i += 8 {
@@ -387,6 +494,9 @@ func (q *qpPair) buildTemplate(kind, pair int) (template, error) {
 		return t, fmt.Errorf("template %d: %w", kind, err)
 	}
 	frame := buf.Bytes()
+	if t.payOff < 0 {
+		t.payOff = len(frame) - decode.ICRCLen - mtu
+	}
 	t.rec = make([]byte, recHdr+len(frame))
 	binary.LittleEndian.PutUint32(t.rec[8:], uint32(len(frame)))
 	binary.LittleEndian.PutUint32(t.rec[12:], uint32(len(frame)))

@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/replay"
+	"github.com/spf13/cobra"
+)
+
+// ReplayOptions are the flags of `rocetap replay`.
+type ReplayOptions struct {
+	readOptions
+	MPT            string // --mpt
+	Responder      string // --responder: overrides the MPT's responder.address
+	Profile        string // --profile: overrides the MPT's profile
+	Output         string // -T text|json
+	JUnit          string // --junit FILE
+	Filter         string // -Y
+	MaxDivergences int    // --max-divergences (0: all)
+	MaxCompletions int    // --max-completions (0: all)
+}
+
+// exitUsage makes err an exit status 2 error: replay's usage and input
+// errors (status 1 means divergences).
+func exitUsage(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: 2, err: err}
+}
+
+// NewCmdReplay builds `rocetap replay`.
+func NewCmdReplay(ios IO) *cobra.Command { return newCmdReplay(ios, nil) }
+
+// newCmdReplay builds the command; runF replaces the run function in
+// tests of flag parsing.
+func newCmdReplay(ios IO, runF func(*ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay -r FILE --mpt MPT",
+		Short: "Replay a capture into the reference HCA model and report where the real responder answered differently",
+		Long: `Feed every request the capture shows arriving at the responder (the node
+the MPT file describes) into rocetap's reference HCA model, in capture
+order, and compare each response the model sends with the one the real
+responder sent: missing and extra responses, opcode, PSN, ACK/NAK syndrome,
+MSN, READ data (the bytes the model knows) and ATOMIC original values.
+The report also lists the work completions the model predicts.
+
+The responder is the MPT file's responder.address unless --responder
+names another (an IPv4-mapped GID is its IPv4 address). The responder
+profile is --profile, else the MPT file's "profile", else ibta: rxe
+answers like the Linux Soft-RoCE driver where it departs from the spec.
+
+Exit status: 0 when the model and the capture agree, 1 when they diverge,
+2 on a usage or input error (bad flags, no or malformed MPT file,
+unreadable or corrupt capture). With --junit FILE, a JUnit XML report for
+CI systems is written too: one test case per session, one failure per
+divergence.`,
+		Example: `  rocetap replay -r testdata/rxe/err_bad_rkey.pcap --mpt testdata/rxe/err_bad_rkey.mpt.json
+  rocetap replay -r cap.pcap --mpt responder.mpt.json --profile rxe -T json
+  rocetap replay -r cap.pcap --mpt responder.mpt.json --junit replay.xml
+  rocetap replay -r cap.pcap --mpt responder.mpt.json -Y 'infiniband.bth.destqp == 0x11'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return exitUsage(fmt.Errorf("unexpected argument %q: give the capture with -r (rocetap replay -r FILE --mpt MPT)", args[0]))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return exitUsage(err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return replayRun(opts, ios)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return exitUsage(fmt.Errorf("%w (see rocetap replay --help)", err))
+	})
+	f := cmd.Flags()
+	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
+	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringVar(&opts.MPT, "mpt", "", "MPT file of the responder: its QPs, memory regions and windows (docs/mpt-format.md)")
+	f.StringVar(&opts.Responder, "responder", "", "address of the responder (IPv4, IPv6 or GID); default: the MPT file's responder.address")
+	f.StringVar(&opts.Profile, "profile", "", "responder profile: ibta (the spec) or rxe (Linux Soft-RoCE); default: the MPT file's, else ibta")
+	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (for CI)")
+	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "replay only packets matching this display filter")
+	f.IntVar(&opts.MaxDivergences, "max-divergences", 1000, "list at most this many divergences (all are counted; 0: no limit)")
+	f.IntVar(&opts.MaxCompletions, "max-completions", 1000, "list at most this many completions in -T json (all are counted; 0: no limit)")
+	return cmd
+}
+
+func (o *ReplayOptions) validate() error {
+	switch {
+	case o.Output != "text" && o.Output != "json":
+		return fmt.Errorf("-T %q: want text or json", o.Output)
+	case o.Path == "":
+		return errors.New("no capture given: use -r FILE (or -r - to read a pcap/pcapng stream from stdin)")
+	case o.MPT == "":
+		return errors.New("no MPT file given: use --mpt FILE, the responder's QPs and memory registrations (docs/mpt-format.md; testdata/rxe/*.mpt.json are examples)")
+	case o.MaxDivergences < 0:
+		return fmt.Errorf("--max-divergences %d: want 0 (no limit) or more", o.MaxDivergences)
+	case o.MaxCompletions < 0:
+		return fmt.Errorf("--max-completions %d: want 0 (no limit) or more", o.MaxCompletions)
+	}
+	return nil
+}
+
+// replaySetup is what replay needs before reading the capture.
+type replaySetup struct {
+	file      *hca.MPTFile
+	profile   hca.Profile
+	responder netip.Addr
+	filter    *filter.Filter
+}
+
+// setup reads the MPT file and checks the flags that depend on it; every
+// error says what to do.
+func (o *ReplayOptions) setup() (*replaySetup, error) {
+	st := &replaySetup{}
+	f, err := hca.LoadMPT(o.MPT)
+	if err != nil {
+		var me *hca.MPTError
+		if errors.As(err, &me) {
+			return nil, fmt.Errorf("--mpt: %w (docs/mpt-format.md describes the format)", err)
+		}
+		return nil, fmt.Errorf("--mpt: cannot read the MPT file: %w (give the path of the responder's MPT file)", err)
+	}
+	st.file = f
+	name, from := f.Profile, "the MPT file's profile ("+o.MPT+")"
+	if o.Profile != "" {
+		name, from = o.Profile, "--profile"
+	}
+	if st.profile, err = hca.ProfileByName(name); err != nil {
+		return nil, fmt.Errorf("%s: %w", from, err)
+	}
+	st.responder = f.Responder
+	if o.Responder != "" {
+		a, err := netip.ParseAddr(o.Responder)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("--responder %q: want an IPv4 address, IPv6 address or GID without a zone (e.g. 10.77.0.2, fd77::2 or ::ffff:10.77.0.2)", o.Responder)
+		}
+		st.responder = a.Unmap()
+	}
+	if o.Filter != "" {
+		if st.filter, err = filter.Compile(o.Filter); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+func replayRun(o *ReplayOptions, ios IO) error {
+	st, err := o.setup()
+	if err != nil {
+		return exitUsage(err)
+	}
+	m, err := hca.NewModel(st.file, hca.Options{Profile: st.profile})
+	if err != nil {
+		return exitUsage(fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err))
+	}
+	rp, err := replay.New(m, replay.Options{Responder: st.responder, QPs: st.file.QPs,
+		MaxDivergences: o.MaxDivergences, MaxCompletions: o.MaxCompletions,
+		Capture: o.Path, MPT: o.MPT, Profile: st.profile.String()})
+	if err != nil {
+		return exitUsage(err)
+	}
+	to := trackOptions{each: func(p *decode.Packet) bool {
+		if st.filter != nil && !st.filter.Match(p) {
+			rp.Skip()
+			return true
+		}
+		rp.Feed(p)
+		return true
+	}}
+	if needsTracker(false, nil, st.filter) {
+		to.tracker = flow.New(flow.Options{})
+	}
+	readErr := replayRead(&o.readOptions, ios, to)
+	var corrupt *exitError
+	if readErr != nil && !errors.As(readErr, &corrupt) {
+		return exitUsage(readErr) // nothing was read: no such file, not a capture
+	}
+	if readErr != nil {
+		rp.CutShort()
+	}
+	rep := rp.Finish()
+	if rep.Requests == 0 && readErr == nil {
+		msg := "nothing to replay: no request in " + o.Path + " goes to the responder " + st.responder.String()
+		if o.Responder == "" {
+			msg += " (the MPT file's responder.address)"
+		}
+		if st.filter != nil {
+			msg += " among the packets -Y selects"
+		}
+		if len(rep.RequestHosts) > 0 {
+			msg += "; the capture's RDMA requests go to"
+			for i, a := range rep.RequestHosts {
+				if i > 0 {
+					msg += ","
+				}
+				msg += " " + a.String()
+			}
+			msg += ": pass --responder ADDR with the node the MPT file describes"
+		}
+		return exitUsage(errors.New(msg))
+	}
+	out := newOutBuf(ios.Out)
+	if o.Output == "json" {
+		out.b = rep.AppendJSON(out.b)
+	} else {
+		out.b = rep.AppendText(out.b)
+	}
+	out.flush()
+	if o.JUnit != "" {
+		if err := writeJUnit(o.JUnit, rep); err != nil {
+			return exitUsage(fmt.Errorf("--junit %s: %w", o.JUnit, err))
+		}
+	}
+	switch {
+	case readErr != nil:
+		return readErr // exit status 2, after the report of what came before
+	case out.err != nil:
+		return exitUsage(out.err)
+	case !rep.Pass():
+		return &exitError{code: 1, err: fmt.Errorf("replay: %d divergence%s from the reference model (profile %s): the responder in %s did not answer as the model does",
+			rep.DivergenceCount, map[bool]string{true: "", false: "s"}[rep.DivergenceCount == 1], st.profile, o.Path)}
+	}
+	return nil
+}
+
+func writeJUnit(path string, rep *replay.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJUnit(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// replayRead reads, decodes and hands every packet to to.pass in capture
+// order on this goroutine, as runTracked does with one core. runTracked
+// with several cores reads on a goroutine of its own and copies every
+// packet into batches; for replay, whose model does most of the work, that
+// costs more than it saves. Measured on 2 cores with the benchmark's replay
+// capture (1,000,018 packets, bench/run.sh), best of 5: this path 0.70 s
+// (0.70 s of CPU), runTracked's 0.97 s (0.96 s of CPU), and decoding on a
+// third goroutine 1.0 s (1.9 s of CPU). ROCETAP_WORKERS=2 takes
+// runTracked's path instead, to compare.
+func replayRead(o *readOptions, ios IO, to trackOptions) error {
+	if os.Getenv("ROCETAP_WORKERS") == "2" {
+		_, err := runTracked(o, ios, to)
+		return err
+	}
+	dec, r, prog, closeInput, err := openInput(o, ios, to.skipCRCs)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	p := new(decode.Packet)
+	var first, prev int64 // ns since the epoch
+	n, passed := 0, 0
+	for {
+		data, info, err := r.Next()
+		if err != nil {
+			return to.finish(err)
+		}
+		n++
+		ns := info.Timestamp.UnixNano()
+		if n == 1 {
+			first, prev = ns, ns
+		}
+		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, TimeRelative: time.Duration(ns - first),
+			TimeDelta: time.Duration(ns - prev), Len: info.Length, Interface: info.InterfaceIndex}
+		prev = ns
+		dec.Decode(p, data, info.LinkType)
+		if prog != nil && n&4095 == 0 {
+			prog.update(r.Offset(), n)
+		}
+		if !to.pass(p, &passed) {
+			return nil
+		}
+	}
+}

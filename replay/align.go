@@ -1,0 +1,522 @@
+package replay
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
+)
+
+// session is a Session with the replay's working state.
+type session struct {
+	*Session
+	q        ring     // model responses waiting for their captured counterparts
+	drops    dropRing // the last requests the model dropped
+	overflow bool     // the session that takes QPs beyond maxSessions
+}
+
+// name returns the session's name.
+func (s *session) name() string {
+	var b strings.Builder
+	switch {
+	case s.overflow:
+		return "other QPs (more than " + strconv.Itoa(maxSessions) + " sessions)"
+	case s.HasQPN:
+		b.WriteString("QP " + hex24(s.QPN))
+	default:
+		b.WriteString("QP ?")
+	}
+	switch {
+	case s.Type == "UD":
+		b.WriteString(" (UD)")
+	case s.HasPeerQPN || s.PeerAddr.IsValid():
+		b.WriteString(" ← ")
+		if s.PeerAddr.IsValid() {
+			b.WriteString(s.PeerAddr.String() + " ")
+		}
+		if s.HasPeerQPN {
+			b.WriteString("QP " + hex24(s.PeerQPN))
+		} else {
+			b.WriteString("QP ?")
+		}
+	case s.InMPT:
+		b.WriteString(" (not connected)")
+	}
+	if s.HasQPN && !s.InMPT {
+		b.WriteString(" (not in the MPT)")
+	}
+	return b.String()
+}
+
+// pending is a model response waiting for its captured counterpart: an
+// hca.Response with its payload copied (the model reuses its own).
+type pending struct {
+	frame       int
+	opcode      decode.Opcode
+	psn         uint32
+	msn         uint32
+	hasAETH     bool
+	syndrome    uint8
+	mask        uint8
+	coalescable bool
+	duplicate   bool
+	atomicKnown bool
+	atomicOrig  uint64
+	why         string
+	verdict     hca.Verdict // the request's failed MPT check, if any
+	payload     []byte
+	known       []bool // which payload bytes the model knows; empty when allKnown
+	allKnown    bool
+	hasPayload  bool
+	// learnable: the model did not know all of the response (READ data
+	// or an ATOMIC's original value), so the captured one can teach it
+	// (Model.Observe).
+	learnable bool
+}
+
+func (e *pending) set(m *hca.Response, v hca.Verdict) {
+	e.frame, e.opcode, e.psn, e.msn = m.Frame, m.Opcode, m.PSN, m.MSN
+	e.hasAETH, e.syndrome, e.mask = m.HasAETH, m.Syndrome, m.SyndromeMask
+	if e.mask == 0 {
+		e.mask = 0xFF
+	}
+	e.coalescable, e.duplicate = m.Coalescable, m.Duplicate
+	e.atomicKnown, e.atomicOrig = m.AtomicKnown, m.AtomicOrig
+	e.why, e.verdict = m.Why, v
+	e.hasPayload = m.Payload != nil
+	e.payload = append(e.payload[:0], m.Payload...)
+	// Usually the model knows every byte: then the mask is not copied. A
+	// model may give data without a mask: all of it is known.
+	known := m.Known[:min(len(m.Known), len(m.Payload))]
+	e.allKnown = allTrue(known)
+	e.known = e.known[:0]
+	if !e.allKnown {
+		e.known = append(e.known, known...)
+		for len(e.known) < len(e.payload) {
+			e.known = append(e.known, true)
+		}
+	}
+	switch {
+	case e.opcode.Op() == decode.OpAtomicAcknowledge:
+		e.learnable = !e.atomicKnown
+	case isReadResponse(e.opcode):
+		e.learnable = !e.hasPayload || !e.allKnown
+	default:
+		e.learnable = false
+	}
+}
+
+// knows reports whether the model knows payload byte i.
+func (e *pending) knows(i int) bool { return e.allKnown || e.known[i] }
+
+// ring is a FIFO of pending responses. Slots keep their payload buffers
+// when reused, so a steady stream allocates nothing.
+type ring struct {
+	buf     []pending
+	head, n int
+}
+
+func (r *ring) at(i int) *pending { return &r.buf[(r.head+i)%len(r.buf)] }
+
+func (r *ring) front() *pending { return r.at(0) }
+
+func (r *ring) pop() {
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+}
+
+// push returns the slot at the back, growing the ring when full.
+func (r *ring) push() *pending {
+	if r.n == len(r.buf) {
+		nb := make([]pending, max(8, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = *r.at(i)
+		}
+		// Slots past the old contents take over nothing; the old ones'
+		// buffers move with them.
+		r.buf, r.head = nb, 0
+	}
+	e := r.at(r.n)
+	r.n++
+	return e
+}
+
+// find returns the index of the oldest pending response with the PSN, or
+// -1.
+func (r *ring) find(psn uint32) int {
+	for i := 0; i < r.n; i++ {
+		if r.at(i).psn == psn {
+			return i
+		}
+	}
+	return -1
+}
+
+// dropRing remembers the last requests the model dropped, to explain an
+// extra response.
+type dropRing struct {
+	e [8]struct {
+		psn   uint32
+		frame int
+		why   hca.Drop
+	}
+	n int
+}
+
+func (d *dropRing) add(psn uint32, frame int, why hca.Drop) {
+	e := &d.e[d.n%len(d.e)]
+	e.psn, e.frame, e.why = psn, frame, why
+	d.n++
+}
+
+// find returns the latest dropped request with the PSN.
+func (d *dropRing) find(psn uint32) (frame int, why hca.Drop, ok bool) {
+	for i := 0; i < min(d.n, len(d.e)); i++ {
+		e := &d.e[(d.n-1-i)%len(d.e)]
+		if e.psn == psn {
+			return e.frame, e.why, true
+		}
+	}
+	return 0, 0, false
+}
+
+// align pairs captured response p with a waiting model response of s.
+func (r *Replayer) align(s *session, p *decode.Packet) {
+	psn := p.BTH.PSN
+	i := s.q.find(psn)
+	if i < 0 {
+		// Acknowledgements the responder coalesced into this later one.
+		for s.q.n > 0 && s.q.front().coalescable && psnDiff(psn, s.q.front().psn) > 0 {
+			s.Coalesced++
+			r.pop(s)
+		}
+		if s.q.n == 0 || s.q.front().opcode != p.BTH.Opcode {
+			r.extra(s, p, "")
+			r.m.Observe(p)
+			return
+		}
+		i = 0 // the same answer to the same request, with another PSN
+	}
+	for ; i > 0; i-- {
+		if e := s.q.front(); e.coalescable {
+			s.Coalesced++
+		} else {
+			r.missing(s, e, "the responder answered PSN "+strconv.Itoa(int(psn))+" in frame "+strconv.Itoa(p.Frame.Number)+" without it")
+		}
+		r.pop(s)
+	}
+	s.Compared++
+	r.rep.Compared++
+	e := s.q.front()
+	n := r.rep.DivergenceCount
+	r.compare(s, e, p)
+	// The model learns from the capture what it did not know. A response
+	// it predicted in full and that matched has nothing to teach it.
+	if e.learnable || r.rep.DivergenceCount != n {
+		r.m.Observe(p)
+	}
+	r.pop(s)
+}
+
+// psnDiff is a−b in 24-bit serial arithmetic.
+func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
+
+// add counts a divergence of s and returns the record to fill in, or nil
+// when the report keeps no more in detail.
+func (r *Replayer) add(s *session, k Kind) *Divergence {
+	s.Divergences++
+	r.rep.DivergenceCount++
+	r.rep.ByKind[k]++
+	if r.opt.MaxDivergences > 0 && len(r.rep.Divergences) >= r.opt.MaxDivergences {
+		r.rep.DivergencesOmitted++
+		return nil
+	}
+	r.rep.Divergences = append(r.rep.Divergences, Divergence{Kind: k, Session: s.ID,
+		QPN: s.QPN, HasQPN: s.HasQPN, PeerQPN: s.PeerQPN, HasPeerQPN: s.HasPeerQPN})
+	return &r.rep.Divergences[len(r.rep.Divergences)-1]
+}
+
+// missing reports model response e as never sent by the responder.
+func (r *Replayer) missing(s *session, e *pending, why string) {
+	d := r.add(s, KindMissingResponse)
+	if d == nil {
+		return
+	}
+	d.PSN, d.RequestFrame = e.psn, e.frame
+	d.Expected = e.describe()
+	d.Message = "frame " + strconv.Itoa(e.frame) + ": missing response: model " + d.Expected + ", captured none — " + why
+}
+
+// extra reports captured response p as one the model does not send.
+func (r *Replayer) extra(s *session, p *decode.Packet, why string) {
+	d := r.add(s, KindExtraResponse)
+	if d == nil {
+		return
+	}
+	d.PSN, d.ResponseFrame = p.BTH.PSN, p.Frame.Number
+	d.Actual = describePacket(p)
+	if why == "" {
+		if f, drop, ok := s.drops.find(p.BTH.PSN); ok {
+			d.RequestFrame = f
+			why = "the model dropped the request in frame " + strconv.Itoa(f) + " (" + drop.String() + ")"
+		} else {
+			why = "the model sends no response with PSN " + strconv.Itoa(int(p.BTH.PSN))
+		}
+	}
+	d.Message = "frame " + strconv.Itoa(p.Frame.Number) + ": extra response: model none, captured " + d.Actual + " — " + why
+}
+
+// pairMsg starts the message of a divergence between a paired model and
+// captured response: "frame 7 → 8: syndrome: ".
+func pairMsg(e *pending, p *decode.Packet, k Kind) string {
+	return "frame " + strconv.Itoa(e.frame) + " → " + strconv.Itoa(p.Frame.Number) + ": " + k.String() + ": "
+}
+
+func (r *Replayer) pairDiv(s *session, k Kind, e *pending, p *decode.Packet) *Divergence {
+	d := r.add(s, k)
+	if d != nil {
+		d.PSN, d.RequestFrame, d.ResponseFrame = e.psn, e.frame, p.Frame.Number
+	}
+	return d
+}
+
+// compare reports every way captured response p differs from model
+// response e.
+func (r *Replayer) compare(s *session, e *pending, p *decode.Packet) {
+	hasAETH := p.Has&decode.HdrAETH != 0
+	var syn uint8
+	if hasAETH {
+		syn = p.AETH.Syndrome
+	}
+	// ACK versus NAK: the one difference that matters; the opcode, MSN and
+	// data differ as a consequence.
+	mk, ck := synKind(e.hasAETH, e.syndrome), synKind(hasAETH, syn)
+	if mk != ck {
+		if d := r.pairDiv(s, KindSyndrome, e, p); d != nil {
+			d.Expected, d.Actual = synText(e.syndrome, e.why), synText(syn, "")
+			if e.opcode != p.BTH.Opcode {
+				// A NAK instead of a READ response: say both opcodes.
+				d.Expected, d.Actual = e.opcode.String()+" "+d.Expected, p.BTH.Opcode.String()+" "+d.Actual
+				if !e.hasAETH {
+					d.Expected = e.opcode.String()
+				}
+				if !hasAETH {
+					d.Actual = p.BTH.Opcode.String()
+				}
+			}
+			d.Message = pairMsg(e, p, KindSyndrome) + "model " + d.Expected + ", captured " + d.Actual + " — " + kindWhy(mk, ck, e.verdict)
+		}
+		return
+	}
+	if e.opcode != p.BTH.Opcode {
+		if d := r.pairDiv(s, KindOpcode, e, p); d != nil {
+			d.Expected, d.Actual = e.opcode.String(), p.BTH.Opcode.String()
+			d.Message = pairMsg(e, p, KindOpcode) + "model " + d.Expected + ", captured " + d.Actual + " (PSN " + strconv.Itoa(int(e.psn)) + ")"
+		}
+	}
+	if e.psn != p.BTH.PSN {
+		if d := r.pairDiv(s, KindPSN, e, p); d != nil {
+			d.Expected, d.Actual = strconv.Itoa(int(e.psn)), strconv.Itoa(int(p.BTH.PSN))
+			d.Message = pairMsg(e, p, KindPSN) + "model " + e.opcode.String() + " PSN " + d.Expected + ", captured PSN " + d.Actual +
+				" — the responder answers the same request with another PSN"
+		}
+	}
+	if e.hasAETH && hasAETH {
+		if (e.syndrome^syn)&e.mask != 0 {
+			if d := r.pairDiv(s, KindSyndrome, e, p); d != nil {
+				d.Expected, d.Actual = synText(e.syndrome, e.why), synText(syn, "")
+				why := "another syndrome"
+				if mk == decode.AETHNak {
+					why = "both reject the request, with different NAK codes"
+				}
+				d.Message = pairMsg(e, p, KindSyndrome) + "model " + d.Expected + ", captured " + d.Actual + " — " + why
+			}
+		}
+		if e.msn != p.AETH.MSN {
+			if d := r.pairDiv(s, KindMSN, e, p); d != nil {
+				d.Expected, d.Actual = strconv.Itoa(int(e.msn)), strconv.Itoa(int(p.AETH.MSN))
+				d.Message = pairMsg(e, p, KindMSN) + "model MSN " + d.Expected + ", captured MSN " + d.Actual + " (" + p.BTH.Opcode.String() + " PSN " + strconv.Itoa(int(p.BTH.PSN)) + ")"
+			}
+		}
+	}
+	if isReadResponse(e.opcode) && isReadResponse(p.BTH.Opcode) && e.hasPayload {
+		r.compareData(s, e, p)
+	}
+	if e.opcode.Op() == decode.OpAtomicAcknowledge && p.BTH.Opcode.Op() == decode.OpAtomicAcknowledge &&
+		e.atomicKnown && p.Has&decode.HdrAtomicAckETH != 0 && p.AtomicAckETH.OrigRemData != e.atomicOrig {
+		if d := r.pairDiv(s, KindAtomicOrig, e, p); d != nil {
+			d.Expected, d.Actual = hex64(e.atomicOrig), hex64(p.AtomicAckETH.OrigRemData)
+			d.Message = pairMsg(e, p, KindAtomicOrig) + "model original value " + d.Expected + ", captured " + d.Actual +
+				" — the responder's memory held another value than the requests written so far leave there"
+		}
+	}
+}
+
+// compareData compares a READ response's payload: only the bytes the
+// model knows, and the length unless the capture cut the packet short.
+func (r *Replayer) compareData(s *session, e *pending, p *decode.Packet) {
+	got := p.Payload
+	truncated := p.Flags&decode.FlagTruncated != 0
+	if bytes.Equal(got, e.payload) {
+		return
+	}
+	n := min(len(got), len(e.payload))
+	first, count := -1, 0
+	for i := 0; i < n; i++ {
+		if got[i] != e.payload[i] && e.knows(i) {
+			if first < 0 {
+				first = i
+			}
+			count++
+		}
+	}
+	lenDiffers := len(got) != len(e.payload) && !(truncated && len(got) < len(e.payload))
+	if count == 0 && !lenDiffers {
+		return
+	}
+	d := r.pairDiv(s, KindReadData, e, p)
+	if d == nil {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(pairMsg(e, p, KindReadData))
+	if count > 0 {
+		d.Offset, d.Count = first, count
+		d.Expected, d.Actual = hexBytes(e.payload, e.knows, first), hexBytes(got, nil, first)
+		b.WriteString(strconv.Itoa(count) + " of the " + strconv.Itoa(len(e.payload)) + " bytes differ from the model's memory, the first at offset " +
+			strconv.Itoa(first) + ": model " + d.Expected + ", captured " + d.Actual)
+	}
+	if lenDiffers {
+		if count > 0 {
+			b.WriteString("; ")
+		} else {
+			d.Offset = n
+			d.Expected, d.Actual = strconv.Itoa(len(e.payload))+" bytes", strconv.Itoa(len(got))+" bytes"
+		}
+		b.WriteString("model " + strconv.Itoa(len(e.payload)) + " bytes of data, captured " + strconv.Itoa(len(got)))
+	}
+	b.WriteString(" (" + p.BTH.Opcode.String() + " PSN " + strconv.Itoa(int(p.BTH.PSN)) + ")")
+	d.Message = b.String()
+}
+
+// hexBytes shows up to 8 bytes from off, "??" for bytes the model does
+// not know (known nil: all known).
+func hexBytes(b []byte, known func(int) bool, off int) string {
+	var sb strings.Builder
+	for i := off; i < len(b) && i < off+8; i++ {
+		if i > off {
+			sb.WriteByte(' ')
+		}
+		if known != nil && !known(i) {
+			sb.WriteString("??")
+			continue
+		}
+		sb.WriteString(hexDigits[b[i]>>4 : b[i]>>4+1])
+		sb.WriteString(hexDigits[b[i]&15 : b[i]&15+1])
+	}
+	return sb.String()
+}
+
+const hexDigits = "0123456789abcdef"
+
+func isReadResponse(o decode.Opcode) bool {
+	switch o.Op() {
+	case decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly:
+		return true
+	}
+	return false
+}
+
+// synKind is the AETH kind (ACK, RNR NAK, NAK); a response without an
+// AETH (READ RESPONSE Middle) counts as an ACK.
+func synKind(hasAETH bool, syn uint8) uint8 {
+	if !hasAETH {
+		return decode.AETHAck
+	}
+	return syn >> 5 & 3
+}
+
+// synText describes a syndrome: "ACK (0x1f)", "RNR NAK timer 14 (0x2e)",
+// "NAK Remote Access Error (0x62: why)".
+func synText(syn uint8, why string) string {
+	var s string
+	switch syn >> 5 & 3 {
+	case decode.AETHAck:
+		s = "ACK"
+	case decode.AETHRNRNak:
+		s = "RNR NAK timer " + strconv.Itoa(int(syn&0x1F))
+	default:
+		s = decode.SyndromeString(syn)
+	}
+	s += " (" + hex8(syn)
+	if why != "" {
+		s += ": " + why
+	}
+	return s + ")"
+}
+
+// kindWhy explains an ACK/NAK disagreement.
+func kindWhy(model, captured uint8, v hca.Verdict) string {
+	switch {
+	case model != decode.AETHAck && captured == decode.AETHAck:
+		if model == decode.AETHRNRNak {
+			return "the responder had a receive posted where the model has none (check the QP's recv list in the MPT)"
+		}
+		switch v {
+		case hca.VerdictOutOfBounds:
+			return "the responder accepted an access outside the memory region"
+		case hca.VerdictUnknownRKey, hca.VerdictInvalidKey:
+			return "the responder accepted an rkey that no valid MR or MW has"
+		case hca.VerdictAccessDenied, hca.VerdictQPAccess:
+			return "the responder allowed an access the registration does not permit"
+		case hca.VerdictPDMismatch, hca.VerdictMWQP:
+			return "the responder accepted a key of another protection domain or QP"
+		case hca.VerdictMisaligned:
+			return "the responder executed a misaligned atomic"
+		}
+		return "the responder accepted a request the model rejects"
+	case model == decode.AETHAck && captured == decode.AETHRNRNak:
+		return "the responder found no receive posted where the model has one (check the QP's recv list in the MPT)"
+	case model == decode.AETHAck:
+		return "the responder rejected a request the model accepts"
+	}
+	return "the responder and the model reject the request differently"
+}
+
+// describe is a model response in words: "RC Acknowledge PSN 4097 NAK
+// Remote Access Error (0x62: why) MSN 1".
+func (e *pending) describe() string {
+	s := e.opcode.String() + " PSN " + strconv.Itoa(int(e.psn))
+	if e.hasAETH {
+		s += " " + synText(e.syndrome, e.why) + " MSN " + strconv.Itoa(int(e.msn))
+	}
+	if e.duplicate {
+		s += " (answer to a duplicate request)"
+	}
+	return s
+}
+
+// describePacket is a captured response in words.
+func describePacket(p *decode.Packet) string {
+	s := p.BTH.Opcode.String() + " PSN " + strconv.Itoa(int(p.BTH.PSN))
+	if p.Has&decode.HdrAETH != 0 {
+		s += " " + synText(p.AETH.Syndrome, "") + " MSN " + strconv.Itoa(int(p.AETH.MSN))
+	}
+	return s
+}
+
+func hex8(v uint8) string {
+	return "0x" + hexDigits[v>>4:v>>4+1] + hexDigits[v&15:v&15+1]
+}
+
+// hex24 formats a QPN like Wireshark: 0x000011.
+func hex24(v uint32) string {
+	s := strconv.FormatUint(uint64(v&0xFFFFFF)|1<<24, 16)
+	return "0x" + s[1:]
+}
+
+func hex64(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
