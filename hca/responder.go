@@ -228,6 +228,9 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 			qp.track(p, info, p.BTH.PSN)
 		}
 		r.Drop = DropQPState
+		if qp.State == QPError {
+			r.Drop = DropQPError
+		}
 		return r
 	}
 	switch {

@@ -159,7 +159,7 @@ func TestResponderRules(t *testing.T) {
 			want: [][]resp{{ack(100, 1)}, {ack(101, 2)}, {ack(101, 2)}}, state: QPRTS},
 		{name: "MIDDLE without FIRST: NAK invalid request, QP to error, then silence",
 			reqs: []req{{op: decode.OpWriteMiddle, psn: 100, ack: true, payload: bytesN(1024, 0)}, w(101, mrVA, mrKey, 8, true)},
-			want: [][]resp{{nak(100, 0x61, 0)}, nil}, drops: map[int]Drop{1: DropQPState}, state: QPError},
+			want: [][]resp{{nak(100, 0x61, 0)}, nil}, drops: map[int]Drop{1: DropQPError}, state: QPError},
 		{name: "FIRST while a message is in progress: NAK invalid request",
 			reqs: []req{{op: decode.OpWriteFirst, psn: 100, va: mrVA, rkey: mrKey, dmaLen: 3000, payload: bytesN(1024, 0)},
 				{op: decode.OpSendOnly, psn: 101, ack: true}},

@@ -198,7 +198,7 @@ const (
 	DropNotRequest         // not a request to the responder (a response, CNP, or not RDMA)
 	DropUnknownQP          // no such QP
 	DropWrongType          // the opcode's transport is not the QP's type
-	DropQPState            // the QP is not in RTR/RTS (or is in error)
+	DropQPState            // the QP is not in RTR/RTS (never connected, or reset)
 	DropPSNOutOfOrder      // RC: out of sequence after the one PSN sequence NAK
 	DropDuplicate          // a duplicate with nothing to replay
 	DropUCGap              // UC: waiting for the next FIRST/ONLY after a gap or error
@@ -207,6 +207,7 @@ const (
 	DropTooLong            // UC/UD: message longer than the receive buffer or MTU
 	DropTruncated          // the packet was truncated in the capture
 	DropBadCRC             // the ICRC was wrong
+	DropQPError            // the QP is in the error state after an earlier error
 )
 
 var dropNames = [...]string{
@@ -216,7 +217,7 @@ var dropNames = [...]string{
 	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: waiting for a new message after a gap",
 	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
 	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
-	DropBadCRC: "ICRC error",
+	DropBadCRC: "ICRC error", DropQPError: "QP in the error state after an earlier error",
 }
 
 func (d Drop) String() string {

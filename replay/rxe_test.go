@@ -28,6 +28,13 @@ func replayFile(t testing.TB, pcap, mpt string, prof hca.Profile) *replay.Report
 	if err != nil {
 		t.Fatal(err)
 	}
+	return replayEdited(t, pcap, f, prof, nil)
+}
+
+// replayEdited replays a capture into a model of f; editFrame, when not
+// nil, may change each frame (numbered from 1) before it is decoded.
+func replayEdited(t testing.TB, pcap string, f *hca.MPTFile, prof hca.Profile, editFrame func(n int, data []byte, linkType uint16)) *replay.Report {
+	t.Helper()
 	m, err := hca.NewModel(f, hca.Options{Profile: prof})
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +56,10 @@ func replayFile(t testing.TB, pcap, mpt string, prof hca.Profile) *replay.Report
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if editFrame != nil {
+			data = append([]byte(nil), data...)
+			editFrame(n, data, info.LinkType)
 		}
 		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, Len: info.Length}
 		decode.Decode(&p, data, info.LinkType)

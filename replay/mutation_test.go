@@ -1,0 +1,149 @@
+package replay_test
+
+// Mutation tests: a wrong registration, or a responder that sends one
+// wrong byte, must show up as exactly the divergence it causes, on the
+// frames where it happens. Each case starts from a real Soft-RoCE capture
+// that replays without a divergence (TestReplayRXE), changes one thing,
+// and lists every divergence expected, in order: the first is the change
+// itself; any after it are what follows from it (an error NAK moves the
+// modeled QP to the error state, so it answers nothing after it).
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/replay"
+)
+
+// wantDiv is the part of a divergence a mutation test pins.
+type wantDiv struct {
+	kind          replay.Kind
+	reqFrame      int
+	respFrame     int
+	expected      string // "" to skip
+	actual        string // "" to skip
+	offset, count int    // read_data
+}
+
+func (w wantDiv) String() string {
+	return fmt.Sprintf("%s %d→%d exp=%q act=%q off=%d n=%d", w.kind, w.reqFrame, w.respFrame, w.expected, w.actual, w.offset, w.count)
+}
+
+func mrByKey(t *testing.T, f *hca.MPTFile, rkey uint32) *hca.MPTMR {
+	t.Helper()
+	for i := range f.MRs {
+		if f.MRs[i].RKey == rkey {
+			return &f.MRs[i]
+		}
+	}
+	t.Fatalf("no MR with rkey %#x in the MPT file", rkey)
+	return nil
+}
+
+// payloadByte returns an edit that flips byte off of frame n's RoCE
+// payload and recomputes its ICRC, as a responder that sends a wrong byte
+// would.
+func payloadByte(t *testing.T, frame, off int) func(int, []byte, uint16) {
+	return func(n int, data []byte, lt uint16) {
+		if n != frame {
+			return
+		}
+		var p decode.Packet
+		decode.Decode(&p, data, lt)
+		if p.Has&decode.HdrBTH == 0 || off >= len(p.Payload) {
+			t.Fatalf("frame %d has no payload byte %d", n, off)
+		}
+		data[p.Offset(p.Payload)+off] ^= 0x5a
+		if err := decode.FixCRCs(data, lt); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReplayMutations(t *testing.T) {
+	cases := []struct {
+		name    string
+		capture string
+		mpt     func(t *testing.T, f *hca.MPTFile)
+		frame   func(t *testing.T) func(int, []byte, uint16)
+		want    []wantDiv
+	}{
+		// Frame 1 writes the MR's last 256 bytes: one byte less and it
+		// is out of bounds by 1, which rdma_rxe ACKed; the model's NAK
+		// moves the QP to the error state, so the NAK of frame 4 is
+		// extra.
+		{
+			name:    "MR one byte shorter",
+			capture: "err_write_oob",
+			mpt:     func(t *testing.T, f *hca.MPTFile) { mrByKey(t, f, 0x22e2).Length-- },
+			want: []wantDiv{
+				{replay.KindSyndrome, 1, 2, "NAK Remote Access Error (0x62: rkey 0x000022e2: out of bounds by 1 bytes)", "ACK (0x1f)", 0, 0},
+				{replay.KindExtraResponse, 3, 4, "", "RC Acknowledge PSN 4353 NAK Remote Access Error (0x62) MSN 1", 0, 0},
+			},
+		},
+		// Frame 1 WRITEs into the MR.
+		{
+			name:    "MR without REMOTE_WRITE",
+			capture: "err_bad_rkey",
+			mpt:     func(t *testing.T, f *hca.MPTFile) { mrByKey(t, f, 0x21b1).Access &^= hca.RemoteWrite },
+			want: []wantDiv{
+				{replay.KindSyndrome, 1, 2, "NAK Remote Access Error (0x62: rkey 0x000021b1: MR lacks REMOTE_WRITE)", "ACK (0x1f)", 0, 0},
+				{replay.KindExtraResponse, 3, 4, "", "RC Acknowledge PSN 4097 NAK Remote Access Error (0x62) MSN 1", 0, 0},
+			},
+		},
+		// Frame 1 READs the MR: in PD 7 it is not the QP's (PD 0); the
+		// model NAKs where rdma_rxe sent the READ response.
+		{
+			name:    "MR in another PD",
+			capture: "err_read_noperm",
+			mpt: func(t *testing.T, f *hca.MPTFile) {
+				f.PDs = append(f.PDs, hca.MPTPD{ID: 7})
+				mrByKey(t, f, 0x244e).PD = 7
+			},
+			want: []wantDiv{
+				{replay.KindSyndrome, 1, 2, "RC Acknowledge NAK Remote Access Error (0x62: rkey 0x0000244e: MR in another protection domain)", "RC RDMA Read Response Only ACK (0x1f)", 0, 0},
+				{replay.KindExtraResponse, 3, 4, "", "RC Acknowledge PSN 4609 NAK Remote Access Error (0x62) MSN 1", 0, 0},
+			},
+		},
+		// Frame 13 READs 2000 bytes that frame 3 WRITE wrote; byte 100
+		// of the first response (frame 14) is changed and its ICRC made
+		// good again: one byte differs, at offset 100.
+		{
+			name:    "one wrong byte in a READ response",
+			capture: "ipv6_mix",
+			frame:   func(t *testing.T) func(int, []byte, uint16) { return payloadByte(t, 14, 100) },
+			want: []wantDiv{
+				{replay.KindReadData, 13, 14, "61 61 61 61 61 61 61 61", "3b 61 61 61 61 61 61 61", 100, 1},
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := filepath.Join("..", "testdata", "rxe", c.capture)
+			f, err := hca.LoadMPT(base + ".mpt.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.mpt != nil {
+				c.mpt(t, f)
+			}
+			var edit func(int, []byte, uint16)
+			if c.frame != nil {
+				edit = c.frame(t)
+			}
+			rep := replayEdited(t, base+".pcap", f, hca.ProfileRXE, edit)
+			var got []wantDiv
+			for _, d := range rep.Divergences {
+				got = append(got, wantDiv{d.Kind, d.RequestFrame, d.ResponseFrame, d.Expected, d.Actual, d.Offset, d.Count})
+				t.Logf("%s", d.Message)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("divergences:\n%v\nwant\n%v", got, c.want)
+			}
+		})
+	}
+}
