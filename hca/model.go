@@ -14,13 +14,15 @@ type Profile uint8
 // Responder profiles.
 const (
 	// ProfileIBTA follows the spec (IBA Vol. 1 ch. 9): MR and QP access
-	// violations, misaligned atomics and bounds errors are Remote Access
-	// Errors; a SEND longer than the receive buffer is an Invalid Request.
+	// violations and bounds errors are Remote Access Errors; a misaligned
+	// atomic and a SEND longer than the receive buffer are Invalid
+	// Requests.
 	ProfileIBTA Profile = iota
 	// ProfileRXE answers like the Linux Soft-RoCE driver (rdma_rxe, Linux
-	// 6.1): a QP without the remote access flag and a misaligned atomic get
-	// NAK Invalid Request; a SEND longer than the receive buffer gets NAK
-	// Remote Operational Error.
+	// 6.1): a QP without the remote access flag gets NAK Invalid Request;
+	// a SEND longer than the receive buffer gets NAK Remote Operational
+	// Error; a SEND with Invalidate's receive completion does not report
+	// the invalidated rkey. (docs/model.md has the table.)
 	ProfileRXE
 )
 
