@@ -170,7 +170,13 @@ func (r *Report) AppendJSON(b []byte) []byte {
 	for i := range c.List {
 		b = appendElem(b, i, completionJSON(&c.List[i]))
 	}
-	b = append(b, "]}}\n"...)
+	b = append(b, "]}"...)
+	if r.Cache != nil {
+		cj, _ := json.Marshal(r.Cache.json())
+		b = append(b, ",\n \"cache\":"...)
+		b = append(b, cj...)
+	}
+	b = append(b, "}\n"...)
 	return b
 }
 

@@ -416,6 +416,9 @@ func (r *Replayer) Finish() *Report {
 	}
 	r.completions(r.m.Finish())
 	rep := &r.rep
+	if cm, ok := r.m.(cacheModel); ok {
+		rep.Cache = newCacheReport(cm)
+	}
 	rep.Sessions = rep.Sessions[:0]
 	for _, s := range r.sessions {
 		s.Name = s.name()

@@ -228,6 +228,10 @@ type Report struct {
 
 	Completions Completions
 
+	// Cache is how the accesses used the model's translation cache (nil
+	// when the model has none).
+	Cache *CacheReport
+
 	// RequestHosts lists (up to 8) addresses the capture's RDMA requests
 	// went to, so a replay against the wrong address can say which
 	// addresses would work.

@@ -16,8 +16,11 @@ func (r *Report) Verdict() string {
 }
 
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + word
+	case strings.HasSuffix(word, "s"):
+		return strconv.Itoa(n) + " " + word + "es"
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
@@ -41,6 +44,9 @@ func (r *Report) AppendText(b []byte) []byte {
 	b = append(b, "\nCompletions the model predicts (what the applications would see):\n"...)
 	b = append(b, "  requester: "+statusCounts(&r.Completions.Requester)+"\n"...)
 	b = append(b, "  responder: "+statusCounts(&r.Completions.Responder)+"\n"...)
+	if r.Cache != nil {
+		b = r.Cache.appendText(b)
+	}
 
 	if r.DivergenceCount > 0 {
 		b = append(b, "\nDivergences: "+strconv.Itoa(r.DivergenceCount)+" ("+strings.Join(r.kindCounts(), ", ")+")\n"...)

@@ -17,6 +17,7 @@ type AnalyzeOptions struct {
 	Output string // -T text|json
 	Filter string // -Y
 	MPT    string // --mpt: check remote accesses against this MPT file
+	modelFlags
 }
 
 // analysis is what one pass of the tracker over a capture gives the
@@ -41,7 +42,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return nil, err
 		}
 	}
-	mpt, err := trackMPT(o.MPT)
+	mpt, err := trackMPT(o.MPT, &o.modelFlags)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +120,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "count only packets matching this display filter (the tracker still sees every packet)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
+	opts.modelFlags.register(f)
 	return cmd
 }
 

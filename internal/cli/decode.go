@@ -23,6 +23,7 @@ type DecodeOptions struct {
 	Verbose bool     // -V
 	Filter  string   // -Y
 	MPT     string   // --mpt: check remote accesses against this MPT file
+	modelFlags
 }
 
 // NewCmdDecode builds `rocetap decode`. runF replaces the run function in
@@ -71,6 +72,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display filter (see `rocetap filter check`)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
+	opts.modelFlags.register(f)
 	return cmd
 }
 
@@ -84,7 +86,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		}
 		po.filter = flt
 	}
-	mpt, err := trackMPT(opts.MPT)
+	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ type ReplayOptions struct {
 	Filter         string // -Y
 	MaxDivergences int    // --max-divergences (0: all)
 	MaxCompletions int    // --max-completions (0: all)
+	modelFlags
 }
 
 // exitUsage makes err an exit status 2 error: replay's usage and input
@@ -100,6 +101,7 @@ divergence.`,
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "replay only packets matching this display filter")
 	f.IntVar(&opts.MaxDivergences, "max-divergences", 1000, "list at most this many divergences (all are counted; 0: no limit)")
 	f.IntVar(&opts.MaxCompletions, "max-completions", 1000, "list at most this many completions in -T json (all are counted; 0: no limit)")
+	opts.modelFlags.register(f)
 	return cmd
 }
 
@@ -168,7 +170,11 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return exitUsage(err)
 	}
-	m, err := hca.NewModel(st.file, hca.Options{Profile: st.profile})
+	mo, err := o.modelFlags.options(st.profile)
+	if err != nil {
+		return exitUsage(err)
+	}
+	m, err := hca.NewModel(st.file, mo)
 	if err != nil {
 		return exitUsage(fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err))
 	}

@@ -96,6 +96,8 @@ func TestReplayExitStatus(t *testing.T) {
 		{"argument", replayArgs("pt_ud", "extra.pcap"), 2, []string{`unexpected argument "extra.pcap"`}},
 		{"bad filter", replayArgs("pt_ud", "-Y", "infiniband.reth.rkey == 1"), 2, []string{"did you mean infiniband.reth.r_key"}},
 		{"negative limit", replayArgs("pt_ud", "--max-divergences", "-1"), 2, []string{"--max-divergences -1"}},
+		{"--cache-entries 0", replayArgs("pt_ud", "--cache-entries", "0"), 2, []string{"--cache-entries 0: want 1 to"}},
+		{"--page-size not a power of two", replayArgs("pt_ud", "--page-size", "3000"), 2, []string{"--page-size 3000: want a power of two"}},
 		{"junit not writable", replayArgs("pt_ud", "--junit", dir+"/no/such/dir/x.xml"), 2, []string{"--junit " + dir + "/no/such/dir/x.xml"}},
 	}
 	for _, c := range cases {
@@ -249,5 +251,60 @@ func TestReplayFilter(t *testing.T) {
 	}
 	if doc.Requests != 5 || doc.Compared != 5 || doc.Ignored.Filtered != 40 {
 		t.Fatalf("%+v", doc)
+	}
+}
+
+// TestReplayCache: the translation cache report follows --cache-entries
+// and --page-size. read_atomic looks up 8 translations in one MR: 5 for
+// its READs in the page at 0x55555557b000 (one per READ response packet),
+// 3 for its ATOMICs in the page at 0x55555557c000. With 4 KiB pages (and
+// 8 KiB ones: 0x55555557c000 is 16 KiB-aligned) that is two pages, two
+// misses; one entry evicts the first page for the second; 32 KiB pages
+// hold both.
+func TestReplayCache(t *testing.T) {
+	type cache struct {
+		Entries   int    `json:"entries"`
+		PageSize  uint64 `json:"page_size"`
+		Hits      uint64 `json:"hits"`
+		Misses    uint64 `json:"misses"`
+		Evictions uint64 `json:"evictions"`
+		MRs       []struct {
+			Key          string `json:"key"`
+			Hits, Misses uint64
+		} `json:"mrs"`
+		QPs []struct {
+			Key          string `json:"key"`
+			Hits, Misses uint64
+		} `json:"qps"`
+	}
+	cases := []struct {
+		flags []string
+		want  cache
+	}{
+		{nil, cache{Entries: 1024, PageSize: 4096, Hits: 6, Misses: 2}},
+		{[]string{"--cache-entries", "1"}, cache{Entries: 1, PageSize: 4096, Hits: 6, Misses: 2, Evictions: 1}},
+		{[]string{"--page-size", "8192"}, cache{Entries: 1024, PageSize: 8192, Hits: 6, Misses: 2}},
+		{[]string{"--page-size", "32768"}, cache{Entries: 1024, PageSize: 32768, Hits: 7, Misses: 1}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.flags, " "), func(t *testing.T) {
+			out, errOut, code := run(t, nil, replayArgs("read_atomic", append([]string{"-T", "json"}, c.flags...)...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var rep struct{ Cache cache }
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			got := rep.Cache
+			if got.Hits+got.Misses != 8 || len(got.MRs) != 1 || got.MRs[0].Key != "0x000009d2" || len(got.QPs) != 1 ||
+				got.MRs[0].Hits != got.Hits || got.QPs[0].Misses != got.Misses {
+				t.Fatalf("cache %+v: want 8 lookups, all of MR 0x000009d2 and one QP", got)
+			}
+			if got.Entries != c.want.Entries || got.PageSize != c.want.PageSize || got.Hits != c.want.Hits ||
+				got.Misses != c.want.Misses || got.Evictions != c.want.Evictions {
+				t.Errorf("cache %+v, want %+v", got, c.want)
+			}
+		})
 	}
 }

@@ -22,9 +22,13 @@ const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to 
 // trackMPT loads the MPT file of --mpt and builds the responder model the
 // tracker checks accesses against; path "" gives nil (no checks). A
 // problem in the file is hca's *MPTError (file:line:col: $.path: what).
-func trackMPT(path string) (*hca.Model, error) {
+func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if path == "" {
 		return nil, nil
+	}
+	opt, err := mf.options(hca.ProfileIBTA)
+	if err != nil {
+		return nil, err
 	}
 	f, err := hca.LoadMPT(path)
 	if err != nil {
@@ -36,8 +40,8 @@ func trackMPT(path string) (*hca.Model, error) {
 	}
 	// The profile changes how a responder answers, not what the MPT
 	// allows; an unknown one is the replay's concern.
-	prof, _ := hca.ProfileByName(f.Profile)
-	m, err := hca.NewModel(f, hca.Options{Profile: prof})
+	opt.Profile, _ = hca.ProfileByName(f.Profile)
+	m, err := hca.NewModel(f, opt)
 	if err != nil {
 		return nil, fmt.Errorf("--mpt %s: %w", path, err)
 	}
