@@ -206,6 +206,29 @@ func (k MsgKind) String() string {
 	return "?"
 }
 
+// MsgKindOf returns the kind of message a request opcode belongs to; op is
+// the operation part of the opcode (the low five bits), as for RC, UC and
+// XRC.
+func MsgKindOf(op uint8) MsgKind {
+	switch op {
+	case OpSendFirst, OpSendMiddle, OpSendLast, OpSendOnly:
+		return MsgSend
+	case OpSendLastImm, OpSendOnlyImm:
+		return MsgSendImm
+	case OpSendLastInv, OpSendOnlyInv:
+		return MsgSendInv
+	case OpWriteFirst, OpWriteMiddle, OpWriteLast, OpWriteOnly:
+		return MsgWrite
+	case OpWriteLastImm, OpWriteOnlyImm:
+		return MsgWriteImm
+	case OpReadRequest:
+		return MsgRead
+	case OpCompareSwap, OpFetchAdd:
+		return MsgAtomic
+	}
+	return MsgOther
+}
+
 // Severity is an expert event's severity, as Wireshark's expert info has them.
 type Severity uint8
 

@@ -1,6 +1,9 @@
 package decode
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Frame holds what the capture file says about one record. The caller fills
 // it before Decode (Decode sets only Data, CapLen and LinkType).
@@ -249,4 +252,20 @@ func (p *Packet) ECN() (uint8, bool) {
 		return p.IPv6.TrafficClass & 3, true
 	}
 	return 0, false
+}
+
+// Addrs returns the packet's source and destination addresses: the IP
+// header's, else the GRH's GIDs (RoCEv1, native InfiniBand); IPv4-mapped
+// addresses are returned as IPv4. ok is false when the packet has none
+// (native InfiniBand without a GRH: only LIDs).
+func (p *Packet) Addrs() (src, dst netip.Addr, ok bool) {
+	switch {
+	case p.Has&HdrIPv4 != 0:
+		return netip.AddrFrom4(p.IPv4.Src), netip.AddrFrom4(p.IPv4.Dst), true
+	case p.Has&HdrIPv6 != 0:
+		return netip.AddrFrom16(p.IPv6.Src).Unmap(), netip.AddrFrom16(p.IPv6.Dst).Unmap(), true
+	case p.Has&HdrGRH != 0:
+		return netip.AddrFrom16(p.GRH.SGID).Unmap(), netip.AddrFrom16(p.GRH.DGID).Unmap(), true
+	}
+	return netip.Addr{}, netip.Addr{}, false
 }

@@ -209,26 +209,6 @@ func msgPos(op uint8) int {
 	return posOnly
 }
 
-func msgKind(op uint8) decode.MsgKind {
-	switch op {
-	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpSendLast, decode.OpSendOnly:
-		return decode.MsgSend
-	case decode.OpSendLastImm, decode.OpSendOnlyImm:
-		return decode.MsgSendImm
-	case decode.OpSendLastInv, decode.OpSendOnlyInv:
-		return decode.MsgSendInv
-	case decode.OpWriteFirst, decode.OpWriteMiddle, decode.OpWriteLast, decode.OpWriteOnly:
-		return decode.MsgWrite
-	case decode.OpWriteLastImm, decode.OpWriteOnlyImm:
-		return decode.MsgWriteImm
-	case decode.OpReadRequest:
-		return decode.MsgRead
-	case decode.OpCompareSwap, decode.OpFetchAdd:
-		return decode.MsgAtomic
-	}
-	return decode.MsgOther
-}
-
 // sameFamily reports whether a MIDDLE/LAST of kind k continues a message
 // started as kind m (a SEND FIRST may end as SEND LAST with Immediate).
 func sameFamily(m, k decode.MsgKind) bool {
@@ -386,7 +366,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 // assemble adds a first-time request packet to its message.
 func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStream) {
 	op := p.BTH.Opcode.Op()
-	kind := msgKind(op)
+	kind := decode.MsgKindOf(op)
 	psn := p.BTH.PSN
 	plen := uint64(len(p.Payload))
 	switch kind {

@@ -117,17 +117,21 @@ type MPTError struct {
 	Msg          string
 }
 
-func (e *MPTError) Error() string {
+func (e *MPTError) Error() string { return fileError(e.File, e.Line, e.Column, e.Path, e.Msg) }
+
+// fileError formats a problem in a JSON input file as
+// "file:line:col: $.path: what", leaving out what is unknown.
+func fileError(file string, line, col int, path, msg string) string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
+	b.WriteString(file)
+	if line > 0 {
+		b.WriteString(":" + strconv.Itoa(line) + ":" + strconv.Itoa(col))
 	}
 	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path + ": ")
+	if path != "" {
+		b.WriteString(path + ": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(msg)
 	return b.String()
 }
 

@@ -148,19 +148,7 @@ type RdmaError struct {
 	Msg          string
 }
 
-func (e *RdmaError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+func (e *RdmaError) Error() string { return fileError(e.File, e.Line, e.Column, e.Path, e.Msg) }
 
 // LoadRdmaRes reads a file holding rdma resource snapshots (see
 // ParseRdmaResFile) and imports one of them.

@@ -212,7 +212,7 @@ func (r *Replayer) Feed(p *decode.Packet) {
 	default:
 		r.rep.Ignored.OtherHosts++
 		if !isResp && len(r.hosts) < 8 {
-			if _, dst, ok := addrs(p); ok {
+			if _, dst, ok := p.Addrs(); ok {
 				r.hosts[dst] = true
 			}
 		}
@@ -225,22 +225,8 @@ func (r *Replayer) direction(p *decode.Packet) (to, from, ok bool) {
 	if p.Has&decode.HdrIPv4 != 0 && r.is4 {
 		return p.IPv4.Dst == r.resp4, p.IPv4.Src == r.resp4, true
 	}
-	src, dst, ok := addrs(p)
+	src, dst, ok := p.Addrs()
 	return dst == r.opt.Responder, src == r.opt.Responder, ok
-}
-
-// addrs returns p's source and destination addresses: IP, else the GRH's
-// GIDs; IPv4-mapped addresses are unmapped.
-func addrs(p *decode.Packet) (src, dst netip.Addr, ok bool) {
-	switch {
-	case p.Has&decode.HdrIPv4 != 0:
-		return netip.AddrFrom4(p.IPv4.Src), netip.AddrFrom4(p.IPv4.Dst), true
-	case p.Has&decode.HdrIPv6 != 0:
-		return netip.AddrFrom16(p.IPv6.Src).Unmap(), netip.AddrFrom16(p.IPv6.Dst).Unmap(), true
-	case p.Has&decode.HdrGRH != 0:
-		return netip.AddrFrom16(p.GRH.SGID).Unmap(), netip.AddrFrom16(p.GRH.DGID).Unmap(), true
-	}
-	return netip.Addr{}, netip.Addr{}, false
 }
 
 // request feeds a request to the model and queues its responses.
@@ -311,7 +297,7 @@ func (r *Replayer) learnPeerAddr(s *session, p *decode.Packet) {
 		}
 		src = netip.AddrFrom4(p.IPv4.Src)
 	} else {
-		a, _, ok := addrs(p)
+		a, _, ok := p.Addrs()
 		if !ok || a == s.PeerAddr {
 			return
 		}
@@ -346,7 +332,7 @@ func (r *Replayer) completions(cs []hca.Completion) {
 // response aligns a captured response with the model's.
 func (r *Replayer) response(p *decode.Packet) {
 	r.rep.CapturedResponses++
-	_, dst, _ := addrs(p)
+	_, dst, _ := p.Addrs()
 	s := r.byPeer.get(dst, p.BTH.DestQP)
 	if s == nil {
 		s = r.bindPeer(dst, p)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"time"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
@@ -279,28 +278,6 @@ func replayRead(o *readOptions, ios IO, to trackOptions) error {
 		return err
 	}
 	defer closeInput()
-	p := new(decode.Packet)
-	var first, prev int64 // ns since the epoch
-	n, passed := 0, 0
-	for {
-		data, info, err := r.Next()
-		if err != nil {
-			return to.finish(err)
-		}
-		n++
-		ns := info.Timestamp.UnixNano()
-		if n == 1 {
-			first, prev = ns, ns
-		}
-		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, TimeRelative: time.Duration(ns - first),
-			TimeDelta: time.Duration(ns - prev), Len: info.Length, Interface: info.InterfaceIndex}
-		prev = ns
-		dec.Decode(p, data, info.LinkType)
-		if prog != nil && n&4095 == 0 {
-			prog.update(r.Offset(), n)
-		}
-		if !to.pass(p, &passed) {
-			return nil
-		}
-	}
+	_, err = trackSequential(r, prog, dec, to)
+	return err
 }

@@ -75,6 +75,12 @@ func runTracked(o *readOptions, ios IO, to trackOptions) (int, error) {
 	if runtime.GOMAXPROCS(0) > 1 && os.Getenv("ROCETAP_WORKERS") != "1" {
 		return trackBatches(r, prog, dec, to)
 	}
+	return trackSequential(r, prog, dec, to)
+}
+
+// trackSequential is runTracked on one goroutine: read, decode, track and
+// hand on each packet in turn.
+func trackSequential(r *capture.Reader, prog *progress, dec *decode.Decoder, to trackOptions) (int, error) {
 	p := new(decode.Packet)
 	var first, prev int64 // ns since the epoch: cheaper than time.Time.Sub per packet
 	n, passed := 0, 0

@@ -204,20 +204,6 @@ func New(o Options) *Learner {
 	}
 }
 
-// addrs returns the packet's source and destination address (IP or GID),
-// IPv4-mapped ones as IPv4.
-func addrs(p *decode.Packet) (src, dst netip.Addr, ok bool) {
-	switch {
-	case p.Has&decode.HdrIPv4 != 0:
-		return netip.AddrFrom4(p.IPv4.Src), netip.AddrFrom4(p.IPv4.Dst), true
-	case p.Has&decode.HdrIPv6 != 0:
-		return netip.AddrFrom16(p.IPv6.Src).Unmap(), netip.AddrFrom16(p.IPv6.Dst).Unmap(), true
-	case p.Has&decode.HdrGRH != 0:
-		return netip.AddrFrom16(p.GRH.SGID).Unmap(), netip.AddrFrom16(p.GRH.DGID).Unmap(), true
-	}
-	return netip.Addr{}, netip.Addr{}, false
-}
-
 // Add tracks one decoded packet (in capture order) and learns from it.
 // The Learner runs its own flow.Tracker: p.Analysis is overwritten.
 func (l *Learner) Add(p *decode.Packet) {
@@ -230,7 +216,7 @@ func (l *Learner) Add(p *decode.Packet) {
 	if !op.IsRequest() && !op.IsResponse() {
 		return
 	}
-	src, dst, ok := addrs(p)
+	src, dst, ok := p.Addrs()
 	if !ok {
 		l.lidOnly++
 		return
@@ -306,26 +292,6 @@ func isLast(op uint8) bool {
 		return false
 	}
 	return true
-}
-
-func msgKind(op uint8) decode.MsgKind {
-	switch op {
-	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpSendLast, decode.OpSendOnly:
-		return decode.MsgSend
-	case decode.OpSendLastImm, decode.OpSendOnlyImm:
-		return decode.MsgSendImm
-	case decode.OpSendLastInv, decode.OpSendOnlyInv:
-		return decode.MsgSendInv
-	case decode.OpWriteFirst, decode.OpWriteMiddle, decode.OpWriteLast, decode.OpWriteOnly:
-		return decode.MsgWrite
-	case decode.OpWriteLastImm, decode.OpWriteOnlyImm:
-		return decode.MsgWriteImm
-	case decode.OpReadRequest:
-		return decode.MsgRead
-	case decode.OpCompareSwap, decode.OpFetchAdd:
-		return decode.MsgAtomic
-	}
-	return decode.MsgOther
 }
 
 // packetAccess returns the access a request packet's RETH, AtomicETH or
@@ -411,7 +377,7 @@ func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
 		c = &curMsg{first: p.Frame.Number, acc: packetAccess(p)}
 		l.cur[key] = c
 	}
-	r := &reqRec{frame: p.Frame.Number, dst: dst, qpn: qpn, kind: msgKind(op), op: op, latest: p.Frame.Time,
+	r := &reqRec{frame: p.Frame.Number, dst: dst, qpn: qpn, kind: decode.MsgKindOf(op), op: op, latest: p.Frame.Time,
 		msgFirst: c.first, before: c.bytes, payload: uint64(len(p.Payload)), acc: c.acc}
 	if pa := packetAccess(p); pa.inv {
 		r.acc = pa
