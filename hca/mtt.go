@@ -76,6 +76,7 @@ type PhysMem struct {
 	free       []uint64
 	freeHead   int // free[freeHead:] are free frames, reused first in the order freed
 	pinned     uint64
+	largeNext  uint64 // next frame for a large MR's chunk (0: largeBase)
 
 	chunks map[uint64]*storeChunk // by physical address >> storeShift
 }
@@ -185,6 +186,7 @@ type MTT struct {
 	pages    uint64
 	runs     []PageRun
 	freed    bool
+	large    bool // pinned by registerLarge
 }
 
 // Register pins the pages covering [va, va+length) and returns their MTT.
@@ -206,8 +208,12 @@ func (m *PhysMem) Register(va, length uint64, access Access) (*MTT, error) {
 	}
 	first, last := va>>m.shift, (va+length-1)>>m.shift
 	n := last - first + 1
-	if n > physFrames {
-		return nil, fmt.Errorf("register: %d pages exceed the emulated physical memory (%d pages)", n, uint64(physFrames))
+	if n > maxRunsPerMR {
+		if err := m.registerLarge(t, first, n); err != nil {
+			return nil, err
+		}
+		m.pinned += t.pages
+		return t, nil
 	}
 	for p := first; p <= last; p++ {
 		f, ok := m.allocFrame()
@@ -220,6 +226,50 @@ func (m *PhysMem) Register(va, length uint64, access Access) (*MTT, error) {
 	}
 	m.pinned += t.pages
 	return t, nil
+}
+
+// maxRunsPerMR bounds the MTT of one MR. An MR of more pages (256 MiB
+// and up with 4 KiB pages; MRs of hundreds of GiB are common on GPU hosts)
+// is pinned in physically contiguous chunks of a power-of-two number of
+// pages, at most maxRunsPerMR of them, as an IOMMU or huge pages coalesce
+// a large buffer: its MTT then costs at most maxRunsPerMR runs, whatever
+// its size.
+const maxRunsPerMR = 1 << 16
+
+// The chunks of large MRs come from a region of their own, above the
+// blocks: frame numbers from largeBase up, handed out in order with a gap
+// of a few frames between chunks so consecutive chunks are not adjacent.
+// Frames there are never reused.
+const (
+	largeBase = physFrames + physBlockPages
+	// largeFrames bounds the region: 2^36 frames is 256 TiB of 4 KiB pages.
+	largeFrames = 1 << 36
+)
+
+// registerLarge pins n pages from virtual page first for t in chunks.
+func (m *PhysMem) registerLarge(t *MTT, first, n uint64) error {
+	chunk := uint64(2)
+	for (n+chunk-1)/chunk > maxRunsPerMR {
+		chunk <<= 1
+	}
+	if m.largeNext == 0 {
+		m.largeNext = largeBase
+	}
+	// Every frame number must stay below 2^64 >> shift once shifted.
+	limit := min(uint64(largeBase+largeFrames), ^uint64(0)>>m.shift)
+	if n > limit-m.largeNext || n+(n/chunk+1)*physBlockPages > limit-m.largeNext {
+		return fmt.Errorf("register: %d pages exceed the emulated physical memory (%d pages left for large regions)", n, limit-m.largeNext)
+	}
+	t.runs = make([]PageRun, 0, (n+chunk-1)/chunk)
+	for done := uint64(0); done < n; {
+		k := min(chunk, n-done)
+		f := m.largeNext
+		m.largeNext += k + 1 + splitmix64(&m.rng)&(physBlockPages-1)
+		t.runs = append(t.runs, PageRun{VA: (first + done) << m.shift, PA: f << m.shift, Pages: k})
+		done += k
+	}
+	t.pages, t.large = n, true
+	return nil
 }
 
 // appendFrame adds the virtual page at va, mapped to pa, to runs, merging
@@ -251,6 +301,12 @@ func (m *PhysMem) Deregister(t *MTT) error {
 }
 
 func (t *MTT) freeFrames() {
+	if t.large { // the region's frames are not reused: just forget the bytes
+		for _, r := range t.runs {
+			t.mem.clearPA(r.PA, r.Pages*t.pageSize)
+		}
+		return
+	}
 	for _, r := range t.runs {
 		for i := range r.Pages {
 			t.mem.freeFrame(r.PA>>t.shift + i)

@@ -588,3 +588,85 @@ func TestMTTRegisterExhausted(t *testing.T) {
 	mtt := register(t, m, 0, uint64(len(m.free)-m.freeHead)<<12, 0)
 	checkRuns(t, mtt, map[uint64]bool{})
 }
+
+// TestMTTLarge: an MR of more than maxRunsPerMR pages is pinned in
+// power-of-two chunks, at most maxRunsPerMR runs, in a region of its own:
+// a 1 TiB MR costs a bounded MTT, translates at its chunk boundaries,
+// holds bytes at both ends and forgets them when deregistered.
+func TestMTTLarge(t *testing.T) {
+	m := newMem(t, 4096, 5)
+	small := register(t, m, 0x1000, 16<<12, RemoteWrite)
+	const va, length = 0x7f0000000800, 1 << 40 // not page aligned: one page more
+	big := register(t, m, va, length, RemoteWrite|RemoteRead)
+	pages := uint64(length>>12 + 1)
+	runs := big.Runs()
+	if big.Pages() != pages || len(runs) > maxRunsPerMR || m.PinnedPages() != pages+16 {
+		t.Fatalf("%d pages in %d runs, %d pinned; want %d pages in at most %d runs", big.Pages(), len(runs), m.PinnedPages(), pages, maxRunsPerMR)
+	}
+	chunk := runs[0].Pages
+	if chunk&(chunk-1) != 0 || chunk < 2 {
+		t.Fatalf("chunk of %d pages: want a power of two", chunk)
+	}
+	var total uint64
+	for i, r := range runs {
+		total += r.Pages
+		if r.PA>>12 < largeBase {
+			t.Fatalf("run %d at PA %#x: below the large region (frame %#x)", i, r.PA, uint64(largeBase))
+		}
+		if i > 0 {
+			prev := runs[i-1]
+			if r.VA != prev.VA+prev.Pages<<12 || r.PA <= prev.PA+prev.Pages<<12 {
+				t.Fatalf("runs %d and %d: %+v then %+v: want consecutive VAs and apart PAs", i-1, i, prev, r)
+			}
+		}
+		if i < len(runs)-1 && r.Pages != chunk {
+			t.Fatalf("run %d has %d pages, want %d", i, r.Pages, chunk)
+		}
+	}
+	if total != pages {
+		t.Fatalf("runs hold %d pages, want %d", total, pages)
+	}
+	for _, sr := range small.Runs() {
+		if sr.PA>>12 >= largeBase {
+			t.Fatalf("small MR run %+v in the large region", sr)
+		}
+	}
+	// Translation across a chunk boundary: the last byte of one chunk and
+	// the first of the next.
+	edge := runs[1].VA
+	if pa, ok := big.Translate(edge - 1); !ok || pa != runs[0].PA+runs[0].Pages<<12-1 {
+		t.Errorf("Translate(%#x) = %#x, %v", edge-1, pa, ok)
+	}
+	if pa, ok := big.Translate(edge); !ok || pa != runs[1].PA {
+		t.Errorf("Translate(%#x) = %#x, %v", edge, pa, ok)
+	}
+	segs, err := big.Segments(edge-8, 16)
+	if err != nil || len(segs) != 2 || segs[0].Len != 8 || segs[1].PA != runs[1].PA {
+		t.Errorf("Segments across the boundary: %+v, %v", segs, err)
+	}
+	// Bytes at both ends, then gone after deregistration.
+	if err := big.Write(va, []byte("head")); err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Write(va+length-4, []byte("tail")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if n, _ := big.Read(va+length-4, got, nil); n != 4 || string(got) != "tail" {
+		t.Errorf("read back %q (%d known)", got, n)
+	}
+	if m.TouchedBytes() != 2*storeSize {
+		t.Errorf("%d bytes of storage touched, want %d", m.TouchedBytes(), 2*storeSize)
+	}
+	if err := m.Deregister(big); err != nil {
+		t.Fatal(err)
+	}
+	if m.TouchedBytes() != 0 || m.PinnedPages() != 16 {
+		t.Errorf("after deregistration: %d bytes touched, %d pages pinned", m.TouchedBytes(), m.PinnedPages())
+	}
+	// A second large MR does not overlap the first's frames.
+	big2 := register(t, m, 0, 1<<30, 0)
+	if r := big2.Runs()[0]; r.PA <= runs[len(runs)-1].PA {
+		t.Errorf("second large MR at %#x, not after the first's last chunk %#x", r.PA, runs[len(runs)-1].PA)
+	}
+}
