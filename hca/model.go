@@ -106,6 +106,10 @@ type Options struct {
 	CacheEntries int
 	// Seed chooses where the emulated physical pages lie.
 	Seed uint64
+	// ReadSeriesAt: a READ answered by more responses than this is
+	// described by one Response with a ReadSeries rather than listed; 0
+	// is DefaultReadSeriesAt.
+	ReadSeriesAt int
 }
 
 // DefaultCacheEntries is the translation cache size when Options names none.
@@ -133,6 +137,11 @@ type Model struct {
 	arena []byte // READ response data
 	known []bool // which arena bytes are known
 	frame int    // the frame being received
+	// A long READ's responses (readSeries).
+	readSeriesAt int
+	series       ReadSeries
+	segs         []Segment
+	spans        []pieceSpan
 
 	keyByte uint8 // the last key byte Register handed out
 
@@ -156,15 +165,19 @@ func NewModel(f *MPTFile, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.ReadSeriesAt <= 0 {
+		opt.ReadSeriesAt = DefaultReadSeriesAt
+	}
 	m := &Model{
-		Profile:   opt.Profile,
-		Responder: f.Responder,
-		mem:       mem,
-		cache:     cache,
-		pds:       map[uint32]bool{},
-		byKey:     map[uint32]*MR{},
-		mws:       map[uint32]*MW{},
-		qps:       map[uint32]*QP{},
+		readSeriesAt: opt.ReadSeriesAt,
+		Profile:      opt.Profile,
+		Responder:    f.Responder,
+		mem:          mem,
+		cache:        cache,
+		pds:          map[uint32]bool{},
+		byKey:        map[uint32]*MR{},
+		mws:          map[uint32]*MW{},
+		qps:          map[uint32]*QP{},
 	}
 	for _, pd := range f.PDs {
 		m.pds[pd.ID] = true

@@ -716,6 +716,10 @@ func (qp *QP) newRes() *rdRes {
 func (m *Model) readResponses(qp *QP, mr *MR, rkey, psn uint32, va, length uint64, dup bool) {
 	mtu := uint64(qp.MTU)
 	n := readPSNs(length, qp.MTU)
+	if int64(n) > int64(m.readSeriesAt) {
+		m.readSeries(qp, mr, rkey, psn, va, length, n, dup)
+		return
+	}
 	for i := uint32(0); i < n; i++ {
 		chunk := min(mtu, length)
 		var op decode.Opcode

@@ -156,6 +156,10 @@ type Response struct {
 	// the model and valid until the next Receive.
 	Payload []byte
 	Known   []bool
+	// Series, when not nil, makes this Response (READ RESPONSE First,
+	// without Payload) stand for all the responses of a long READ
+	// (Options.ReadSeriesAt).
+	Series *ReadSeries
 
 	// Duplicate: the answer to a duplicate request (re-ACK, READ
 	// re-execution or ATOMIC replay).

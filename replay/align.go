@@ -74,6 +74,78 @@ type pending struct {
 	// or an ATOMIC's original value), so the captured one can teach it
 	// (Model.Observe).
 	learnable bool
+	// cost is what the entry counts against Options.MaxPendingBytes.
+	cost int
+	// A long READ's responses, one entry for all (hca.ReadSeries): the
+	// fields above describe response next of the series, whose first has
+	// PSN firstPSN; pieceData and pieceKnown hold the pieces' bytes.
+	isSeries   bool
+	series     hca.ReadSeries
+	next       uint32
+	firstPSN   uint32
+	firstSyn   uint8
+	pieceData  []byte
+	pieceKnown []bool
+}
+
+// cost is what a model response counts against Options.MaxPendingBytes:
+// its data, or the known data of a series.
+func cost(m *hca.Response) int {
+	if m.Series != nil {
+		return m.Series.Bytes()
+	}
+	return len(m.Payload)
+}
+
+// setSeries makes e the entry of the series m carries, at its first
+// response, copying the pieces the model knows.
+func (e *pending) setSeries(m *hca.Response) {
+	src := m.Series
+	e.isSeries, e.next, e.firstPSN, e.firstSyn = true, 0, m.PSN, m.Syndrome
+	e.series = hca.ReadSeries{Count: src.Count, MTU: src.MTU, Length: src.Length, HasData: src.HasData, Pieces: e.series.Pieces[:0]}
+	e.pieceData, e.pieceKnown = e.pieceData[:0], e.pieceKnown[:0]
+	for _, p := range src.Pieces {
+		e.pieceData = append(e.pieceData, p.Data...)
+		e.pieceKnown = append(e.pieceKnown, p.Known...)
+	}
+	off := 0
+	for _, p := range src.Pieces {
+		n := len(p.Data)
+		e.series.Pieces = append(e.series.Pieces, hca.ReadPiece{Off: p.Off, Data: e.pieceData[off : off+n], Known: e.pieceKnown[off : off+n]})
+		off += n
+	}
+	e.load()
+}
+
+// load fills e's response fields with response e.next of its series.
+func (e *pending) load() {
+	s := &e.series
+	var off, n uint64
+	e.opcode, e.hasAETH, off, n = s.Response(e.next)
+	e.psn = (e.firstPSN + e.next) & 0xFFFFFF
+	e.syndrome = 0
+	if e.hasAETH {
+		e.syndrome = e.firstSyn
+	}
+	e.hasPayload = s.HasData
+	e.payload = append(e.payload[:0], make([]byte, n)...)
+	e.known = append(e.known[:0], make([]bool, n)...)
+	e.allKnown = s.Fill(off, e.payload, e.known) == int(n)
+	if e.allKnown {
+		e.known = e.known[:0]
+	}
+	e.learnable = !e.hasPayload || !e.allKnown
+}
+
+// last reports whether e is a single response or the last of its series.
+func (e *pending) last() bool { return !e.isSeries || e.next+1 >= e.series.Count }
+
+// lastPSN is the PSN of e's last response.
+func (e *pending) lastPSN() uint32 {
+	if !e.isSeries {
+		return e.psn
+	}
+	return (e.firstPSN + e.series.Count - 1) & 0xFFFFFF
 }
 
 func (e *pending) set(m *hca.Response, v hca.Verdict) {
@@ -85,6 +157,12 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 	e.coalescable, e.duplicate = m.Coalescable, m.Duplicate
 	e.atomicKnown, e.atomicOrig = m.AtomicKnown, m.AtomicOrig
 	e.why, e.verdict = m.Why, v
+	e.cost = cost(m)
+	if m.Series != nil {
+		e.setSeries(m)
+		return
+	}
+	e.isSeries = false
 	e.hasPayload = m.Payload != nil
 	e.payload = append(e.payload[:0], m.Payload...)
 	// Usually the model knows every byte: then the mask is not copied. A
@@ -147,7 +225,8 @@ func (r *ring) push() *pending {
 // -1.
 func (r *ring) find(psn uint32) int {
 	for i := 0; i < r.n; i++ {
-		if r.at(i).psn == psn {
+		e := r.at(i)
+		if e.psn == psn || e.isSeries && psnDiff(psn, e.psn) > 0 && psnDiff(psn, e.lastPSN()) <= 0 {
 			return i
 		}
 	}
@@ -199,13 +278,23 @@ func (r *Replayer) align(s *session, p *decode.Packet) {
 		}
 		i = 0 // the same answer to the same request, with another PSN
 	}
-	for ; i > 0; i-- {
-		if e := s.q.front(); e.coalescable {
+	skipped := func(e *pending) {
+		if e.coalescable {
 			s.Coalesced++
 		} else {
 			r.missing(s, e, "the responder answered PSN "+strconv.Itoa(int(psn))+" in frame "+strconv.Itoa(p.Frame.Number)+" without it")
 		}
 		r.pop(s)
+	}
+	for ; i > 0; i-- {
+		for e := s.q.front(); !e.last(); e = s.q.front() {
+			skipped(e) // the rest of a series
+		}
+		skipped(s.q.front())
+	}
+	// Within a series: the responses before this one are missing.
+	for e := s.q.front(); e.isSeries && e.psn != psn && psnDiff(psn, e.psn) > 0; e = s.q.front() {
+		skipped(e)
 	}
 	s.Compared++
 	r.rep.Compared++

@@ -64,6 +64,22 @@ func payloadByte(t *testing.T, frame, off int) func(int, []byte, uint16) {
 	}
 }
 
+// notRoCE returns an edit that makes frame frame's UDP destination port
+// 4792, so it is no longer RoCE: the packet is lost to the replay.
+func notRoCE(t *testing.T, frame int) func(int, []byte, uint16) {
+	return func(n int, data []byte, lt uint16) {
+		if n != frame {
+			return
+		}
+		var p decode.Packet
+		decode.Decode(&p, data, lt)
+		if p.Has&decode.HdrUDP == 0 {
+			t.Fatalf("frame %d has no UDP header", n)
+		}
+		data[p.L4Off+3]++ // destination port 4791 → 4792
+	}
+}
+
 func TestReplayMutations(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -120,6 +136,17 @@ func TestReplayMutations(t *testing.T) {
 				{replay.KindReadData, 13, 14, "61 61 61 61 61 61 61 61", "3b 61 61 61 61 61 61 61", 100, 1},
 			},
 		},
+		// Frame 14, the first of the two responses to the READ of frame
+		// 13, is lost (its UDP port changed: not RoCE any more): the
+		// model's first response is missing, the second still matches.
+		{
+			name:    "a READ response lost",
+			capture: "ipv6_mix",
+			frame:   func(t *testing.T) func(int, []byte, uint16) { return notRoCE(t, 14) },
+			want: []wantDiv{
+				{replay.KindMissingResponse, 13, 0, "RC RDMA Read Response First PSN 1800 ACK (0x1f) MSN 5", "", 0, 0},
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,14 +162,18 @@ func TestReplayMutations(t *testing.T) {
 			if c.frame != nil {
 				edit = c.frame(t)
 			}
-			rep := replayEdited(t, base+".pcap", f, hca.ProfileRXE, edit)
-			var got []wantDiv
-			for _, d := range rep.Divergences {
-				got = append(got, wantDiv{d.Kind, d.RequestFrame, d.ResponseFrame, d.Expected, d.Actual, d.Offset, d.Count})
-				t.Logf("%s", d.Message)
-			}
-			if !slices.Equal(got, c.want) {
-				t.Errorf("divergences:\n%v\nwant\n%v", got, c.want)
+			// Listed READ responses, and every multi-packet READ as a
+			// series: the same divergences.
+			for _, seriesAt := range []int{0, 1} {
+				rep := replayEdited(t, base+".pcap", f, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: seriesAt}, edit)
+				var got []wantDiv
+				for _, d := range rep.Divergences {
+					got = append(got, wantDiv{d.Kind, d.RequestFrame, d.ResponseFrame, d.Expected, d.Actual, d.Offset, d.Count})
+					t.Logf("%s", d.Message)
+				}
+				if !slices.Equal(got, c.want) {
+					t.Errorf("ReadSeriesAt %d: divergences:\n%v\nwant\n%v", seriesAt, got, c.want)
+				}
 			}
 		})
 	}

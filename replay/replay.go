@@ -263,12 +263,13 @@ func (r *Replayer) request(p *decode.Packet) {
 			r.missing(rs, rs.q.front(), "no captured response came while "+itoa(r.opt.MaxPending)+" later model responses of the session waited")
 			r.pop(rs)
 		}
-		for rs.q.n > 0 && r.pendingBytes+len(m.Payload) > r.opt.MaxPendingBytes {
+		for rs.q.n > 0 && r.pendingBytes+cost(m) > r.opt.MaxPendingBytes {
 			r.missing(rs, rs.q.front(), "no captured response came while "+byteSize(r.opt.MaxPendingBytes)+" of later READ data waited")
 			r.pop(rs)
 		}
-		rs.q.push().set(m, verdict)
-		r.pendingBytes += len(m.Payload)
+		e := rs.q.push()
+		e.set(m, verdict)
+		r.pendingBytes += e.cost
 	}
 	r.completions(res.Completions)
 }
@@ -283,7 +284,13 @@ func byteSize(n int) string {
 
 // pop removes the oldest waiting model response of s.
 func (r *Replayer) pop(s *session) {
-	r.pendingBytes -= len(s.q.front().payload)
+	e := s.q.front()
+	if !e.last() {
+		e.next++ // the next response of a series
+		e.load()
+		return
+	}
+	r.pendingBytes -= e.cost
 	s.q.pop()
 }
 
