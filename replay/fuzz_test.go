@@ -50,7 +50,7 @@ func FuzzReplay(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		// Inputs of odd length describe every multi-packet READ as a
+		// Inputs of even length describe every multi-packet READ as a
 		// series, so the aligner's series path is fuzzed too.
 		m, err := hca.NewModel(mpt, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: 1 - len(in)%2})
 		if err != nil {
