@@ -1,5 +1,5 @@
 # rocetap — two commands do everything on a fresh machine:
-#   make run    decode a bundled capture
+#   make run    decode a bundled capture, list its sessions, replay it into the model
 #   make test   install what the tests need, then run every test
 SHELL     := /bin/bash
 GO        ?= go
@@ -19,6 +19,7 @@ build:
 run: build
 	./$(BIN) decode -r $(CAPTURE)
 	./$(BIN) sessions -r $(CAPTURE)
+	./$(BIN) replay -r $(CAPTURE) --mpt $(CAPTURE:.pcap=.mpt.json)
 
 # Oracles: tshark (field conformance) and scapy (ICRC). Installed with
 # apt-get when missing; set ROCETAP_REQUIRE_ORACLES=0 to let the tests skip
