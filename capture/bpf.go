@@ -120,9 +120,11 @@ func (l labelJump) Assemble() (bpf.RawInstruction, error) {
 	return bpf.RawInstruction{}, fmt.Errorf("unresolved jump to %q", l.label)
 }
 
-func jumpTo(val uint32, label string) bpf.Instruction    { return labelJump{val: val, label: label} }
-func jumpIfNot(val uint32, label string) bpf.Instruction { return labelJump{val: val, label: label, negate: true} }
-func gotoLabel(label string) bpf.Instruction             { return labelJump{label: label, always: true} }
+func jumpTo(val uint32, label string) bpf.Instruction { return labelJump{val: val, label: label} }
+func jumpIfNot(val uint32, label string) bpf.Instruction {
+	return labelJump{val: val, label: label, negate: true}
+}
+func gotoLabel(label string) bpf.Instruction { return labelJump{label: label, always: true} }
 
 // resolve turns a labelJump at pc into a relative jump; the fragment test
 // (JumpBitsSet with SkipTrue 0xFF) jumps to "reject".
