@@ -200,3 +200,15 @@ func ParseBPF(s string) ([]bpf.RawInstruction, error) {
 	}
 	return out, nil
 }
+
+// SetSnaplen makes a filter keep at most snaplen bytes of a packet: every
+// "return k" instruction with k above snaplen returns snaplen. On an
+// AF_PACKET socket the filter's return value is the snapshot length.
+func SetSnaplen(prog []bpf.RawInstruction, snaplen uint32) {
+	const retK = 0x06 // BPF_RET | BPF_K
+	for i := range prog {
+		if prog[i].Op == retK && prog[i].K > snaplen {
+			prog[i].K = snaplen
+		}
+	}
+}

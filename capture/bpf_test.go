@@ -222,3 +222,22 @@ func TestParseBPF(t *testing.T) {
 		}
 	}
 }
+
+func TestSetSnaplen(t *testing.T) {
+	raw, err := capture.RoCEFilter(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture.SetSnaplen(raw, 96)
+	ins, _ := bpf.Disassemble(raw)
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := vm.Run(frame(0x0800, ipv4(17, 0, 5), udp(4791))); got != 96 {
+		t.Errorf("kept %d bytes of a RoCE frame, want 96", got)
+	}
+	if got, _ := vm.Run(frame(0x0806, make([]byte, 28))); got != 0 {
+		t.Errorf("kept %d bytes of ARP", got)
+	}
+}

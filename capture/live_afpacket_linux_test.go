@@ -1,0 +1,320 @@
+//go:build linux
+
+package capture_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/synth"
+)
+
+// roceFrames builds n RoCEv2 frames with the decode layers (through
+// internal/synth): RDMA WRITE Only with 1 KiB of payload and 64-byte
+// ACKs, alternating, on consecutive PSNs from psn0.
+func roceFrames(t *testing.T, n int, psn0 uint32) [][]byte {
+	t.Helper()
+	payload := bytes.Repeat([]byte("rocetap!"), 128)
+	out := make([][]byte, 0, n)
+	for i := range n {
+		psn := (psn0 + uint32(i)) & 0xFFFFFF
+		var f synth.RoCEv2
+		if i%2 == 0 {
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: psn, AckReq: true, PKey: 0xFFFF}
+			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i)*1024, RKey: 0x1234, DMALen: 1024}
+			f.T.Payload = payload
+		} else {
+			f.Reverse = true
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: psn - 1, PKey: 0xFFFF}
+			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i)}
+		}
+		b, _, _, err := f.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// noise is what the filter must leave out: ARP and a UDP datagram to
+// port 53.
+func noise(t *testing.T) [][]byte {
+	arp := frame(0x0806, make([]byte, 28))
+	dns := frame(0x0800, ipv4(17, 0, 5), udp(53))
+	return [][]byte{arp, dns}
+}
+
+type captured struct {
+	data []byte
+	info capture.PacketInfo
+}
+
+// captureWhile captures on the pair's B end while send runs in A, then
+// stops the capture and returns what it got and its final statistics.
+func captureWhile(t *testing.T, v *vethPair, opts capture.LiveOptions, send func(s *senderT)) ([]captured, capture.LiveStats) {
+	t.Helper()
+	opts.Interface = v.ifB
+	var live capture.LiveSource
+	var err error
+	in(t, v.nsB, func() { live, err = capture.OpenLive(opts) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	var got []captured
+	done := make(chan error, 1)
+	go func() {
+		for {
+			data, info, err := live.Next()
+			if errors.Is(err, io.EOF) {
+				done <- nil
+				return
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+			got = append(got, captured{bytes.Clone(data), info})
+		}
+	}()
+	// The socket opened in A stays there: it sends from any thread.
+	var snd *sender
+	in(t, v.nsA, func() { snd = newSender(t, v.ifA) })
+	send(&senderT{sender: snd, t: t})
+	time.Sleep(100 * time.Millisecond) // the ring's block timeout is 10 ms
+	live.Stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st, err := live.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, st
+}
+
+type senderT struct {
+	*sender
+	t *testing.T
+}
+
+// sendAt sends frames at about rate frames per second.
+func (s *senderT) sendAt(frames [][]byte, rate int) {
+	start := time.Now()
+	for i, f := range frames {
+		if err := s.send(f); err != nil {
+			s.t.Errorf("send: %v", err)
+			return
+		}
+		if rate > 0 && i%64 == 63 {
+			if d := time.Duration(i+1) * time.Second / time.Duration(rate); time.Since(start) < d {
+				time.Sleep(d - time.Since(start))
+			}
+		}
+	}
+}
+
+// TestLiveAFPacketVeth: every RoCE frame sent on a veth pair is captured
+// byte for byte and in order, the filter leaves the rest out, the kernel
+// reports no drop, and the file written from the capture reads back in
+// rocetap and tshark.
+func TestLiveAFPacketVeth(t *testing.T) {
+	v := newVethPair(t)
+	const n = 4000
+	frames := roceFrames(t, n, 0xFFFF00) // the PSNs wrap
+	junk := noise(t)
+	t0 := time.Now()
+	got, st := captureWhile(t, v, capture.LiveOptions{Backend: "afpacket"}, func(s *senderT) {
+		for i := 0; i < len(frames); i += 100 {
+			s.sendAt(junk, 0)
+			s.sendAt(frames[i:min(i+100, len(frames))], 40000)
+		}
+	})
+	if len(got) != n {
+		t.Fatalf("captured %d frames, sent %d RoCE frames (and %d others); stats %+v", len(got), n, 2*n/100, st)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].data, frames[i]) {
+			t.Fatalf("frame %d differs: captured %d bytes, sent %d", i+1, len(got[i].data), len(frames[i]))
+		}
+		if got[i].info.Length != len(frames[i]) || got[i].info.LinkType != capture.LinkTypeEthernet || got[i].info.Timestamp.Before(t0) {
+			t.Fatalf("frame %d: info %+v", i+1, got[i].info)
+		}
+	}
+	if st.Received != n || st.KernelDrops != 0 {
+		t.Errorf("stats %+v: want %d received, 0 dropped by the kernel", st, n)
+	}
+	if !st.HasIfDrops {
+		t.Errorf("stats %+v: no interface drop count", st)
+	}
+	t.Logf("%d frames captured byte for byte; stats %+v", len(got), st)
+
+	// The file: pcapng, read back by rocetap's reader and decoder and by
+	// tshark.
+	path := filepath.Join(t.TempDir(), "veth.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := capture.NewPcapngWriter(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddInterface(capture.LinkTypeEthernet, capture.DefaultSnaplen, v.ifB, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range got {
+		if err := w.WritePacket(c.info, c.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var p decode.Packet
+	var psns []string
+	for i := 0; ; i++ {
+		data, info, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if i != n {
+				t.Fatalf("the file holds %d frames, want %d", i, n)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Frame = decode.Frame{Number: i + 1, Len: info.Length}
+		decode.Decode(&p, data, info.LinkType)
+		if p.Encap != decode.EncapRoCEv2 || p.ICRCStatus != decode.CRCGood {
+			t.Fatalf("frame %d: %s, ICRC %s", i+1, p.Encap, p.ICRCStatus)
+		}
+		psns = append(psns, strconv.Itoa(int(p.BTH.PSN)))
+	}
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
+			t.Fatal("tshark is not installed (make test-deps installs it)")
+		}
+		t.Skip("tshark is not installed: the file was not checked with it")
+	}
+	out, err := exec.Command(tshark, "-r", path, "-T", "fields", "-e", "infiniband.bth.psn").Output()
+	if err != nil {
+		t.Fatalf("tshark -r %s: %v", path, err)
+	}
+	if want := strings.Join(psns, "\n") + "\n"; string(out) != want {
+		t.Errorf("tshark reads other PSNs than rocetap (%d lines vs %d)", strings.Count(string(out), "\n"), len(psns))
+	}
+}
+
+// TestLiveAFPacketSnaplenPFCFilter: the snapshot length cuts frames (the
+// wire length stays), PFC frames pass only when asked for, and a compiled
+// filter replaces the built-in one.
+func TestLiveAFPacketSnaplenPFCFilter(t *testing.T) {
+	v := newVethPair(t)
+	frames := roceFrames(t, 10, 100)
+	pfc := frame(0x8808, []byte{0x01, 0x01, 0x00, 0x08})
+	t.Run("snaplen and pfc", func(t *testing.T) {
+		got, _ := captureWhile(t, v, capture.LiveOptions{Backend: "afpacket", Snaplen: 96, PFC: true}, func(s *senderT) {
+			s.sendAt(append([][]byte{pfc}, frames...), 0)
+		})
+		if len(got) != 11 {
+			t.Fatalf("captured %d frames, want 11", len(got))
+		}
+		if !bytes.Equal(got[0].data, pfc[:min(96, len(pfc))]) {
+			t.Errorf("PFC frame: %x", got[0].data)
+		}
+		for i, c := range got[1:] {
+			want := frames[i][:min(96, len(frames[i]))]
+			if !bytes.Equal(c.data, want) || c.info.Length != len(frames[i]) {
+				t.Errorf("frame %d: %d bytes captured of %d on the wire, want %d of %d", i+2, len(c.data), c.info.Length, len(want), len(frames[i]))
+			}
+		}
+	})
+	t.Run("compiled filter", func(t *testing.T) {
+		// tcpdump -ddd 'ether proto 0x0806' (ARP only).
+		arpOnly := "4,40 0 0 12,21 0 1 2054,6 0 0 262144,6 0 0 0"
+		got, _ := captureWhile(t, v, capture.LiveOptions{Backend: "afpacket", Filter: arpOnly}, func(s *senderT) {
+			s.sendAt(append(noise(t), frames...), 0)
+		})
+		if len(got) != 1 || binaryEtherType(got[0].data) != 0x0806 {
+			t.Fatalf("captured %d frames, want the 1 ARP frame", len(got))
+		}
+	})
+}
+
+func binaryEtherType(b []byte) uint16 { return uint16(b[12])<<8 | uint16(b[13]) }
+
+// TestLiveErrors: errors say what was wrong and what to do.
+func TestLiveErrors(t *testing.T) {
+	cases := []struct {
+		opts capture.LiveOptions
+		want []string
+	}{
+		{capture.LiveOptions{}, []string{"no interface given", "-D"}},
+		{capture.LiveOptions{Interface: "lo", Snaplen: 10}, []string{"snapshot length 10"}},
+		{capture.LiveOptions{Interface: "lo", BufferMiB: -1}, []string{"ring buffer of -1 MiB"}},
+		{capture.LiveOptions{Interface: "lo", Backend: "nosuch"}, []string{`backend "nosuch" is not built in`, "afpacket"}},
+		{capture.LiveOptions{Interface: "rtap-no-such-if0", Backend: "afpacket"}, []string{`no interface "rtap-no-such-if0"`, "lo"}},
+	}
+	if os.Geteuid() == 0 {
+		cases = append(cases, struct {
+			opts capture.LiveOptions
+			want []string
+		}{capture.LiveOptions{Interface: "lo", Backend: "afpacket", Filter: "udp port 4791"}, []string{`capture filter "udp port 4791"`, "tcpdump -ddd", "make build-libpcap"}})
+	}
+	for _, c := range cases {
+		l, err := capture.OpenLive(c.opts)
+		if err == nil {
+			l.Close()
+			t.Errorf("OpenLive(%+v) succeeded", c.opts)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("OpenLive(%+v): %q lacks %q", c.opts, err, w)
+			}
+		}
+	}
+}
+
+// TestLivePermission: without CAP_NET_RAW the error names it and says how
+// to grant it. As root, the test drops the capability in a child process.
+func TestLivePermission(t *testing.T) {
+	if os.Geteuid() == 0 {
+		if os.Getenv("ROCETAP_TEST_NO_CAP") == "" {
+			if _, err := exec.LookPath("capsh"); err != nil {
+				t.Skip("as root, this test drops CAP_NET_RAW with capsh (Debian package libcap2-bin), which is not installed")
+			}
+			exe, _ := os.Executable()
+			cmd := exec.Command("capsh", "--drop=cap_net_raw", "--", "-c", exe+" -test.run=^TestLivePermission$ -test.v")
+			cmd.Env = append(os.Environ(), "ROCETAP_TEST_NO_CAP=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestLivePermission") {
+				t.Fatalf("without CAP_NET_RAW: %v\n%s", err, out)
+			}
+			return
+		}
+	}
+	_, err := capture.OpenLive(capture.LiveOptions{Interface: "lo", Backend: "afpacket"})
+	var pe *capture.PermissionError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "CAP_NET_RAW") || !strings.Contains(err.Error(), "setcap cap_net_raw,cap_net_admin+eip") {
+		t.Fatalf("OpenLive without CAP_NET_RAW: %v", err)
+	}
+}
