@@ -134,16 +134,16 @@ func (b afpacketBackend) Open(o LiveOptions) (LiveSource, error) {
 
 // afLive is a running AF_PACKET capture.
 type afLive struct {
-	tp        *afpacket.TPacket
-	opts      LiveOptions
-	ifIndex   int
-	start     time.Time
-	stop      liveStop
-	received  atomic.Uint64
-	bytes     atomic.Uint64
-	netdev    *os.File // /proc/net/dev, nil when unreadable
-	ifDrop0   uint64
-	closed    bool
+	tp       *afpacket.TPacket
+	opts     LiveOptions
+	ifIndex  int
+	start    time.Time
+	stop     liveStop
+	received atomic.Uint64
+	bytes    atomic.Uint64
+	netdev   *os.File // /proc/net/dev, nil when unreadable
+	ifDrop0  uint64
+	closed   bool
 }
 
 func (l *afLive) LinkType() uint16  { return LinkTypeEthernet }
