@@ -37,6 +37,9 @@ type LiveOptions struct {
 	Filter string
 	// PFC: the built-in filter also passes MAC control (PFC, PAUSE) frames.
 	PFC bool
+	// Ports are UDP destination ports the built-in filter passes besides
+	// 4791 (RoCEv2 on a non-standard port, as decode -d configures).
+	Ports []uint16
 	// Backend names the backend ("afpacket", "libpcap"); "" chooses: the
 	// default backend for network interfaces, libpcap (when built in) for
 	// devices the default backend cannot open.
@@ -62,9 +65,9 @@ type LiveStats struct {
 	HasIfDrops  bool
 }
 
-// LiveSource is a running live capture. Next, Stats and Close are called
-// from one goroutine; Stop may be called from any goroutine, any number
-// of times.
+// LiveSource is a running live capture. Next and Close are called from
+// one goroutine; Stats and Stop may be called from any goroutine, Stop
+// any number of times.
 type LiveSource interface {
 	Source
 	// Stats returns the counters so far.

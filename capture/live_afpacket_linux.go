@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,7 +79,7 @@ func (b afpacketBackend) Open(o LiveOptions) (LiveSource, error) {
 	var prog []bpf.RawInstruction
 	switch o.Filter {
 	case "":
-		prog, err = RoCEFilter(o.PFC)
+		prog, err = RoCEFilter(o.PFC, o.Ports...)
 	default:
 		prog, err = ParseBPF(o.Filter)
 		if err != nil {
@@ -143,7 +144,8 @@ type afLive struct {
 	bytes    atomic.Uint64
 	netdev   *os.File // /proc/net/dev, nil when unreadable
 	ifDrop0  uint64
-	closed   bool
+	closed   atomic.Bool
+	mu       sync.Mutex // Stats against Close
 }
 
 func (l *afLive) LinkType() uint16  { return LinkTypeEthernet }
@@ -155,7 +157,7 @@ func (l *afLive) Stop()             { l.stop.stop() }
 // Next returns the next packet; after Stop, the packets still in the ring,
 // then io.EOF.
 func (l *afLive) Next() ([]byte, PacketInfo, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, PacketInfo{}, errClosed
 	}
 	for {
@@ -186,7 +188,9 @@ func (l *afLive) Next() ([]byte, PacketInfo, error) {
 // IfDrops the interface's rx_dropped counter since the capture started.
 func (l *afLive) Stats() (LiveStats, error) {
 	st := LiveStats{Received: l.received.Load(), Bytes: l.bytes.Load()}
-	if l.closed {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Load() {
 		return st, errClosed
 	}
 	_, v3, err := l.tp.SocketStats()
@@ -203,8 +207,9 @@ func (l *afLive) Stats() (LiveStats, error) {
 }
 
 func (l *afLive) Close() error {
-	if !l.closed {
-		l.closed = true
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed.Swap(true) {
 		l.stop.stop()
 		l.tp.Close()
 		if l.netdev != nil {

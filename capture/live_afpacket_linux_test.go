@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/netnstest"
 	"github.com/rocetap/rocetap/internal/synth"
 )
 
@@ -62,12 +63,12 @@ type captured struct {
 
 // captureWhile captures on the pair's B end while send runs in A, then
 // stops the capture and returns what it got and its final statistics.
-func captureWhile(t *testing.T, v *vethPair, opts capture.LiveOptions, send func(s *senderT)) ([]captured, capture.LiveStats) {
+func captureWhile(t *testing.T, v *netnstest.Pair, opts capture.LiveOptions, send func(s *senderT)) ([]captured, capture.LiveStats) {
 	t.Helper()
-	opts.Interface = v.ifB
+	opts.Interface = v.IfB
 	var live capture.LiveSource
 	var err error
-	in(t, v.nsB, func() { live, err = capture.OpenLive(opts) })
+	netnstest.In(t, v.NsB, func() { live, err = capture.OpenLive(opts) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +90,9 @@ func captureWhile(t *testing.T, v *vethPair, opts capture.LiveOptions, send func
 		}
 	}()
 	// The socket opened in A stays there: it sends from any thread.
-	var snd *sender
-	in(t, v.nsA, func() { snd = newSender(t, v.ifA) })
-	send(&senderT{sender: snd, t: t})
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	send(&senderT{Sender: snd, t: t})
 	time.Sleep(100 * time.Millisecond) // the ring's block timeout is 10 ms
 	live.Stop()
 	if err := <-done; err != nil {
@@ -105,23 +106,14 @@ func captureWhile(t *testing.T, v *vethPair, opts capture.LiveOptions, send func
 }
 
 type senderT struct {
-	*sender
+	*netnstest.Sender
 	t *testing.T
 }
 
 // sendAt sends frames at about rate frames per second.
 func (s *senderT) sendAt(frames [][]byte, rate int) {
-	start := time.Now()
-	for i, f := range frames {
-		if err := s.send(f); err != nil {
-			s.t.Errorf("send: %v", err)
-			return
-		}
-		if rate > 0 && i%64 == 63 {
-			if d := time.Duration(i+1) * time.Second / time.Duration(rate); time.Since(start) < d {
-				time.Sleep(d - time.Since(start))
-			}
-		}
+	if err := s.SendAt(frames, rate); err != nil {
+		s.t.Errorf("send: %v", err)
 	}
 }
 
@@ -130,7 +122,7 @@ func (s *senderT) sendAt(frames [][]byte, rate int) {
 // reports no drop, and the file written from the capture reads back in
 // rocetap and tshark.
 func TestLiveAFPacketVeth(t *testing.T) {
-	v := newVethPair(t)
+	v := netnstest.New(t)
 	const n = 4000
 	frames := roceFrames(t, n, 0xFFFF00) // the PSNs wrap
 	junk := noise(t)
@@ -171,7 +163,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.AddInterface(capture.LinkTypeEthernet, capture.DefaultSnaplen, v.ifB, true); err != nil {
+	if _, err := w.AddInterface(capture.LinkTypeEthernet, capture.DefaultSnaplen, v.IfB, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range got {
@@ -227,7 +219,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 // wire length stays), PFC frames pass only when asked for, and a compiled
 // filter replaces the built-in one.
 func TestLiveAFPacketSnaplenPFCFilter(t *testing.T) {
-	v := newVethPair(t)
+	v := netnstest.New(t)
 	frames := roceFrames(t, 10, 100)
 	pfc := frame(0x8808, []byte{0x01, 0x01, 0x00, 0x08})
 	t.Run("snaplen and pfc", func(t *testing.T) {

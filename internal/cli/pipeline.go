@@ -206,8 +206,17 @@ type readOptions struct {
 
 // decoder builds the Decoder for -d options.
 func (o *readOptions) decoder() (*decode.Decoder, error) {
+	ports, err := decodeAsPorts(o.Decode)
+	if err != nil {
+		return nil, err
+	}
+	return decode.NewDecoder(ports...), nil
+}
+
+// decodeAsPorts parses the -d options: the extra UDP ports carrying RoCEv2.
+func decodeAsPorts(decodeAs []string) ([]uint16, error) {
 	var ports []uint16
-	for _, d := range o.Decode {
+	for _, d := range decodeAs {
 		rest, ok := cutPrefix(d, "udp.port==")
 		var port uint64
 		var err error
@@ -223,7 +232,7 @@ func (o *readOptions) decoder() (*decode.Decoder, error) {
 		}
 		ports = append(ports, uint16(port))
 	}
-	return decode.NewDecoder(ports...), nil
+	return ports, nil
 }
 
 func cutPrefix(s, p string) (string, bool) {

@@ -1,6 +1,11 @@
 //go:build linux
 
-package capture_test
+// Package netnstest makes network namespaces joined by a veth pair for
+// tests of live capture, and sends raw frames into them. Everything it
+// makes lives inside the namespaces it creates and is removed when the
+// test ends; tests skip with the reason when the machine cannot (not
+// root, no ip command).
+package netnstest
 
 import (
 	"fmt"
@@ -14,16 +19,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// vethPair is two network namespaces joined by a veth pair, made for one
+// Pair is two network namespaces joined by a veth pair, made for one
 // test and removed after it. Nothing in them has a route outside.
-type vethPair struct {
-	nsA, nsB string // namespace names (ip netns)
-	ifA, ifB string // the veth ends, ifA in nsA, ifB in nsB
+type Pair struct {
+	NsA, NsB string // namespace names (ip netns)
+	IfA, IfB string // the veth ends, IfA in NsA, IfB in NsB
 }
 
-// newVethPair makes the namespaces and the pair, or skips the test with
+// New makes the namespaces and the pair, or skips the test with
 // the reason when it cannot (not root, no ip command, no netns support).
-func newVethPair(t *testing.T) *vethPair {
+func New(t testing.TB) *Pair {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("live capture tests need root (network namespaces, AF_PACKET): run as root, as CI does")
@@ -32,7 +37,7 @@ func newVethPair(t *testing.T) *vethPair {
 		t.Skip("live capture tests need the ip command (Debian package iproute2)")
 	}
 	id := fmt.Sprintf("%d%d", os.Getpid()%100000, time.Now().UnixNano()%1000)
-	v := &vethPair{nsA: "rtapA" + id, nsB: "rtapB" + id, ifA: "rta" + id, ifB: "rtb" + id}
+	v := &Pair{NsA: "rtapA" + id, NsB: "rtapB" + id, IfA: "rta" + id, IfB: "rtb" + id}
 	run := func(args ...string) error {
 		out, err := exec.Command("ip", args...).CombinedOutput()
 		if err != nil {
@@ -40,31 +45,31 @@ func newVethPair(t *testing.T) *vethPair {
 		}
 		return nil
 	}
-	if err := run("netns", "add", v.nsA); err != nil {
+	if err := run("netns", "add", v.NsA); err != nil {
 		t.Skipf("cannot make a network namespace here: %v", err)
 	}
-	t.Cleanup(func() { run("netns", "del", v.nsA) })
-	if err := run("netns", "add", v.nsB); err != nil {
+	t.Cleanup(func() { run("netns", "del", v.NsA) })
+	if err := run("netns", "add", v.NsB); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { run("netns", "del", v.nsB) })
+	t.Cleanup(func() { run("netns", "del", v.NsB) })
 	for _, args := range [][]string{
-		{"link", "add", v.ifA, "netns", v.nsA, "type", "veth", "peer", "name", v.ifB, "netns", v.nsB},
+		{"link", "add", v.IfA, "netns", v.NsA, "type", "veth", "peer", "name", v.IfB, "netns", v.NsB},
 		// No IPv6 on the pair: no neighbour discovery or router
 		// solicitations in the capture.
-		{"-n", v.nsA, "link", "set", "lo", "up"},
-		{"-n", v.nsB, "link", "set", "lo", "up"},
+		{"-n", v.NsA, "link", "set", "lo", "up"},
+		{"-n", v.NsB, "link", "set", "lo", "up"},
 	} {
 		if err := run(args...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, ns := range []string{v.nsA, v.nsB} {
+	for _, ns := range []string{v.NsA, v.NsB} {
 		if out, err := exec.Command("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1").CombinedOutput(); err != nil {
 			t.Logf("disabling IPv6 in %s: %v: %s", ns, err, out)
 		}
 	}
-	for _, args := range [][]string{{"-n", v.nsA, "link", "set", v.ifA, "up"}, {"-n", v.nsB, "link", "set", v.ifB, "up"}} {
+	for _, args := range [][]string{{"-n", v.NsA, "link", "set", v.IfA, "up"}, {"-n", v.NsB, "link", "set", v.IfB, "up"}} {
 		if err := run(args...); err != nil {
 			t.Fatal(err)
 		}
@@ -72,9 +77,9 @@ func newVethPair(t *testing.T) *vethPair {
 	return v
 }
 
-// in runs fn on a thread inside network namespace ns: sockets fn opens
+// In runs fn on a thread inside network namespace ns: sockets fn opens
 // stay in ns.
-func in(t *testing.T, ns string, fn func()) {
+func In(t testing.TB, ns string, fn func()) {
 	t.Helper()
 	runtime.LockOSThread()
 	self, err := os.Open("/proc/thread-self/ns/net")
@@ -104,29 +109,31 @@ func in(t *testing.T, ns string, fn func()) {
 	fn()
 }
 
-// sender sends raw Ethernet frames out of an interface.
-type sender struct {
+// Sender sends raw Ethernet frames out of an interface.
+type Sender struct {
 	fd int
 	sa unix.SockaddrLinklayer
 }
 
-// newSender opens an AF_PACKET socket on iface; call it inside the
-// interface's namespace (in).
-func newSender(t *testing.T, iface string) *sender {
+// NewSender opens an AF_PACKET socket on iface; call it inside the
+// interface's namespace (In). The socket stays in that namespace and
+// sends from any thread.
+func NewSender(t testing.TB, iface string) *Sender {
 	t.Helper()
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(fd) })
-	ifi, err := netInterfaceIndex(iface)
+	ifi, err := ifIndex(iface)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sender{fd: fd, sa: unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}}
+	return &Sender{fd: fd, sa: unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}}
 }
 
-func (s *sender) send(frame []byte) error {
+// Send sends one frame, waiting while the socket's buffer is full.
+func (s *Sender) Send(frame []byte) error {
 	for {
 		err := unix.Sendto(s.fd, frame, 0, &s.sa)
 		if err == unix.ENOBUFS || err == unix.EAGAIN {
@@ -137,7 +144,7 @@ func (s *sender) send(frame []byte) error {
 	}
 }
 
-func netInterfaceIndex(name string) (int, error) {
+func ifIndex(name string) (int, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0, err
@@ -151,4 +158,21 @@ func netInterfaceIndex(name string) (int, error) {
 		return 0, fmt.Errorf("interface %s: %w", name, err)
 	}
 	return int(ifr.Uint32()), nil
+}
+
+// SendAt sends frames at about rate frames per second (0: as fast as the
+// socket takes them) and returns the first error.
+func (s *Sender) SendAt(frames [][]byte, rate int) error {
+	start := time.Now()
+	for i, f := range frames {
+		if err := s.Send(f); err != nil {
+			return err
+		}
+		if rate > 0 && i%64 == 63 {
+			if d := time.Duration(i+1) * time.Second / time.Duration(rate); time.Since(start) < d {
+				time.Sleep(d - time.Since(start))
+			}
+		}
+	}
+	return nil
 }
