@@ -17,35 +17,11 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/netnstest"
-	"github.com/rocetap/rocetap/internal/synth"
 )
 
-// roceFrames builds n RoCEv2 frames with the decode layers (through
-// internal/synth): RDMA WRITE Only with 1 KiB of payload and 64-byte
-// ACKs, alternating, on consecutive PSNs from psn0.
 func roceFrames(t *testing.T, n int, psn0 uint32) [][]byte {
 	t.Helper()
-	payload := bytes.Repeat([]byte("rocetap!"), 128)
-	out := make([][]byte, 0, n)
-	for i := range n {
-		psn := (psn0 + uint32(i)) & 0xFFFFFF
-		var f synth.RoCEv2
-		if i%2 == 0 {
-			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: psn, AckReq: true, PKey: 0xFFFF}
-			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i)*1024, RKey: 0x1234, DMALen: 1024}
-			f.T.Payload = payload
-		} else {
-			f.Reverse = true
-			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: psn - 1, PKey: 0xFFFF}
-			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i)}
-		}
-		b, _, _, err := f.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b)
-	}
-	return out
+	return netnstest.RoCEFrames(t, n, psn0)
 }
 
 // noise is what the filter must leave out: ARP and a UDP datagram to

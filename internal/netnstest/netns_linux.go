@@ -8,6 +8,7 @@
 package netnstest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/synth"
 	"golang.org/x/sys/unix"
 )
 
@@ -175,4 +178,32 @@ func (s *Sender) SendAt(frames [][]byte, rate int) error {
 		}
 	}
 	return nil
+}
+
+// RoCEFrames builds n RoCEv2 frames with the decode layers (through
+// internal/synth): RDMA WRITE Only with 1 KiB of payload and 64-byte
+// ACKs, alternating, on consecutive PSNs from psn0 (wrapping at 2^24).
+func RoCEFrames(t testing.TB, n int, psn0 uint32) [][]byte {
+	t.Helper()
+	payload := bytes.Repeat([]byte("rocetap!"), 128)
+	out := make([][]byte, 0, n)
+	for i := range n {
+		psn := (psn0 + uint32(i)) & 0xFFFFFF
+		var f synth.RoCEv2
+		if i%2 == 0 {
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: psn, AckReq: true, PKey: 0xFFFF}
+			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i)*1024, RKey: 0x1234, DMALen: 1024}
+			f.T.Payload = payload
+		} else {
+			f.Reverse = true
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: (psn - 1) & 0xFFFFFF, PKey: 0xFFFF}
+			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i)}
+		}
+		b, _, _, err := f.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
 }
