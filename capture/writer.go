@@ -140,26 +140,53 @@ func ngAppendOption(b []byte, code uint16, v []byte) []byte {
 	return b
 }
 
+// InterfaceOptions are the optional fields of an Interface Description
+// Block. Empty strings are left out.
+type InterfaceOptions struct {
+	Name        string // if_name: what was captured on ("eth0", "mlx5_0")
+	Description string // if_description: free text
+	Filter      string // if_filter: the capture filter, as a libpcap expression
+	Nanoseconds bool   // if_tsresol 9: nanosecond timestamps instead of the default microseconds
+}
+
 // AddInterface writes an Interface Description Block and returns its index,
 // to be used as PacketInfo.InterfaceIndex. snaplen <= 0 means no limit;
 // name, if not empty, is written as if_name; tsresolNanos selects nanosecond
 // timestamps (if_tsresol 9) instead of the default microseconds.
 func (w *PcapngWriter) AddInterface(linkType uint16, snaplen int, name string, tsresolNanos bool) (int, error) {
+	return w.AddInterfaceWith(linkType, snaplen, InterfaceOptions{Name: name, Nanoseconds: tsresolNanos})
+}
+
+// AddInterfaceWith is AddInterface with every option it can write.
+func (w *PcapngWriter) AddInterfaceWith(linkType uint16, snaplen int, o InterfaceOptions) (int, error) {
 	if snaplen < 0 {
 		snaplen = 0
 	}
 	if snaplen > maxRecordSize {
 		return 0, fmt.Errorf("pcapng writer: snapshot length %d is over the %d-byte limit", snaplen, maxRecordSize)
 	}
-	if len(name) > 0xfff0 {
+	const maxOpt = 0xfff0
+	switch {
+	case len(o.Name) > maxOpt:
 		return 0, errors.New("pcapng writer: interface name too long")
+	case len(o.Description) > maxOpt:
+		return 0, errors.New("pcapng writer: interface description too long")
+	case len(o.Filter) > maxOpt-1:
+		return 0, errors.New("pcapng writer: capture filter too long")
 	}
 	var opts []byte
-	if name != "" {
-		opts = ngAppendOption(opts, 2, []byte(name)) // if_name
+	if o.Name != "" {
+		opts = ngAppendOption(opts, ngOptIfName, []byte(o.Name))
 	}
-	if tsresolNanos {
+	if o.Description != "" {
+		opts = ngAppendOption(opts, ngOptIfDescription, []byte(o.Description))
+	}
+	if o.Nanoseconds {
 		opts = ngAppendOption(opts, ngOptTSResol, []byte{9})
+	}
+	if o.Filter != "" {
+		// The first byte says what follows: 0 is a libpcap filter string.
+		opts = ngAppendOption(opts, ngOptIfFilter, append([]byte{0}, o.Filter...))
 	}
 	if opts != nil {
 		opts = append(opts, 0, 0, 0, 0)
@@ -177,8 +204,39 @@ func (w *PcapngWriter) AddInterface(linkType uint16, snaplen int, name string, t
 	if _, err := w.w.Write(b); err != nil {
 		return 0, err
 	}
-	w.ifaces = append(w.ifaces, ngWriterInterface{snaplen: snaplen, nano: tsresolNanos})
+	w.ifaces = append(w.ifaces, ngWriterInterface{snaplen: snaplen, nano: o.Nanoseconds})
 	return len(w.ifaces) - 1, nil
+}
+
+// Options of the blocks PcapngWriter writes (ngOptTSResol is in pcapng.go).
+const (
+	ngOptIfName        = 2
+	ngOptIfDescription = 3
+	ngOptIfFilter      = 11
+
+	ngOptISBStartTime = 2
+	ngOptISBEndTime   = 3
+	ngOptISBIfRecv    = 4
+	ngOptISBIfDrop    = 5
+	ngOptISBOSDrop    = 7
+)
+
+// ticks converts t to the interface's timestamp units; the zero Time is 0.
+func (f ngWriterInterface) ticks(t time.Time) (uint64, error) {
+	if t.IsZero() {
+		return 0, nil
+	}
+	sec, ns := t.Unix(), uint64(t.Nanosecond())
+	if sec < 0 {
+		return 0, fmt.Errorf("pcapng writer: timestamp %v is before 1970", t)
+	}
+	if f.nano {
+		if sec > math.MaxInt64/1_000_000_000-1 {
+			return 0, fmt.Errorf("pcapng writer: timestamp %v is too late", t)
+		}
+		return uint64(sec)*1e9 + ns, nil
+	}
+	return uint64(sec)*1e6 + ns/1e3, nil
 }
 
 // WritePacket writes an Enhanced Packet Block on interface
@@ -200,20 +258,9 @@ func (w *PcapngWriter) WritePacket(info PacketInfo, data []byte) error {
 	if len(data) > maxRecordSize {
 		return fmt.Errorf("pcapng writer: %d-byte packet is over the %d-byte limit", len(data), maxRecordSize)
 	}
-	var ts uint64
-	if t := info.Timestamp; !t.IsZero() {
-		sec, ns := t.Unix(), uint64(t.Nanosecond())
-		if sec < 0 {
-			return fmt.Errorf("pcapng writer: timestamp %v is before 1970", t)
-		}
-		if f.nano {
-			if sec > math.MaxInt64/1_000_000_000-1 {
-				return fmt.Errorf("pcapng writer: timestamp %v is too late", t)
-			}
-			ts = uint64(sec)*1e9 + ns
-		} else {
-			ts = uint64(sec)*1e6 + ns/1e3
-		}
+	ts, err := f.ticks(info.Timestamp)
+	if err != nil {
+		return err
 	}
 	pad := (4 - len(data)%4) % 4
 	blen := 32 + len(data) + pad
@@ -234,6 +281,105 @@ func (w *PcapngWriter) WritePacket(info PacketInfo, data []byte) error {
 	w.tail = [8]byte{}
 	le.PutUint32(w.tail[pad:], uint32(blen))
 	_, err = w.w.Write(w.tail[:pad+4])
+	return err
+}
+
+// InterfaceStats are the counters of an Interface Statistics Block. A zero
+// Start or End, or a false Has field, leaves that option out. The counters
+// count from Start (or from the start of the capture when Start is zero).
+type InterfaceStats struct {
+	Timestamp time.Time // when the counters were taken (the block's own timestamp)
+	Start     time.Time // isb_starttime
+	End       time.Time // isb_endtime
+
+	Received    uint64 // isb_ifrecv: packets received
+	HasReceived bool
+	IfDrops     uint64 // isb_ifdrop: packets the interface dropped for lack of resources
+	HasIfDrops  bool
+	OSDrops     uint64 // isb_osdrop: packets the operating system dropped (a full capture ring)
+	HasOSDrops  bool
+}
+
+// ngISBLen is the length of the Interface Statistics Block for st.
+func ngISBLen(st InterfaceStats) int {
+	n := 24 // type, length, interface, timestamp, trailing length
+	opts := 0
+	for _, has := range []bool{!st.Start.IsZero(), !st.End.IsZero(), st.HasReceived, st.HasIfDrops, st.HasOSDrops} {
+		if has {
+			opts++
+		}
+	}
+	if opts > 0 {
+		n += opts*12 + 4 // 64-bit values, then opt_endofopt
+	}
+	return n
+}
+
+// WriteInterfaceStats writes an Interface Statistics Block (pcapng block
+// type 5) for interface iface, usually as the last block of a file. Its
+// times are in the interface's resolution.
+//
+//	+---------------------------------------------------------------+
+//	|                     block type = 0x00000005                   |
+//	|                      block total length                       |
+//	|                         interface id                          |
+//	|                       timestamp (high)                        |
+//	|                       timestamp (low)                         |
+//	/   options: isb_starttime (2), isb_endtime (3), isb_ifrecv (4), /
+//	/      isb_ifdrop (5), isb_osdrop (7), each 8 bytes, then end    /
+//	|                      block total length                       |
+//	+---------------------------------------------------------------+
+func (w *PcapngWriter) WriteInterfaceStats(iface int, st InterfaceStats) error {
+	if iface < 0 || iface >= len(w.ifaces) {
+		return fmt.Errorf("pcapng writer: interface %d was not added (have %d)", iface, len(w.ifaces))
+	}
+	f := w.ifaces[iface]
+	ts, err := f.ticks(st.Timestamp)
+	if err != nil {
+		return err
+	}
+	blen := ngISBLen(st)
+	le := binary.LittleEndian
+	b := make([]byte, 0, blen)
+	b = le.AppendUint32(b, ngBlockISB)
+	b = le.AppendUint32(b, uint32(blen))
+	b = le.AppendUint32(b, uint32(iface))
+	b = le.AppendUint32(b, uint32(ts>>32))
+	b = le.AppendUint32(b, uint32(ts))
+	// Times are written as in a packet block: high 32 bits first. Counters
+	// are plain 64-bit integers.
+	for _, o := range []struct {
+		code uint16
+		t    time.Time
+	}{{ngOptISBStartTime, st.Start}, {ngOptISBEndTime, st.End}} {
+		if o.t.IsZero() {
+			continue
+		}
+		v, err := f.ticks(o.t)
+		if err != nil {
+			return err
+		}
+		b = le.AppendUint16(b, o.code)
+		b = le.AppendUint16(b, 8)
+		b = le.AppendUint32(b, uint32(v>>32))
+		b = le.AppendUint32(b, uint32(v))
+	}
+	for _, o := range []struct {
+		code uint16
+		v    uint64
+		has  bool
+	}{{ngOptISBIfRecv, st.Received, st.HasReceived}, {ngOptISBIfDrop, st.IfDrops, st.HasIfDrops}, {ngOptISBOSDrop, st.OSDrops, st.HasOSDrops}} {
+		if o.has {
+			b = le.AppendUint16(b, o.code)
+			b = le.AppendUint16(b, 8)
+			b = le.AppendUint64(b, o.v)
+		}
+	}
+	if len(b) > 20 {
+		b = append(b, 0, 0, 0, 0) // opt_endofopt
+	}
+	b = le.AppendUint32(b, uint32(blen))
+	_, err = w.w.Write(b)
 	return err
 }
 
