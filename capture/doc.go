@@ -48,4 +48,10 @@
 // [PcapWriter], [PcapngWriter] and [ERFWriter] write the three formats. They
 // issue several small writes per packet and allocate nothing per packet;
 // give them a buffered writer (bufio.Writer) and flush it when done.
+// [PcapngWriter.WriteInterfaceStats] ends a file with capture statistics.
+//
+// [Sink] writes a live capture as dumpcap's -w and -b options do: pcapng
+// files rotated by size or age, a ring of the last N files, or a pcap
+// stream on standard output. A failed write (a full disk) leaves the file
+// cut back to its last whole packet.
 package capture
