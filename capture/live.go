@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -254,15 +255,22 @@ func (e *PermissionError) Error() string {
 func (e *PermissionError) Unwrap() error { return e.Err }
 
 // liveStop is the Stop machinery the backends share: a channel closed
-// once.
+// once, and the time it was closed, so the packets received before it can
+// still be returned.
 type liveStop struct {
 	once sync.Once
 	ch   chan struct{}
+	at   atomic.Int64 // UnixNano of the stop
 }
 
 func newLiveStop() liveStop { return liveStop{ch: make(chan struct{})} }
 
-func (s *liveStop) stop() { s.once.Do(func() { close(s.ch) }) }
+func (s *liveStop) stop() {
+	s.once.Do(func() {
+		s.at.Store(time.Now().UnixNano())
+		close(s.ch)
+	})
+}
 
 func (s *liveStop) stopped() bool {
 	select {
@@ -271,6 +279,12 @@ func (s *liveStop) stopped() bool {
 	default:
 		return false
 	}
+}
+
+// after reports whether the capture was stopped before time t: a packet
+// received after the stop ends the capture.
+func (s *liveStop) after(t time.Time) bool {
+	return s.stopped() && t.UnixNano() > s.at.Load()
 }
 
 // pollInterval is how often a blocked Next looks whether Stop was called.

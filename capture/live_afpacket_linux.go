@@ -154,8 +154,8 @@ func (l *afLive) Interface() string { return l.opts.Interface }
 func (l *afLive) Backend() string   { return "afpacket" }
 func (l *afLive) Stop()             { l.stop.stop() }
 
-// Next returns the next packet; after Stop, the packets still in the ring,
-// then io.EOF.
+// Next returns the next packet; after Stop, the packets the ring received
+// before it, then io.EOF.
 func (l *afLive) Next() ([]byte, PacketInfo, error) {
 	if l.closed.Load() {
 		return nil, PacketInfo{}, errClosed
@@ -176,6 +176,9 @@ func (l *afLive) Next() ([]byte, PacketInfo, error) {
 		}
 		if ci.Timestamp.Before(l.start) {
 			continue
+		}
+		if l.stop.after(ci.Timestamp) {
+			return nil, PacketInfo{}, io.EOF
 		}
 		l.received.Add(1)
 		l.bytes.Add(uint64(ci.Length))

@@ -86,6 +86,7 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(NewCmdEdit(ios))
 	root.AddCommand(NewCmdReplay(ios))
 	root.AddCommand(NewCmdMPT(ios))
+	root.AddCommand(NewCmdCapture(ios))
 	return root
 }
 

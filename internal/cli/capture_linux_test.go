@@ -1,0 +1,217 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/internal/netnstest"
+)
+
+// syncBuf is a bytes.Buffer safe for the capture's status goroutine.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// readFrames reads every frame of a capture file.
+func readFrames(t *testing.T, path string) [][]byte {
+	t.Helper()
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out [][]byte
+	for {
+		data, _, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s after %d frames: %v", path, len(out), err)
+		}
+		out = append(out, bytes.Clone(data))
+	}
+}
+
+// TestCaptureVeth runs `rocetap capture` in-process on one end of a veth
+// pair while RoCE and other frames come from the other end; SIGINT stops
+// it. Every RoCE frame is in the file, byte for byte; the summary shows
+// them; the final statistics are printed; rocetap decode and tshark read
+// the file.
+func TestCaptureVeth(t *testing.T) {
+	v := netnstest.New(t)
+	path := filepath.Join(t.TempDir(), "live.pcapng")
+	sigs := make(chan os.Signal, 1)
+	var stdout, stderr syncBuf
+	cmd := newCmdCapture(IO{Out: &stdout, ErrOut: &stderr}, func(o *CaptureOptions) error {
+		o.signals = sigs
+		o.open = func(lo capture.LiveOptions) (l capture.LiveSource, err error) {
+			netnstest.In(t, v.NsB, func() { l, err = capture.OpenLive(lo) })
+			return l, err
+		}
+		return captureRun(o, IO{Out: &stdout, ErrOut: &stderr})
+	})
+	cmd.SetArgs([]string{"-i", v.IfB, "-w", path, "-Y", "infiniband.bth.opcode == 17", "--backend", "afpacket"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	const n = 2000
+	frames := netnstest.RoCEFrames(t, n, 1000)
+	arp := make([]byte, 60)
+	arp[12], arp[13] = 0x08, 0x06
+	for i := 0; i < n; i += 200 {
+		if err := snd.SendAt([][]byte{arp}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := snd.SendAt(frames[i:i+200], 50000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(150 * time.Millisecond)
+	sigs <- syscall.SIGINT
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("capture: %v\nstderr: %s", err, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("capture did not stop on SIGINT")
+	}
+
+	got := readFrames(t, path)
+	if len(got) != n {
+		t.Fatalf("the file holds %d frames, %d RoCE frames were sent; stderr:\n%s", len(got), n, stderr.String())
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], frames[i]) {
+			t.Fatalf("frame %d differs from the one sent", i+1)
+		}
+	}
+	// -Y: only the ACKs (opcode 17), numbered as in the file.
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != n/2 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "2 ") || !strings.Contains(lines[0], "RC Acknowledge") {
+		t.Errorf("%d summary lines (want %d ACKs), first %q", len(lines), n/2, lines[0])
+	}
+	errOut := stderr.String()
+	if !strings.Contains(errOut, strconv.Itoa(n)+" packets captured on "+v.IfB+", 0 dropped by the kernel (ring full), 0 dropped by the interface") {
+		t.Errorf("final statistics missing or wrong:\n%s", errOut)
+	}
+	// rocetap decode reads the file.
+	out, errs, code := run(t, nil, "decode", "-r", path, "-T", "fields", "-e", "infiniband.bth.psn", "-e", "rocetap.icrc.status")
+	if code != 0 || strings.Count(out, "\tgood\n") != n {
+		t.Errorf("rocetap decode -r %s: exit %d, %d good ICRCs of %d; %s", path, code, strings.Count(out, "\tgood\n"), n, errs)
+	}
+	if tshark, err := exec.LookPath("tshark"); err == nil {
+		out, err := exec.Command(tshark, "-r", path, "-T", "fields", "-e", "frame.number").Output()
+		if err != nil || strings.Count(string(out), "\n") != n {
+			t.Errorf("tshark -r %s: %v, %d frames", path, err, strings.Count(string(out), "\n"))
+		}
+	} else if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
+		t.Error("tshark is not installed")
+	}
+}
+
+// TestCaptureSIGTERM kills a running `rocetap capture` process with
+// SIGTERM while frames are coming: it exits 0, prints its final count,
+// and the file holds exactly that many frames, the first ones sent, whole.
+func TestCaptureSIGTERM(t *testing.T) {
+	v := netnstest.New(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rocetap")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/rocetap").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "term.pcapng")
+	var stderr syncBuf
+	cmd := exec.Command("ip", "netns", "exec", v.NsB, bin, "capture", "-i", v.IfB, "-w", path, "-q", "--stats-every", "0.1")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	frames := netnstest.RoCEFrames(t, 20000, 0)
+	stop := make(chan struct{})
+	sent := make(chan int, 1)
+	go func() {
+		i := 0
+		defer func() { sent <- i }()
+		for ; i < len(frames); i += 100 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if snd.SendAt(frames[i:i+100], 20000) != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // mid-stream
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	close(stop)
+	nSent := <-sent
+	if err != nil {
+		t.Fatalf("rocetap capture after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`(\d+) packets captured on`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no final count:\n%s", stderr.String())
+	}
+	counted, _ := strconv.Atoi(m[1])
+	if !regexp.MustCompile(`(?m)^packets \d+, bytes \d+, \d+ packets/s, kernel drops 0, interface drops 0$`).MatchString(stderr.String()) {
+		t.Errorf("no --stats-every status line:\n%s", stderr.String())
+	}
+	got := readFrames(t, path)
+	if len(got) != counted || counted == 0 || counted >= len(frames) {
+		t.Fatalf("the file holds %d frames, rocetap counted %d (of %d sent before the stop)", len(got), counted, nSent)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], frames[i]) {
+			t.Fatalf("frame %d differs from the one sent", i+1)
+		}
+	}
+	t.Logf("SIGTERM after %d frames captured (%d sent): the file holds all of them", counted, nSent)
+}
