@@ -9,6 +9,7 @@ package netnstest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,15 +30,18 @@ type Pair struct {
 	IfA, IfB string // the veth ends, IfA in NsA, IfB in NsB
 }
 
-// New makes the namespaces and the pair, or skips the test with
-// the reason when it cannot (not root, no ip command, no netns support).
-func New(t testing.TB) *Pair {
-	t.Helper()
+// ErrUnsupported wraps the reasons a machine cannot make the pair: not
+// root, no ip command, no network namespaces.
+var ErrUnsupported = errors.New("network namespaces unavailable")
+
+// Create makes the namespaces and the pair; remove deletes them (and the
+// pair with them). The error wraps ErrUnsupported when the machine cannot.
+func Create() (p *Pair, remove func(), err error) {
 	if os.Geteuid() != 0 {
-		t.Skip("live capture tests need root (network namespaces, AF_PACKET): run as root, as CI does")
+		return nil, nil, fmt.Errorf("%w: live capture needs root (network namespaces, AF_PACKET): run as root, as CI does", ErrUnsupported)
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("live capture tests need the ip command (Debian package iproute2)")
+		return nil, nil, fmt.Errorf("%w: the ip command is missing (Debian package iproute2)", ErrUnsupported)
 	}
 	id := fmt.Sprintf("%d%d", os.Getpid()%100000, time.Now().UnixNano()%1000)
 	v := &Pair{NsA: "rtapA" + id, NsB: "rtapB" + id, IfA: "rta" + id, IfB: "rtb" + id}
@@ -49,67 +53,95 @@ func New(t testing.TB) *Pair {
 		return nil
 	}
 	if err := run("netns", "add", v.NsA); err != nil {
-		t.Skipf("cannot make a network namespace here: %v", err)
+		return nil, nil, fmt.Errorf("%w: cannot make a network namespace here: %v", ErrUnsupported, err)
 	}
-	t.Cleanup(func() { run("netns", "del", v.NsA) })
+	var made []string
+	made = append(made, v.NsA)
+	remove = func() {
+		for _, ns := range made {
+			run("netns", "del", ns)
+		}
+	}
 	if err := run("netns", "add", v.NsB); err != nil {
-		t.Fatal(err)
+		remove()
+		return nil, nil, err
 	}
-	t.Cleanup(func() { run("netns", "del", v.NsB) })
-	for _, args := range [][]string{
+	made = append(made, v.NsB)
+	steps := [][]string{
 		{"link", "add", v.IfA, "netns", v.NsA, "type", "veth", "peer", "name", v.IfB, "netns", v.NsB},
-		// No IPv6 on the pair: no neighbour discovery or router
-		// solicitations in the capture.
 		{"-n", v.NsA, "link", "set", "lo", "up"},
 		{"-n", v.NsB, "link", "set", "lo", "up"},
-	} {
+	}
+	for _, args := range steps {
 		if err := run(args...); err != nil {
-			t.Fatal(err)
+			remove()
+			return nil, nil, err
 		}
 	}
+	// No IPv6 on the pair: no neighbour discovery or router solicitations
+	// in the capture.
 	for _, ns := range []string{v.NsA, v.NsB} {
-		if out, err := exec.Command("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1").CombinedOutput(); err != nil {
-			t.Logf("disabling IPv6 in %s: %v: %s", ns, err, out)
-		}
+		exec.Command("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1").Run()
 	}
 	for _, args := range [][]string{{"-n", v.NsA, "link", "set", v.IfA, "up"}, {"-n", v.NsB, "link", "set", v.IfB, "up"}} {
 		if err := run(args...); err != nil {
-			t.Fatal(err)
+			remove()
+			return nil, nil, err
 		}
 	}
+	return v, remove, nil
+}
+
+// New makes the pair for a test and removes it after, or skips the test
+// with the reason when the machine cannot.
+func New(t testing.TB) *Pair {
+	t.Helper()
+	v, remove, err := Create()
+	if errors.Is(err, ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(remove)
 	return v
 }
 
-// In runs fn on a thread inside network namespace ns: sockets fn opens
+// Enter runs fn on a thread inside network namespace ns: sockets fn opens
 // stay in ns.
-func In(t testing.TB, ns string, fn func()) {
-	t.Helper()
+func Enter(ns string, fn func() error) error {
 	runtime.LockOSThread()
 	self, err := os.Open("/proc/thread-self/ns/net")
 	if err != nil {
 		runtime.UnlockOSThread()
-		t.Fatal(err)
+		return err
 	}
 	defer self.Close()
 	target, err := os.Open("/var/run/netns/" + ns)
 	if err != nil {
 		runtime.UnlockOSThread()
-		t.Fatal(err)
+		return err
 	}
 	defer target.Close()
 	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 		runtime.UnlockOSThread()
-		t.Fatalf("entering %s: %v", ns, err)
+		return fmt.Errorf("entering network namespace %s: %w", ns, err)
 	}
-	defer func() {
-		if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
-			// The thread stays locked and dies with the goroutine.
-			t.Errorf("leaving %s: %v", ns, err)
-			return
-		}
-		runtime.UnlockOSThread()
-	}()
-	fn()
+	ferr := fn()
+	if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
+		// The thread stays locked and dies with the goroutine.
+		return fmt.Errorf("leaving network namespace %s: %w", ns, err)
+	}
+	runtime.UnlockOSThread()
+	return ferr
+}
+
+// In is Enter for tests.
+func In(t testing.TB, ns string, fn func()) {
+	t.Helper()
+	if err := Enter(ns, func() error { fn(); return nil }); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Sender sends raw Ethernet frames out of an interface.
@@ -118,21 +150,35 @@ type Sender struct {
 	sa unix.SockaddrLinklayer
 }
 
-// NewSender opens an AF_PACKET socket on iface; call it inside the
-// interface's namespace (In). The socket stays in that namespace and
+// OpenSender opens an AF_PACKET socket on iface; call it inside the
+// interface's namespace (Enter). The socket stays in that namespace and
 // sends from any thread.
-func NewSender(t testing.TB, iface string) *Sender {
-	t.Helper()
+func OpenSender(iface string) (*Sender, error) {
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { unix.Close(fd) })
 	ifi, err := ifIndex(iface)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return &Sender{fd: fd, sa: unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}}, nil
+}
+
+// Close closes the socket.
+func (s *Sender) Close() error { return unix.Close(s.fd) }
+
+// NewSender is OpenSender for tests: the socket is closed when the test
+// ends.
+func NewSender(t testing.TB, iface string) *Sender {
+	t.Helper()
+	s, err := OpenSender(iface)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Sender{fd: fd, sa: unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // Send sends one frame, waiting while the socket's buffer is full.
@@ -180,30 +226,46 @@ func (s *Sender) SendAt(frames [][]byte, rate int) error {
 	return nil
 }
 
-// RoCEFrames builds n RoCEv2 frames with the decode layers (through
-// internal/synth): RDMA WRITE Only with 1 KiB of payload and 64-byte
-// ACKs, alternating, on consecutive PSNs from psn0 (wrapping at 2^24).
-func RoCEFrames(t testing.TB, n int, psn0 uint32) [][]byte {
-	t.Helper()
+// Frame kinds for Frames.
+const (
+	Mixed  = iota // WRITE and ACK, alternating
+	ACKs          // 64-byte RC ACKs (62 bytes, as rdma_rxe sends them)
+	Writes        // RDMA WRITE Only with 1 KiB of payload (1082 bytes)
+)
+
+// Frames builds n RoCEv2 frames of a kind with the decode layers (through
+// internal/synth), on consecutive PSNs from psn0 (wrapping at 2^24).
+func Frames(kind, n int, psn0 uint32) ([][]byte, error) {
 	payload := bytes.Repeat([]byte("rocetap!"), 128)
 	out := make([][]byte, 0, n)
 	for i := range n {
 		psn := (psn0 + uint32(i)) & 0xFFFFFF
 		var f synth.RoCEv2
-		if i%2 == 0 {
+		if kind == Writes || kind == Mixed && i%2 == 0 {
 			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: psn, AckReq: true, PKey: 0xFFFF}
-			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i)*1024, RKey: 0x1234, DMALen: 1024}
+			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i%4096)*1024, RKey: 0x1234, DMALen: 1024}
 			f.T.Payload = payload
 		} else {
 			f.Reverse = true
 			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: (psn - 1) & 0xFFFFFF, PKey: 0xFFFF}
-			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i)}
+			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i) & 0xFFFFFF}
 		}
 		b, _, _, err := f.Build()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
-	return out
+	return out, nil
+}
+
+// RoCEFrames is Frames(Mixed, ...) for tests: RDMA WRITE Only with 1 KiB
+// of payload and 64-byte ACKs, alternating.
+func RoCEFrames(t testing.TB, n int, psn0 uint32) [][]byte {
+	t.Helper()
+	f, err := Frames(Mixed, n, psn0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
