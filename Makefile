@@ -1,6 +1,9 @@
 # rocetap — two commands do everything on a fresh machine:
 #   make run    decode a bundled capture, list its sessions, replay it into the model
 #   make test   install what the tests need, then run every test
+# Optional: make build-libpcap (bin/rocetap-libpcap, with the libpcap capture
+# backend: pcap filter expressions, RDMA sniffer devices such as mlx5_0) and
+# make test-libpcap (its tests; those that capture need root).
 SHELL     := /bin/bash
 GO        ?= go
 BIN       := bin/rocetap
@@ -9,7 +12,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS  := tshark python3-scapy
 export ROCETAP_REQUIRE_ORACLES ?= 1
 
-.PHONY: all build run test deps test-deps lint fuzz bench clean
+.PHONY: all build run test deps test-deps lint fuzz bench clean libpcap-deps build-libpcap test-libpcap
 
 all: build
 
@@ -37,6 +40,21 @@ test-deps:
 test: test-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# The libpcap capture backend is built with cgo against the system's
+# libpcap; its headers are installed with apt-get when missing.
+libpcap-deps:
+	@if [ ! -e /usr/include/pcap/pcap.h ]; then \
+		echo "installing: libpcap-dev"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap-dev >/dev/null; \
+	fi
+
+build-libpcap: libpcap-deps
+	CGO_ENABLED=1 $(GO) build -tags libpcap -o bin/rocetap-libpcap ./cmd/rocetap
+
+test-libpcap: libpcap-deps
+	CGO_ENABLED=1 $(GO) test -race -count=1 -tags libpcap ./capture
 
 lint:
 	gofmt -l . | (! grep .) || (echo "gofmt: run gofmt -w on the files above"; exit 1)
