@@ -12,7 +12,8 @@
 # gencap streams into `rocetap stats -r -` for the peak-memory check,
 # default 10000000; 0 skips it), STREAM_RUNS (default 1), FLOW_BENCH (0
 # skips `go test -bench Track ./flow`), REPLAY (0 skips the rocetap replay
-# section and its capture), OUT (scratch directory, default bench/out),
+# section and its capture), CAPBENCH (0 skips the live capture load test,
+# which needs root), OUT (scratch directory, default bench/out),
 # RESULTS (default bench/RESULTS.md).
 set -euo pipefail
 
@@ -28,6 +29,7 @@ STREAM_N=${STREAM_N:-10000000}
 STREAM_RUNS=${STREAM_RUNS:-1}
 FLOW_BENCH=${FLOW_BENCH:-1}
 REPLAY=${REPLAY:-1}
+CAPBENCH=${CAPBENCH:-1}
 GO=${GO:-go}
 OUT=${OUT:-bench/out}
 FILE=$OUT/bench.pcap
@@ -341,6 +343,19 @@ if [ "$REPLAY" != 0 ]; then
 	pass_replay_allocs=$(awk -v a="$replay_allocs" 'BEGIN { print (a == "0") ? "PASS" : (a == "n/a" ? "n/a" : "FAIL") }')
 fi
 
+# Live capture under load (root: it makes network namespaces and a veth
+# pair): rocetap capture and dumpcap, side by side.
+CAPBENCH_STATUS="skipped (CAPBENCH=0)"
+if [ "$CAPBENCH" != 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		CAPBENCH_STATUS="skipped: it needs root (network namespaces, AF_PACKET)"
+	else
+		log "live capture load test on a veth pair (internal/tools/capbench)"
+		CAPBENCH_STATUS=0
+		"$GO" run ./internal/tools/capbench -rocetap "$BIN" -o "$OUT/capbench.md" 2>"$OUT/capbench.log" || CAPBENCH_STATUS=$?
+	fi
+fi
+
 total_secs=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 
 row() { # key label
@@ -496,6 +511,18 @@ row() { # key label
 			echo '```'
 		fi
 	fi
+	echo
+	echo "## Live capture on a veth pair"
+	echo
+	if [ "$CAPBENCH_STATUS" = 0 ]; then
+		echo "\`go run ./internal/tools/capbench -rocetap $BIN\` (run as root) makes two network namespaces joined by a veth pair, sends RoCEv2 frames from one end with an AF_PACKET socket at rising rates (1 s of traffic per rate: 25k, 50k, 100k, 200k, 400k, 800k packets/s, then as fast as the sender goes), while the tool captures the other end into a pcapng file on tmpfs (\`rocetap capture -i IF -w FILE -q\`; \`dumpcap -i IF -f 'udp dst port 4791 or ether proto 0x8915' -w FILE -q\`, the capture engine behind \`tshark -i\`), then stops it with SIGINT and counts the frames in the file. A rate is loss-free when the file holds every frame sent. The sender, the veth pair and the tool share the 2 CPUs, so the sender's top rate (about 300k packets/s here) caps what can be shown. CPU is the tool's user+sys time at its highest loss-free rate, per million packets captured."
+		echo
+		cat "$OUT/capbench.md"
+		echo
+		echo "Per trial: $OUT/capbench.log."
+	else
+		echo "Not run: $CAPBENCH_STATUS$( [ -f "$OUT/capbench.log" ] && echo "; see $OUT/capbench.log")."
+	fi
 	if [ -f bench/out/gotest.txt ]; then
 		echo
 		echo "## go test -bench"
@@ -518,4 +545,12 @@ printf 'stats %s pkt/s on one core (%s), %s pkt/s default; stats/cat %s× / %s×
 if [ "$REPLAY" != 0 ]; then
 	printf 'replay %s pkt/s (%s); %s; feed+align %s ns/pkt, %s allocs/pkt (%s)\n' \
 		"$replay_pps" "$pass_replay" "$REPLAY_VERDICT" "$replay_ns" "$replay_allocs" "$pass_replay_allocs"
+fi
+if [ "$CAPBENCH" != 0 ]; then
+	if [ "$CAPBENCH_STATUS" = 0 ]; then
+		echo "live capture on a veth pair (highest loss-free packets/s):"
+		sed -n '3,$p' "$OUT/capbench.md"
+	else
+		echo "live capture load test: $CAPBENCH_STATUS"
+	fi
 fi
