@@ -755,9 +755,12 @@ func TestLibpcapLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// 3000 frames of 1.4 KB (a RoCE frame with trailing bytes the
+		// filter does not look at): 4 MB, four times the buffer.
+		big := append(bytes.Clone(frames[0].b), make([]byte, 1300)...)
 		const n = 3000
 		for i := 0; i < n; i++ {
-			send(t, frames[0].b)
+			send(t, big)
 		}
 		time.Sleep(50 * time.Millisecond)
 		l.Stop()
