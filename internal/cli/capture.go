@@ -208,6 +208,12 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		so := o.sink
 		so.Stdout = ios.Out
 		so.LinkType, so.Snaplen, so.Interface = live.LinkType(), live.Snaplen(), live.Interface()
+		// if_filter: the filter as a pcap expression (the built-in one's
+		// equivalent when -f is not given).
+		so.Filter = o.Filter
+		if so.Filter == "" {
+			so.Filter = capture.RoCEFilterExpr(o.PFC, ports...)
+		}
 		if sink, err = capture.NewSink(so); err != nil {
 			return err
 		}
