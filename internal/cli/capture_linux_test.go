@@ -215,3 +215,98 @@ func TestCaptureSIGTERM(t *testing.T) {
 	}
 	t.Logf("SIGTERM after %d frames captured (%d sent): the file holds all of them", counted, nSent)
 }
+
+// TestCaptureStops: -c, -a duration and -w - on a veth pair.
+func TestCaptureStops(t *testing.T) {
+	v := netnstest.New(t)
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	frames := netnstest.RoCEFrames(t, 400, 7)
+	// start runs `rocetap capture ARGS` in-process in the B namespace
+	// and returns a function that waits for it, with its stdout and
+	// stderr.
+	start := func(args ...string) func() (string, string, error) {
+		var stdout, stderr syncBuf
+		cmd := newCmdCapture(IO{Out: &stdout, ErrOut: &stderr}, func(o *CaptureOptions) error {
+			o.signals = make(chan os.Signal)
+			o.open = func(lo capture.LiveOptions) (l capture.LiveSource, err error) {
+				netnstest.In(t, v.NsB, func() { l, err = capture.OpenLive(lo) })
+				return l, err
+			}
+			return captureRun(o, IO{Out: &stdout, ErrOut: &stderr})
+		})
+		cmd.SetArgs(append([]string{"-i", v.IfB}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Execute() }()
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		return func() (string, string, error) {
+			select {
+			case err := <-done:
+				return stdout.String(), stderr.String(), err
+			case <-time.After(10 * time.Second):
+				t.Fatal("the capture did not stop")
+				return "", "", nil
+			}
+		}
+	}
+	t.Run("-c", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "c.pcapng")
+		wait := start("-c", "25", "-w", path, "-q")
+		if err := snd.SendAt(frames[:100], 20000); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, err := wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readFrames(t, path); len(got) != 25 || !bytes.Equal(got[24], frames[24]) {
+			t.Errorf("-c 25: the file holds %d frames; stderr %s", len(got), errOut)
+		}
+	})
+	t.Run("-a duration", func(t *testing.T) {
+		t0 := time.Now()
+		wait := start("-a", "duration:1", "-q")
+		_, errOut, err := wait()
+		if d := time.Since(t0); err != nil || d < time.Second || d > 3*time.Second {
+			t.Errorf("-a duration:1 stopped after %v: %v; %s", d, err, errOut)
+		}
+		if !strings.Contains(errOut, "0 packets captured on "+v.IfB) {
+			t.Errorf("final statistics: %s", errOut)
+		}
+	})
+	t.Run("-w -", func(t *testing.T) {
+		wait := start("-w", "-", "-c", "40")
+		if err := snd.SendAt(frames[:40], 20000); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err := wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := capture.NewReader(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("stdout is not a capture: %v; stderr %s", err, errOut)
+		}
+		n := 0
+		for ; ; n++ {
+			data, _, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(data, frames[n]) {
+				t.Fatalf("frame %d of the stream differs", n+1)
+			}
+		}
+		if n != 40 || r.Format() != "pcap-ns" {
+			t.Errorf("the stream holds %d frames (%s), want 40 in pcap", n, r.Format())
+		}
+	})
+}
