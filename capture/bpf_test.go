@@ -241,3 +241,20 @@ func TestSetSnaplen(t *testing.T) {
 		t.Errorf("kept %d bytes of ARP", got)
 	}
 }
+
+// FuzzParseBPF: any -f text gives a program or an error, never a panic;
+// a program it accepts disassembles.
+func FuzzParseBPF(f *testing.F) {
+	f.Add("4\n40 0 0 12\n21 0 1 2048\n6 0 0 262144\n6 0 0 0\n")
+	f.Add("1,6 0 0 0")
+	f.Add("udp port 4791")
+	f.Fuzz(func(t *testing.T, s string) {
+		raw, err := capture.ParseBPF(s)
+		if err != nil {
+			return
+		}
+		if _, ok := bpf.Disassemble(raw); !ok || len(raw) == 0 {
+			t.Fatalf("ParseBPF(%q) accepted %v", s, raw)
+		}
+	})
+}
