@@ -218,12 +218,7 @@ func captureRun(o *CaptureOptions, ios IO) error {
 			return err
 		}
 	}
-	// Summary lines go to stdout, or to stderr when stdout carries the
-	// packets (-w -).
-	summaryOut := ios.Out
-	if o.Write == "-" {
-		summaryOut = ios.ErrOut
-	}
+	// Summary lines go to stdout, unless it carries the packets (-w -).
 	summaries := !o.Quiet && o.StatsEvery == 0 && o.Write != "-"
 
 	sigs := o.signals
@@ -312,7 +307,7 @@ func captureRun(o *CaptureOptions, ios IO) error {
 			if disp == nil || disp.Match(p) {
 				line = printer.AppendSummary(line[:0], p)
 				line = append(line, '\n')
-				summaryOut.Write(line)
+				ios.Out.Write(line)
 			}
 		}
 		if sink != nil && now.Sub(lastFlush) > 100*time.Millisecond {
