@@ -338,13 +338,13 @@ func captureRun(o *CaptureOptions, ios IO) error {
 }
 
 // statusLine is --stats-every's line: "packets 1234, bytes 567890, 1200
-// packets/s, kernel drops 0, interface drops 0".
+// packets/s, ring-full drops 0, interface drops 0".
 func statusLine(st capture.LiveStats, pkts uint64, d time.Duration) string {
 	rate := 0.0
 	if d > 0 {
 		rate = float64(pkts) / d.Seconds()
 	}
-	s := fmt.Sprintf("packets %d, bytes %d, %.0f packets/s, kernel drops %d", st.Received, st.Bytes, rate, st.KernelDrops)
+	s := fmt.Sprintf("packets %d, bytes %d, %.0f packets/s, ring-full drops %d", st.Received, st.Bytes, rate, st.KernelDrops)
 	if st.HasIfDrops {
 		s += fmt.Sprintf(", interface drops %d", st.IfDrops)
 	}

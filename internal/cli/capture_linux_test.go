@@ -201,7 +201,7 @@ func TestCaptureSIGTERM(t *testing.T) {
 		t.Fatalf("no final count:\n%s", stderr.String())
 	}
 	counted, _ := strconv.Atoi(m[1])
-	if !regexp.MustCompile(`(?m)^packets \d+, bytes \d+, \d+ packets/s, kernel drops 0, interface drops 0$`).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`(?m)^packets \d+, bytes \d+, \d+ packets/s, ring-full drops 0, interface drops 0$`).MatchString(stderr.String()) {
 		t.Errorf("no --stats-every status line:\n%s", stderr.String())
 	}
 	got := readFrames(t, path)
