@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // PacketInfo describes one record. It holds no pointers besides the
@@ -277,6 +278,23 @@ func (r *Reader) Next() (data []byte, info PacketInfo, err error) {
 		data, err = r.nextERF(&info)
 	}
 	return data, info, err
+}
+
+// DataOffset returns the file offset of the first byte of data, a slice
+// the last call to Next returned: with it a packet can be read again later
+// (os.File.ReadAt) without keeping it. For stdin it is the offset in the
+// stream.
+func (r *Reader) DataOffset(data []byte) int64 {
+	if len(r.buf) == 0 {
+		return -1
+	}
+	// data is a slice of r.buf (Next limits its capacity, so the distance
+	// is taken from the pointers).
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(data))) - uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	if d > uintptr(len(r.buf)) {
+		return -1
+	}
+	return r.base + int64(d)
 }
 
 // Close releases the buffer and the file opened by Open (never a reader

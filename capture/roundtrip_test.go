@@ -573,3 +573,36 @@ func TestOpenStdin(t *testing.T) {
 		t.Errorf("Close closed standard input: %v", err)
 	}
 }
+
+// TestDataOffset: every packet read again at DataOffset is the same bytes,
+// in every format of testdata.
+func TestDataOffset(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*/*.pcap*")
+	erf, _ := filepath.Glob("../testdata/*/*.erf")
+	files = append(files, erf...)
+	if len(files) < 20 {
+		t.Fatalf("found %d captures", len(files))
+	}
+	for _, path := range files {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; ; n++ {
+			data, _, err := r.Next()
+			if err != nil {
+				break
+			}
+			off := r.DataOffset(data)
+			if off < 0 || off+int64(len(data)) > int64(len(raw)) || !bytes.Equal(raw[off:off+int64(len(data))], data) {
+				t.Errorf("%s packet %d: DataOffset %d does not hold its bytes", path, n, off)
+				break
+			}
+		}
+		r.Close()
+	}
+}
