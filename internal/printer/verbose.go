@@ -6,17 +6,22 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// AppendVerbose appends the -V tree of one packet: every present header
-// and field, indented under its parent, with its byte range in the frame
-// ([offset+length]) where the field has one.
-func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
-	dst = append(dst, "Frame "...)
-	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
-	dst = append(dst, ": "...)
-	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
-	dst = append(dst, " bytes on wire, "...)
-	dst = strconv.AppendInt(dst, int64(p.Frame.CapLen), 10)
-	dst = append(dst, " bytes captured\n"...)
+// Line is one line of a packet's detail tree: a header or a field, at a
+// depth under its parent, with the bytes it covers in the frame (Off -1
+// when it has no place of its own).
+type Line struct {
+	Depth    int
+	Text     string // "Name: value" for a field, "Name" for a header
+	Field    *decode.Field
+	Off, Len int
+}
+
+// Lines returns the detail tree of one packet, as -V prints it: every
+// present header and field, in order, then a decode problem if any (Field
+// nil).
+func Lines(p *decode.Packet, vals []decode.Value) []Line {
+	var out []Line
+	var b []byte
 	for _, f := range decode.Fields() {
 		depth := 0
 		for a := f.Parent; a != nil; a = a.Parent {
@@ -33,28 +38,51 @@ func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 			continue
 		}
 		isHeader := f.Parent == nil || f.Type == decode.FTProtocol || (f.Type == decode.FTBytes && f.Span(p) != nil && f.Len == 0 && f.Off <= 0 && isContainer(f))
+		off, n := fieldRange(p, f)
 		for _, v := range vals {
-			for range depth {
-				dst = append(dst, "    "...)
-			}
-			dst = append(dst, f.Name...)
+			b = append(b[:0], f.Name...)
 			if !isHeader {
-				dst = append(dst, ": "...)
+				b = append(b, ": "...)
 				if f.Type == decode.FTBytes && len(v.B) > 64 {
-					dst = f.AppendValue(dst, decode.Value{B: v.B[:64]})
-					dst = append(dst, "…"...)
+					b = f.AppendValue(b, decode.Value{B: v.B[:64]})
+					b = append(b, "…"...)
 				} else {
-					dst = f.AppendDisplay(dst, v)
+					b = f.AppendDisplay(b, v)
 				}
 			}
-			dst = appendRange(dst, p, f)
-			dst = append(dst, '\n')
+			out = append(out, Line{Depth: depth, Text: string(b), Field: f, Off: off, Len: n})
 		}
 	}
 	if p.Err != nil {
-		dst = append(dst, "[Decode problem: "...)
-		dst = decode.AppendSanitized(dst, p.Err.Error())
-		dst = append(dst, "]\n"...)
+		out = append(out, Line{Text: "[Decode problem: " + decode.Sanitize(p.Err.Error()) + "]", Off: -1})
+	}
+	return out
+}
+
+// AppendVerbose appends the -V tree of one packet: every present header
+// and field, indented under its parent, with its byte range in the frame
+// ([offset+length]) where the field has one.
+func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
+	dst = append(dst, "Frame "...)
+	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
+	dst = append(dst, ": "...)
+	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
+	dst = append(dst, " bytes on wire, "...)
+	dst = strconv.AppendInt(dst, int64(p.Frame.CapLen), 10)
+	dst = append(dst, " bytes captured\n"...)
+	for _, l := range Lines(p, vals) {
+		for range l.Depth {
+			dst = append(dst, "    "...)
+		}
+		dst = append(dst, l.Text...)
+		if l.Field != nil && l.Off >= 0 {
+			dst = append(dst, "  ["...)
+			dst = strconv.AppendInt(dst, int64(l.Off), 10)
+			dst = append(dst, '+')
+			dst = strconv.AppendInt(dst, int64(l.Len), 10)
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '\n')
 	}
 	return dst
 }
@@ -74,9 +102,9 @@ var containers = func() map[*decode.Field]bool {
 	return m
 }()
 
-// appendRange appends "  [off+len]" for fields with a known place.
-func appendRange(dst []byte, p *decode.Packet, f *decode.Field) []byte {
-	off, n := -1, 0
+// fieldRange returns where field f lies in the frame, or -1.
+func fieldRange(p *decode.Packet, f *decode.Field) (off, n int) {
+	off = -1
 	if s := f.Span(p); s != nil {
 		off, n = p.Offset(s), len(s)
 	} else if f.Parent != nil && f.Off >= 0 && f.Len > 0 {
@@ -90,12 +118,5 @@ func appendRange(dst []byte, p *decode.Packet, f *decode.Field) []byte {
 			off, n = p.Offset(p.Payload), len(p.Payload)
 		}
 	}
-	if off < 0 {
-		return dst
-	}
-	dst = append(dst, "  ["...)
-	dst = strconv.AppendInt(dst, int64(off), 10)
-	dst = append(dst, '+')
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	return append(dst, ']')
+	return off, n
 }
