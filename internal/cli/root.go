@@ -87,6 +87,7 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(NewCmdReplay(ios))
 	root.AddCommand(NewCmdMPT(ios))
 	root.AddCommand(NewCmdCapture(ios))
+	root.AddCommand(NewCmdTUI(ios))
 	return root
 }
 

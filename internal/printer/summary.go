@@ -10,8 +10,10 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// AppendSource appends the packet's source address as tshark's Source
-// column shows it, and returns the destination likewise.
+// AppendAddr appends the packet's source (src) or destination address as
+// tshark's Source and Destination columns show them.
+func AppendAddr(dst []byte, p *decode.Packet, src bool) []byte { return appendAddr(dst, p, src) }
+
 func appendAddr(dst []byte, p *decode.Packet, src bool) []byte {
 	switch {
 	case p.Has&decode.HdrIPv4 != 0:
@@ -245,9 +247,13 @@ func appendAnalysis(dst []byte, a *decode.Analysis) []byte {
 		return dst
 	}
 	if e&decode.EventPSNGap != 0 {
-		dst = append(dst, " [PSN gap: "...)
-		dst = strconv.AppendUint(dst, uint64(a.Lost), 10)
-		dst = append(dst, " lost]"...)
+		if a.Lost == 0 { // only the event is known (the TUI's index)
+			dst = append(dst, " [PSN gap]"...)
+		} else {
+			dst = append(dst, " [PSN gap: "...)
+			dst = strconv.AppendUint(dst, uint64(a.Lost), 10)
+			dst = append(dst, " lost]"...)
+		}
 	}
 	for _, l := range analysisLabels {
 		if e&l.e != 0 {
@@ -255,9 +261,13 @@ func appendAnalysis(dst []byte, a *decode.Analysis) []byte {
 		}
 	}
 	if e&decode.EventMPTViolation != 0 {
-		dst = append(dst, " [MPT: "...)
-		dst = append(dst, a.MPT.Why...)
-		dst = append(dst, ']')
+		if a.MPT.Why == "" { // only the event is known (the TUI's index)
+			dst = append(dst, " [MPT violation]"...)
+		} else {
+			dst = append(dst, " [MPT: "...)
+			dst = append(dst, a.MPT.Why...)
+			dst = append(dst, ']')
+		}
 	}
 	return dst
 }

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/tui"
+	"github.com/spf13/cobra"
+)
+
+// TUIOptions are the flags of `rocetap tui`.
+type TUIOptions struct {
+	Path      string // FILE or -r
+	Interface string // -i
+	Filter    string // -Y
+	MPT       string // --mpt
+	modelFlags
+	Backend string
+}
+
+// NewCmdTUI builds `rocetap tui`.
+func NewCmdTUI(ios IO) *cobra.Command {
+	opts := &TUIOptions{}
+	cmd := &cobra.Command{
+		Use:   "tui [FILE]",
+		Short: "Browse a capture (or live traffic) in a terminal UI, like termshark",
+		Long: `Open a capture in a terminal UI: the packet list, the detail tree of the
+selected packet and its bytes, a display-filter bar (/), and the sessions
+(s) and expert (e) views. FILE (or -r FILE) is a capture file; -r - reads a
+stream from a pipe, shown as it arrives; -i IFACE captures live. The first
+screen is drawn at once; the rest of the capture is indexed in the
+background. ? lists the keys.`,
+		Example: `  rocetap tui testdata/rxe/read_atomic.pcap
+  rocetap tui -r big.pcapng -Y 'infiniband.aeth.syndrome & 0x60 == 0x60'
+  tcpdump -i eth0 -w - udp port 4791 | rocetap tui -r -
+  sudo rocetap tui -i eth0`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if opts.Path != "" {
+					return fmt.Errorf("two captures given (%s and -r %s): give one", args[0], opts.Path)
+				}
+				opts.Path = args[0]
+			}
+			switch {
+			case opts.Path == "" && opts.Interface == "":
+				return errors.New("no capture given: rocetap tui FILE, -r - for a stream, or -i IFACE to capture live")
+			case opts.Path != "" && opts.Interface != "":
+				return errors.New("give a capture file or an interface (-i), not both")
+			}
+			return tuiRun(opts, ios, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file (- for a stream on stdin)")
+	f.StringVarP(&opts.Interface, "interface", "i", "", "capture live on this interface")
+	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "display filter to start with")
+	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
+	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
+	opts.modelFlags.register(f)
+	return cmd
+}
+
+// tuiRun opens the capture, starts indexing and runs the UI; configure,
+// when set, adjusts the UI options (tests: a simulation screen).
+func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
+	if o.Filter != "" {
+		if _, err := filter.Compile(o.Filter); err != nil {
+			return err
+		}
+	}
+	// The MPT, when given, is loaded for each tracker (the index's, and
+	// those of stateful filters).
+	if o.MPT != "" {
+		if _, err := trackMPT(o.MPT, &o.modelFlags); err != nil {
+			return err
+		}
+	}
+	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
+		var m *hca.Model
+		if o.MPT != "" {
+			m, _ = trackMPT(o.MPT, &o.modelFlags)
+		}
+		return flow.New(flow.Options{MPT: m, OnEvent: onEvent})
+	}
+
+	var ix *tui.Index
+	var err error
+	var status func() string
+	var cleanup []func()
+	defer func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}()
+	switch {
+	case o.Interface != "":
+		ix, status, err = tuiLive(o, &cleanup)
+	case o.Path == "-":
+		ix, err = tuiStream(ios.In, &cleanup)
+	default:
+		ix, err = tui.OpenIndex(o.Path)
+	}
+	if err != nil {
+		return err
+	}
+	cleanup = append(cleanup, func() { ix.Close() })
+	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status}
+	if configure != nil {
+		configure(&uo)
+	}
+	app := tui.New(uo)
+	tui.AddStandardViews(app)
+	go ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
+	return app.Run()
+}
+
+// tuiStream spools a stream to a temporary file, which the index reads
+// as it grows.
+func tuiStream(in io.Reader, cleanup *[]func()) (*tui.Index, error) {
+	dir, err := os.MkdirTemp("", "rocetap-tui-")
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for the stream: %w", err)
+	}
+	*cleanup = append(*cleanup, func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "stdin.cap")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	written := make(chan struct{})
+	go func() {
+		io.Copy(f, in)
+		f.Close()
+		close(written)
+	}()
+	ix, err := tui.OpenGrowing(path, written)
+	if err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// tuiLive captures into a temporary pcap file, which the index reads as
+// it grows; status reports the capture's counters.
+func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error) {
+	live, err := capture.OpenLive(capture.LiveOptions{Interface: o.Interface, Promisc: true, Backend: o.Backend})
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "rocetap-tui-")
+	if err != nil {
+		live.Close()
+		return nil, nil, err
+	}
+	path := filepath.Join(dir, "live.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		live.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	w, err := capture.NewPcapWriter(f, live.LinkType(), live.Snaplen(), true)
+	if err != nil {
+		live.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		defer f.Close()
+		for {
+			data, info, err := live.Next()
+			if err != nil {
+				return
+			}
+			if w.WritePacket(info, data) != nil {
+				return
+			}
+		}
+	}()
+	*cleanup = append(*cleanup, func() {
+		live.Stop()
+		<-written
+		live.Close()
+		os.RemoveAll(dir)
+	})
+	ix, err := tui.OpenGrowing(path, written)
+	start := time.Now()
+	status := func() string {
+		st, _ := live.Stats()
+		secs := time.Since(start).Seconds()
+		return fmt.Sprintf("live %s: %d packets, %.0f/s, %d dropped by the kernel", live.Interface(), st.Received, float64(st.Received)/max(secs, 0.001), st.KernelDrops)
+	}
+	return ix, status, err
+}

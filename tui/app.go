@@ -1,0 +1,689 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/printer"
+)
+
+// Options configure the UI.
+type Options struct {
+	Index *Index
+	// NewTracker makes a tracker like the index's (same MPT), for filters
+	// that need the analysis of a packet (stateful fields): the capture is
+	// tracked again. onEvent may be nil.
+	NewTracker func(onEvent func(*flow.Event)) *flow.Tracker
+	// Screen is where to draw (tests pass a simulation screen); nil is
+	// the terminal.
+	Screen tcell.Screen
+	// Filter is the display filter to start with.
+	Filter string
+	// Status, when set, adds to the status line (a live capture's rates
+	// and drops).
+	Status func() string
+}
+
+// App is the terminal UI of one capture.
+type App struct {
+	o     Options
+	ix    *Index
+	app   *tview.Application
+	pages *tview.Pages
+
+	list    *tview.Table
+	content *listContent
+	tree    *tview.TreeView
+	hex     *tview.TextView
+	filter  *tview.InputField
+	status  *tview.TextView
+	main    *tview.Flex
+
+	mu        sync.Mutex
+	filterErr string // why the filter bar's text does not compile
+	applied   string // the filter the list shows
+	filtering bool
+	history   []string
+	histPos   int
+	selected  int             // packet index selected (-1: none)
+	lines     []printer.Line  // detail lines of the selected packet
+	data      []byte          // its bytes
+	hl        [2]int          // highlighted byte range in the hex pane
+	pending   []rune          // keys of a multi-key command (gg)
+	views     map[string]View // the other views, by page name
+}
+
+// View is one of the views beside the three panes (sessions, expert,
+// ladder, stats, ...): a page with a key that opens it.
+type View interface {
+	Name() string
+	Primitive() tview.Primitive
+	// Refresh redraws it from the index (called on open and as the
+	// index grows).
+	Refresh(a *App)
+}
+
+// New builds the UI over an index (whose Build runs elsewhere).
+func New(o Options) *App {
+	a := &App{o: o, ix: o.Index, app: tview.NewApplication(), selected: -1, views: map[string]View{}}
+	if o.Screen != nil {
+		a.app.SetScreen(o.Screen)
+	}
+	a.content = newListContent(a.ix)
+	a.list = tview.NewTable().SetContent(a.content).SetSelectable(true, false).SetFixed(1, 0)
+	a.list.SetBorder(true).SetTitle(" Packets ")
+	a.list.SetSelectionChangedFunc(func(r, _ int) { a.selectRow(r) })
+	a.tree = tview.NewTreeView()
+	a.tree.SetBorder(true).SetTitle(" Details ")
+	a.tree.SetChangedFunc(func(n *tview.TreeNode) { a.highlight(n) })
+	a.hex = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	a.hex.SetBorder(true).SetTitle(" Bytes ")
+	a.filter = tview.NewInputField().SetLabel("Filter: ").SetFieldWidth(0)
+	a.filter.SetChangedFunc(a.validateFilter)
+	a.filter.SetDoneFunc(a.filterDone)
+	a.filter.SetAutocompleteFunc(completeField)
+	a.status = tview.NewTextView().SetDynamicColors(true)
+	a.main = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.list, 0, 2, true).
+		AddItem(a.tree, 0, 1, false).
+		AddItem(a.hex, 0, 1, false)
+	root := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.main, 0, 1, true).
+		AddItem(a.filter, 1, 0, false).
+		AddItem(a.status, 1, 0, false)
+	a.pages = tview.NewPages().AddPage("main", root, true, true)
+	a.app.SetRoot(a.pages, true)
+	a.app.SetInputCapture(a.keys)
+	if o.Filter != "" {
+		a.filter.SetText(o.Filter)
+		a.applyFilter(o.Filter)
+	}
+	a.updateStatus()
+	return a
+}
+
+// AddView adds a view, opened with its page name.
+func (a *App) AddView(v View) {
+	a.views[v.Name()] = v
+	a.pages.AddPage(v.Name(), v.Primitive(), true, false)
+}
+
+// Run runs the UI until the user quits.
+func (a *App) Run() error { return a.app.Run() }
+
+// Stop ends Run.
+func (a *App) Stop() { a.app.Stop() }
+
+// Application is the tview application (for views).
+func (a *App) Application() *tview.Application { return a.app }
+
+// Index is the capture's index (for views).
+func (a *App) Index() *Index { return a.ix }
+
+// Refresh redraws after the index grew; safe from any goroutine.
+func (a *App) Refresh() {
+	a.app.QueueUpdateDraw(func() {
+		a.updateStatus()
+		if a.selected < 0 && a.content.count() > 0 {
+			a.list.Select(1, 0)
+		}
+		if name, _ := a.pages.GetFrontPage(); name != "main" {
+			if v := a.views[name]; v != nil {
+				v.Refresh(a)
+			}
+		}
+	})
+}
+
+// ShowView brings a view to the front ("main" is the three panes).
+func (a *App) ShowView(name string) {
+	if name == "main" {
+		a.pages.SwitchToPage("main")
+		a.app.SetFocus(a.list)
+		return
+	}
+	if v := a.views[name]; v != nil {
+		v.Refresh(a)
+		a.pages.SwitchToPage(name)
+		a.app.SetFocus(v.Primitive())
+	}
+}
+
+// GoTo selects packet index pi in the list (showing all packets if the
+// filter hides it) and returns to the three panes.
+func (a *App) GoTo(pi int) {
+	if pi < 0 || pi >= a.ix.Len() {
+		return
+	}
+	pos := a.content.positionOf(pi)
+	if p, ok := a.content.packetAt(pos); !ok || p != pi {
+		a.clearFilter()
+		pos = pi
+	}
+	a.ShowView("main")
+	a.list.Select(pos+1, 0)
+}
+
+// SetFilter applies a display filter as if typed in the bar.
+func (a *App) SetFilter(expr string) {
+	a.filter.SetText(expr)
+	a.applyFilter(expr)
+}
+
+// selectRow shows the details and bytes of the packet at list row r.
+func (a *App) selectRow(r int) {
+	pi, ok := a.content.packetAt(r - 1)
+	if !ok {
+		return
+	}
+	a.selected = pi
+	var p decode.Packet
+	data, err := a.ix.Decode(pi, &p, nil)
+	if err != nil {
+		a.tree.SetRoot(tview.NewTreeNode(tview.Escape(err.Error())))
+		return
+	}
+	a.data = data
+	e, _ := a.ix.Entry(pi)
+	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
+	a.lines = printer.Lines(&p, nil)
+	a.buildTree(e)
+	a.hl = [2]int{-1, 0}
+	a.drawHex()
+	a.updateStatus()
+}
+
+// buildTree makes the detail tree from the printer's lines.
+func (a *App) buildTree(e Entry) {
+	root := tview.NewTreeNode(fmt.Sprintf("Frame %d: %d bytes on wire, %d bytes captured", e.Number, e.Length, e.CapLen)).SetReference(-1)
+	stack := []*tview.TreeNode{root}
+	for i, l := range a.lines {
+		n := tview.NewTreeNode(tview.Escape(decode.Sanitize(l.Text))).SetReference(i).SetSelectable(true)
+		if l.Field == nil {
+			n.SetColor(tcell.ColorRed)
+		} else if l.Depth == 0 {
+			n.SetColor(tcell.ColorTeal)
+		}
+		d := min(l.Depth+1, len(stack))
+		stack = stack[:d]
+		stack[d-1].AddChild(n)
+		stack = append(stack, n)
+	}
+	a.tree.SetRoot(root).SetCurrentNode(root)
+}
+
+// highlight marks the bytes of the field selected in the tree.
+func (a *App) highlight(n *tview.TreeNode) {
+	i, ok := n.GetReference().(int)
+	if !ok || i < 0 || i >= len(a.lines) {
+		a.hl = [2]int{-1, 0}
+	} else {
+		a.hl = [2]int{a.lines[i].Off, a.lines[i].Len}
+	}
+	a.drawHex()
+}
+
+// drawHex draws the bytes pane: offset, 16 bytes in hex, ASCII, with the
+// highlighted range in reverse video.
+func (a *App) drawHex() {
+	a.hex.SetText(hexDump(a.data, a.hl[0], a.hl[1]))
+	if a.hl[0] >= 0 {
+		a.hex.ScrollTo(a.hl[0]/16, 0)
+	}
+}
+
+// hexDump renders data as tview text; [off, off+n) is highlighted.
+func hexDump(data []byte, off, n int) string {
+	var b strings.Builder
+	in := func(i int) bool { return off >= 0 && i >= off && i < off+n }
+	for line := 0; line < len(data); line += 16 {
+		fmt.Fprintf(&b, "%04x  ", line)
+		for i := line; i < line+16; i++ {
+			if i < len(data) {
+				if in(i) {
+					fmt.Fprintf(&b, "[::r]%02x[::-]", data[i])
+				} else {
+					fmt.Fprintf(&b, "%02x", data[i])
+				}
+			} else {
+				b.WriteString("  ")
+			}
+			b.WriteByte(' ')
+			if i == line+7 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte(' ')
+		for i := line; i < line+16 && i < len(data); i++ {
+			c := data[i]
+			s := "."
+			if c >= 0x20 && c < 0x7f {
+				s = string(rune(c))
+				if c == '[' {
+					s = "[[]" // tview's escape for a literal bracket
+				}
+			}
+			if in(i) {
+				b.WriteString("[::r]" + s + "[::-]")
+			} else {
+				b.WriteString(s)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// validateFilter checks the filter bar as it is typed.
+func (a *App) validateFilter(text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.filterErr = ""
+	if strings.TrimSpace(text) != "" {
+		if _, err := filter.Compile(text); err != nil {
+			a.filterErr = err.Error()
+		}
+	}
+	if a.filterErr != "" {
+		a.filter.SetFieldBackgroundColor(tcell.ColorMaroon)
+	} else {
+		a.filter.SetFieldBackgroundColor(tcell.ColorDarkGreen)
+	}
+	a.updateStatusLocked()
+}
+
+// filterDone applies the bar's filter on Enter, leaves it on Escape, and
+// walks the history with the arrows.
+func (a *App) filterDone(key tcell.Key) {
+	switch key {
+	case tcell.KeyEnter:
+		text := a.filter.GetText()
+		if a.filterErrText() != "" {
+			return
+		}
+		a.applyFilter(text)
+		a.app.SetFocus(a.list)
+	case tcell.KeyEscape:
+		a.filter.SetText(a.applied)
+		a.app.SetFocus(a.list)
+	}
+}
+
+func (a *App) filterErrText() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.filterErr
+}
+
+// clearFilter shows every packet.
+func (a *App) clearFilter() {
+	a.filter.SetText("")
+	a.applyFilter("")
+}
+
+// applyFilter runs a display filter over every packet in the background
+// and shows the packets it selects.
+func (a *App) applyFilter(expr string) {
+	expr = strings.TrimSpace(expr)
+	a.mu.Lock()
+	a.applied = expr
+	if expr != "" && (len(a.history) == 0 || a.history[len(a.history)-1] != expr) {
+		a.history = append(a.history, expr)
+	}
+	a.histPos = len(a.history)
+	a.mu.Unlock()
+	if expr == "" {
+		a.content.setShown(nil)
+		a.afterFilter()
+		return
+	}
+	flt, err := filter.Compile(expr)
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	a.filtering = true
+	a.mu.Unlock()
+	a.updateStatus()
+	go func() {
+		shown := a.runFilter(flt)
+		a.app.QueueUpdateDraw(func() {
+			a.mu.Lock()
+			stale := a.applied != expr
+			a.filtering = false
+			a.mu.Unlock()
+			if stale {
+				return
+			}
+			a.content.setShown(shown)
+			a.afterFilter()
+		})
+	}()
+}
+
+// runFilter returns the indexes of the packets flt selects; with stateful
+// fields, a new tracker follows the capture.
+func (a *App) runFilter(flt *filter.Filter) []int32 {
+	stateful := false
+	for _, f := range flt.Fields() {
+		stateful = stateful || f.Stateful
+	}
+	var tr *flow.Tracker
+	if stateful && a.o.NewTracker != nil {
+		tr = a.o.NewTracker(nil)
+	}
+	shown := []int32{}
+	var p decode.Packet
+	var buf []byte
+	n := a.ix.Len()
+	for i := 0; i < n; i++ {
+		var err error
+		buf, err = a.ix.Decode(i, &p, buf)
+		if err != nil {
+			break
+		}
+		if tr != nil {
+			tr.Track(&p)
+		}
+		if flt.Match(&p) {
+			shown = append(shown, int32(i))
+		}
+	}
+	return shown
+}
+
+// afterFilter keeps the selected packet selected when the filter shows it.
+func (a *App) afterFilter() {
+	pos := 0
+	if a.selected >= 0 {
+		pos = a.content.positionOf(a.selected)
+	}
+	if a.content.count() > 0 {
+		a.list.Select(min(pos, a.content.count()-1)+1, 0)
+	} else {
+		a.tree.SetRoot(tview.NewTreeNode("no packet matches the filter"))
+		a.data = nil
+		a.drawHex()
+	}
+	a.updateStatus()
+}
+
+func (a *App) updateStatus() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.updateStatusLocked()
+}
+
+// updateStatusLocked writes the status line: packets, shown, indexing
+// progress, the filter's state, and the live status.
+func (a *App) updateStatusLocked() {
+	var b strings.Builder
+	n := a.ix.Len()
+	fmt.Fprintf(&b, " %s  packets: %d", tview.Escape(a.ix.Name()), n)
+	if a.applied != "" {
+		fmt.Fprintf(&b, "  shown: %d", a.content.count())
+	}
+	done, err := a.ix.Done()
+	switch {
+	case err != nil:
+		fmt.Fprintf(&b, "  [red]stopped: %s[-]", tview.Escape(decode.Sanitize(err.Error())))
+	case !done:
+		read, size := a.ix.Progress()
+		if size > 0 {
+			fmt.Fprintf(&b, "  indexing %d%%", read*100/size)
+		} else {
+			b.WriteString("  reading…")
+		}
+	}
+	if a.filtering {
+		b.WriteString("  filtering…")
+	}
+	if a.filterErr != "" {
+		fmt.Fprintf(&b, "  [red]filter: %s[-]", tview.Escape(decode.Sanitize(a.filterErr)))
+	}
+	if a.o.Status != nil {
+		b.WriteString("  " + tview.Escape(a.o.Status()))
+	}
+	b.WriteString("  [gray]? help  q quit[-]")
+	a.status.SetText(b.String())
+}
+
+// keys handles the global keys (Keys lists them).
+func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
+	if a.app.GetFocus() == a.filter {
+		switch ev.Key() {
+		case tcell.KeyUp, tcell.KeyDown:
+			a.walkHistory(ev.Key() == tcell.KeyUp)
+			return nil
+		}
+		return ev
+	}
+	if ev.Key() == tcell.KeyCtrlC {
+		a.app.Stop()
+		return nil
+	}
+	if ev.Key() == tcell.KeyEscape {
+		if name, _ := a.pages.GetFrontPage(); name != "main" {
+			a.ShowView("main")
+			return nil
+		}
+	}
+	if ev.Key() == tcell.KeyTab {
+		a.cycleFocus()
+		return nil
+	}
+	if ev.Key() != tcell.KeyRune {
+		return ev
+	}
+	r := ev.Rune()
+	if len(a.pending) > 0 {
+		seq := string(append(a.pending, r))
+		a.pending = nil
+		if seq == "gg" {
+			a.list.Select(1, 0)
+			return nil
+		}
+	}
+	for _, k := range Keys {
+		if k.Rune == r && k.Do != nil {
+			if k.Do(a) {
+				return nil
+			}
+		}
+	}
+	return ev
+}
+
+// Key is one entry of the key table (the help screen is made from it).
+type Key struct {
+	Rune rune
+	Name string
+	Help string
+	// Do acts and returns true, or returns false to let the focused view
+	// have the key.
+	Do func(a *App) bool
+}
+
+// Keys is the key table: Wireshark's and termshark's habits, and vim's.
+// Views add theirs (AddKey).
+var Keys []Key
+
+// AddKey adds a key to the table.
+func AddKey(k Key) { Keys = append(Keys, k) }
+
+func init() {
+	Keys = append([]Key{
+		{'q', "q", "quit", func(a *App) bool { a.app.Stop(); return true }},
+		{'/', "/", "display filter (Enter applies, Esc leaves, ↑↓ history, Tab completes fields)", func(a *App) bool { a.app.SetFocus(a.filter); return true }},
+		{'j', "j", "next packet", func(a *App) bool { return a.move(1) }},
+		{'k', "k", "previous packet", func(a *App) bool { return a.move(-1) }},
+		{'g', "gg", "first packet", func(a *App) bool { a.pending = []rune{'g'}; return true }},
+		{'G', "G", "last packet", func(a *App) bool {
+			a.ShowView("main")
+			a.list.Select(a.content.count(), 0)
+			return true
+		}},
+		{'n', "n", "next packet of the same session", func(a *App) bool { return a.sameSession(1) }},
+		{'N', "N", "previous packet of the same session", func(a *App) bool { return a.sameSession(-1) }},
+		{':', ":", "go to packet number", func(a *App) bool { a.prompt("Go to packet: ", a.gotoNumber); return true }},
+		{'?', "?", "this help", func(a *App) bool { a.showHelp(); return true }},
+	}, Keys...)
+}
+
+func (a *App) move(d int) bool {
+	if name, _ := a.pages.GetFrontPage(); name != "main" || a.app.GetFocus() != a.list {
+		return false
+	}
+	r, _ := a.list.GetSelection()
+	a.list.Select(max(1, min(r+d, a.content.count())), 0)
+	return true
+}
+
+// sameSession selects the next (d 1) or previous (d -1) shown packet of
+// the selected packet's session.
+func (a *App) sameSession(d int) bool {
+	if a.selected < 0 {
+		return true
+	}
+	e, _ := a.ix.Entry(a.selected)
+	if e.Session == 0 {
+		return true
+	}
+	r, _ := a.list.GetSelection()
+	for pos := r - 1 + d; pos >= 0 && pos < a.content.count(); pos += d {
+		pi, _ := a.content.packetAt(pos)
+		if pe, _ := a.ix.Entry(pi); pe.Session == e.Session {
+			a.list.Select(pos+1, 0)
+			return true
+		}
+	}
+	return true
+}
+
+func (a *App) gotoNumber(text string) {
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < 1 || n > a.ix.Len() {
+		a.flash(fmt.Sprintf("no packet %q: the capture has packets 1 to %d", text, a.ix.Len()))
+		return
+	}
+	a.GoTo(n - 1)
+}
+
+// flash shows a message in the status line until the next update.
+func (a *App) flash(msg string) {
+	a.status.SetText(" [yellow]" + tview.Escape(msg) + "[-]")
+}
+
+// prompt asks for one line of text in a modal input.
+func (a *App) prompt(label string, done func(string)) {
+	in := tview.NewInputField().SetLabel(label)
+	in.SetBorder(true)
+	in.SetDoneFunc(func(k tcell.Key) {
+		a.pages.RemovePage("prompt")
+		a.app.SetFocus(a.list)
+		if k == tcell.KeyEnter {
+			done(in.GetText())
+		}
+	})
+	box := tview.NewFlex().AddItem(nil, 0, 1, false).AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(nil, 0, 1, false).AddItem(in, 3, 0, true).AddItem(nil, 0, 1, false), 50, 0, true).AddItem(nil, 0, 1, false)
+	a.pages.AddPage("prompt", box, true, true)
+	a.app.SetFocus(in)
+}
+
+func (a *App) walkHistory(up bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.history) == 0 {
+		return
+	}
+	if up {
+		a.histPos = max(0, a.histPos-1)
+	} else {
+		a.histPos = min(len(a.history), a.histPos+1)
+	}
+	text := ""
+	if a.histPos < len(a.history) {
+		text = a.history[a.histPos]
+	}
+	a.filter.SetText(text)
+}
+
+func (a *App) cycleFocus() {
+	if name, _ := a.pages.GetFrontPage(); name != "main" {
+		return
+	}
+	switch a.app.GetFocus() {
+	case a.list:
+		a.app.SetFocus(a.tree)
+	case a.tree:
+		a.app.SetFocus(a.hex)
+	default:
+		a.app.SetFocus(a.list)
+	}
+}
+
+// showHelp shows the key table.
+func (a *App) showHelp() {
+	var b strings.Builder
+	b.WriteString("rocetap tui keys (Esc or q closes)\n\n")
+	for _, k := range Keys {
+		fmt.Fprintf(&b, "  %-6s %s\n", k.Name, k.Help)
+	}
+	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"Ctrl-C", "quit"}} {
+		fmt.Fprintf(&b, "  %-6s %s\n", k[0], k[1])
+	}
+	tv := tview.NewTextView().SetText(b.String())
+	tv.SetBorder(true).SetTitle(" Help ")
+	tv.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		if ev.Key() == tcell.KeyEscape || ev.Rune() == 'q' {
+			a.pages.RemovePage("help")
+			a.app.SetFocus(a.list)
+			return nil
+		}
+		return ev
+	})
+	a.pages.AddPage("help", tv, true, true)
+	a.app.SetFocus(tv)
+}
+
+// completeField completes the field name being typed in the filter bar.
+func completeField(text string) []string {
+	i := strings.LastIndexAny(text, " ()!=<>&|~") + 1
+	word := text[i:]
+	if len(word) < 2 {
+		return nil
+	}
+	var out []string
+	for _, f := range decode.Fields() {
+		if strings.HasPrefix(f.Abbrev, word) {
+			out = append(out, text[:i]+f.Abbrev)
+			if len(out) == 20 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// every runs fn every d until stop is closed.
+func every(d time.Duration, stop <-chan struct{}, fn func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			fn()
+		}
+	}
+}

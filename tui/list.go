@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/printer"
+)
+
+// Columns of the packet list: Wireshark's, then QP and PSN.
+var columns = []string{"No.", "Time", "Source", "Destination", "Protocol", "Length", "QP", "PSN", "Info"}
+
+// Row kinds, for colors.
+type rowKind uint8
+
+const (
+	kindOther rowKind = iota
+	kindRequest
+	kindResponse
+	kindNAK
+	kindRetrans
+	kindMPT
+	kindCRC
+)
+
+var kindColors = [...]struct{ fg, bg tcell.Color }{
+	kindOther:    {tcell.ColorSilver, tcell.ColorDefault},
+	kindRequest:  {tcell.ColorWhite, tcell.ColorDefault},
+	kindResponse: {tcell.ColorLightGreen, tcell.ColorDefault},
+	kindNAK:      {tcell.ColorRed, tcell.ColorDefault},
+	kindRetrans:  {tcell.ColorBlack, tcell.ColorYellow},
+	kindMPT:      {tcell.ColorWhite, tcell.ColorPurple},
+	kindCRC:      {tcell.ColorWhite, tcell.ColorMaroon},
+}
+
+// kindOf says how a packet is colored.
+func kindOf(p *decode.Packet, ev decode.Event) rowKind {
+	switch {
+	case p.ICRCStatus == decode.CRCBad || p.VCRCStatus == decode.CRCBad:
+		return kindCRC
+	case ev&(decode.EventMPTViolation|decode.EventMPTAccepted|decode.EventMPTRejected) != 0:
+		return kindMPT
+	case ev&(decode.EventRetransmission|decode.EventDuplicate|decode.EventOutOfOrder|decode.EventPSNGap) != 0:
+		return kindRetrans
+	case p.Has&decode.HdrAETH != 0 && p.AETH.Syndrome>>5 != decode.AETHAck:
+		return kindNAK
+	case p.Has&decode.HdrBTH == 0:
+		return kindOther
+	case p.BTH.Opcode.IsResponse():
+		return kindResponse
+	case p.BTH.Opcode.IsRequest():
+		return kindRequest
+	}
+	return kindOther
+}
+
+// row is one rendered line of the packet list.
+type row struct {
+	cells [len9]string
+	kind  rowKind
+}
+
+const len9 = 9
+
+// rowOf renders packet p (decoded, with its index entry's findings).
+func rowOf(p *decode.Packet, e Entry, b []byte) row {
+	var r row
+	r.cells[0] = strconv.Itoa(e.Number)
+	r.cells[1] = string(decode.AppendSeconds(b[:0], int64(p.Frame.TimeRelative), 6))
+	r.cells[2] = string(printer.AppendAddr(b[:0], p, true))
+	r.cells[3] = string(printer.AppendAddr(b[:0], p, false))
+	r.cells[4] = printer.Protocol(p)
+	r.cells[5] = strconv.Itoa(e.Length)
+	if p.Has&decode.HdrBTH != 0 {
+		r.cells[6] = "0x" + strconv.FormatUint(uint64(p.BTH.DestQP)|1<<24, 16)[1:]
+		r.cells[7] = strconv.FormatUint(uint64(p.BTH.PSN), 10)
+	}
+	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
+	r.cells[8] = string(printer.AppendInfo(b[:0], p)) // sanitized by the printer
+	r.kind = kindOf(p, e.Events)
+	return r
+}
+
+// listContent is the packet list's table content: the rows of the packets
+// shown (all, or those a filter selected), rendered on demand from the
+// index and kept in a small cache: never a row per packet in memory.
+type listContent struct {
+	tview.TableContentReadOnly
+	ix *Index
+
+	mu    sync.Mutex
+	shown []int32 // packet indexes shown; nil: all packets
+	cache map[int]row
+	p     decode.Packet
+	buf   []byte
+	b     []byte
+}
+
+const rowCacheSize = 1024
+
+func newListContent(ix *Index) *listContent {
+	return &listContent{ix: ix, cache: map[int]row{}}
+}
+
+// setShown shows the packets of the list shown (nil: all).
+func (c *listContent) setShown(shown []int32) {
+	c.mu.Lock()
+	c.shown = shown
+	c.mu.Unlock()
+}
+
+// count is the number of packets shown.
+func (c *listContent) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shown != nil {
+		return len(c.shown)
+	}
+	return c.ix.Len()
+}
+
+// packetAt returns the packet index shown at list position i (0-based).
+func (c *listContent) packetAt(i int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shown != nil {
+		if i < 0 || i >= len(c.shown) {
+			return 0, false
+		}
+		return int(c.shown[i]), true
+	}
+	return i, i >= 0 && i < c.ix.Len()
+}
+
+// positionOf returns the list position of packet index pi, or the nearest
+// one after it.
+func (c *listContent) positionOf(pi int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shown == nil {
+		return pi
+	}
+	lo, hi := 0, len(c.shown)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if int(c.shown[m]) < pi {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func (c *listContent) GetRowCount() int    { return 1 + c.count() }
+func (c *listContent) GetColumnCount() int { return len(columns) }
+
+func (c *listContent) GetCell(r, col int) *tview.TableCell {
+	if col < 0 || col >= len(columns) {
+		return nil
+	}
+	if r == 0 {
+		return tview.NewTableCell(columns[col]).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
+	}
+	pi, ok := c.packetAt(r - 1)
+	if !ok {
+		return nil
+	}
+	rw, ok := c.row(pi)
+	if !ok {
+		return tview.NewTableCell("?")
+	}
+	cell := tview.NewTableCell(tview.Escape(rw.cells[col]))
+	if col == len(columns)-1 {
+		cell.SetExpansion(1)
+	}
+	if col == 0 || col == 5 || col == 7 {
+		cell.SetAlign(tview.AlignRight)
+	}
+	k := kindColors[rw.kind]
+	return cell.SetTextColor(k.fg).SetBackgroundColor(k.bg)
+}
+
+// row renders packet pi, from the cache when it can.
+func (c *listContent) row(pi int) (row, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.cache[pi]; ok {
+		return r, true
+	}
+	var err error
+	c.buf, err = c.ix.Decode(pi, &c.p, c.buf)
+	if err != nil {
+		return row{}, false
+	}
+	e, _ := c.ix.Entry(pi)
+	r := rowOf(&c.p, e, c.b)
+	if len(c.cache) >= rowCacheSize {
+		clear(c.cache)
+	}
+	c.cache[pi] = r
+	return r, true
+}

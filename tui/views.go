@@ -1,0 +1,133 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// AddStandardViews adds the sessions (s) and expert (e) views.
+func AddStandardViews(a *App) {
+	a.AddView(newSessionsView(a))
+	a.AddView(newExpertView(a))
+}
+
+func init() {
+	AddKey(Key{'s', "s", "sessions (Enter shows a session's packets)", func(a *App) bool { a.ShowView("sessions"); return a.hasView("sessions") }})
+	AddKey(Key{'e', "e", "expert information (Enter goes to the frame)", func(a *App) bool { a.ShowView("expert"); return a.hasView("expert") }})
+}
+
+func (a *App) hasView(name string) bool { return a.views[name] != nil }
+
+// sessionsView is the flow tracker's session table.
+type sessionsView struct {
+	table *tview.Table
+	ids   []uint32
+}
+
+var sessionCols = []string{"ID", "Type", "A", "B", "Packets", "Bytes", "Messages", "MTU", "NAK", "Retrans", "Lost", "Paired by"}
+
+func newSessionsView(a *App) *sessionsView {
+	v := &sessionsView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
+	v.table.SetBorder(true).SetTitle(" Sessions (Enter: show its packets, l: ladder, Esc: back) ")
+	v.table.SetSelectedFunc(func(r, _ int) {
+		if r < 1 || r > len(v.ids) {
+			return
+		}
+		a.SetFilter("rocetap.session.id == " + strconv.Itoa(int(v.ids[r-1])))
+		a.ShowView("main")
+	})
+	return v
+}
+
+func (v *sessionsView) Name() string               { return "sessions" }
+func (v *sessionsView) Primitive() tview.Primitive { return v.table }
+
+func (v *sessionsView) Refresh(a *App) {
+	v.table.Clear()
+	for c, h := range sessionCols {
+		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
+	}
+	v.ids = v.ids[:0]
+	a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
+		if t == nil {
+			return
+		}
+		for _, s := range t.Sessions() {
+			var pkts, bytes, msgs, naks uint64
+			for _, d := range s.Sent {
+				pkts += d.Packets
+				bytes += d.Bytes
+			}
+			for _, m := range s.Messages {
+				msgs += m
+			}
+			for _, n := range s.NAKs {
+				naks += n
+			}
+			r := len(v.ids) + 1
+			cells := []string{strconv.Itoa(int(s.ID)), s.Transport, endpoint(s.A), endpoint(s.B), strconv.FormatUint(pkts, 10),
+				strconv.FormatUint(bytes, 10), strconv.FormatUint(msgs, 10), strconv.Itoa(int(s.MTU)), strconv.FormatUint(naks, 10),
+				strconv.FormatUint(s.Retransmitted, 10), strconv.FormatUint(s.LostPSNs, 10), s.Learned.String()}
+			for c, text := range cells {
+				v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))))
+			}
+			v.ids = append(v.ids, s.ID)
+		}
+	})
+}
+
+func endpoint(e flow.Endpoint) string {
+	return fmt.Sprintf("%s/0x%06x", e.Addr, e.QPN)
+}
+
+// expertView lists the tracker's findings by severity and kind.
+type expertView struct {
+	table  *tview.Table
+	frames []int
+}
+
+func newExpertView(a *App) *expertView {
+	v := &expertView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
+	v.table.SetBorder(true).SetTitle(" Expert information (Enter: go to the frame, Esc: back) ")
+	v.table.SetSelectedFunc(func(r, _ int) {
+		if r >= 1 && r <= len(v.frames) && v.frames[r-1] > 0 {
+			a.GoTo(v.frames[r-1] - 1)
+		}
+	})
+	return v
+}
+
+func (v *expertView) Name() string               { return "expert" }
+func (v *expertView) Primitive() tview.Primitive { return v.table }
+
+var sevColors = map[decode.Severity]tcell.Color{decode.SevChat: tcell.ColorSilver, decode.SevNote: tcell.ColorTeal,
+	decode.SevWarning: tcell.ColorYellow, decode.SevError: tcell.ColorRed}
+
+func (v *expertView) Refresh(a *App) {
+	v.table.Clear()
+	for c, h := range []string{"Severity", "Kind", "Frame", "Session", "Text"} {
+		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
+	}
+	v.frames = v.frames[:0]
+	a.ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
+		for _, g := range l.Groups() { // errors first
+			for _, e := range g.Events {
+				r := len(v.frames) + 1
+				frame := ""
+				if e.Frame > 0 {
+					frame = strconv.Itoa(e.Frame)
+				}
+				col := sevColors[g.Severity]
+				for c, text := range []string{g.Severity.String(), g.Name, frame, strconv.Itoa(int(e.Session)), e.Text} {
+					v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))).SetTextColor(col))
+				}
+				v.frames = append(v.frames, e.Frame)
+			}
+		}
+	})
+}
