@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -672,18 +671,4 @@ func completeField(text string) []string {
 		}
 	}
 	return out
-}
-
-// every runs fn every d until stop is closed.
-func every(d time.Duration, stop <-chan struct{}, fn func()) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			fn()
-		}
-	}
 }
