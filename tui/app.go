@@ -58,6 +58,8 @@ type App struct {
 	hl        [2]int          // highlighted byte range in the hex pane
 	pending   []rune          // keys of a multi-key command (gg)
 	views     map[string]View // the other views, by page name
+	det       detailer        // the selected packet's full analysis
+	lastFind  string
 }
 
 // View is one of the views beside the three panes (sessions, expert,
@@ -198,6 +200,9 @@ func (a *App) selectRow(r int) {
 	a.hl = [2]int{-1, 0}
 	a.drawHex()
 	a.updateStatus()
+	if e.Session != 0 || e.Events != 0 {
+		a.analyze(pi)
+	}
 }
 
 // buildTree makes the detail tree from the printer's lines.
@@ -465,8 +470,12 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 		}
 		return ev
 	}
-	if ev.Key() == tcell.KeyCtrlC {
+	switch ev.Key() {
+	case tcell.KeyCtrlC:
 		a.app.Stop()
+		return nil
+	case tcell.KeyCtrlN:
+		a.findNext()
 		return nil
 	}
 	if ev.Key() == tcell.KeyEscape {

@@ -94,6 +94,7 @@ type listContent struct {
 	mu    sync.Mutex
 	shown []int32 // packet indexes shown; nil: all packets
 	cache map[int]row
+	marks map[int]bool
 	p     decode.Packet
 	buf   []byte
 	b     []byte
@@ -102,7 +103,23 @@ type listContent struct {
 const rowCacheSize = 1024
 
 func newListContent(ix *Index) *listContent {
-	return &listContent{ix: ix, cache: map[int]row{}}
+	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}}
+}
+
+func (c *listContent) toggleMark(pi int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.marks[pi] {
+		delete(c.marks, pi)
+	} else {
+		c.marks[pi] = true
+	}
+}
+
+func (c *listContent) marked(pi int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.marks[pi]
 }
 
 // setShown shows the packets of the list shown (nil: all).
@@ -173,7 +190,7 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 	if !ok {
 		return tview.NewTableCell("?")
 	}
-	cell := tview.NewTableCell(tview.Escape(rw.cells[col]))
+	cell := tview.NewTableCell(tview.Escape(decode.Sanitize(rw.cells[col])))
 	if col == len(columns)-1 {
 		cell.SetExpansion(1)
 	}
@@ -181,6 +198,9 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 		cell.SetAlign(tview.AlignRight)
 	}
 	k := kindColors[rw.kind]
+	if c.marked(pi) {
+		k = markStyle
+	}
 	return cell.SetTextColor(k.fg).SetBackgroundColor(k.bg)
 }
 

@@ -1,0 +1,237 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/printer"
+)
+
+// The App's tools beyond the three panes: the full analysis of the
+// selected packet, marks, search and saving.
+
+func init() {
+	AddKey(Key{'m', "m", "mark or unmark the packet", func(a *App) bool { return a.toggleMark() }})
+	AddKey(Key{']', "]", "next marked packet", func(a *App) bool { return a.nextMark(1) }})
+	AddKey(Key{'[', "[", "previous marked packet", func(a *App) bool { return a.nextMark(-1) }})
+	AddKey(Key{'f', "f", "find: text in the summary, hex:0a1b.. in the bytes, or a display filter (filter:EXPR); Ctrl-N finds the next", func(a *App) bool {
+		a.prompt("Find: ", a.find)
+		return true
+	}})
+	AddKey(Key{'w', "w", "write the shown packets to a pcapng file", func(a *App) bool {
+		a.prompt("Write the shown packets to: ", a.save)
+		return true
+	}})
+}
+
+// detailer tracks the capture again up to the selected packet, so the
+// detail tree shows its rocetap.analysis.* and rocetap.mpt.* fields. It
+// goes on from where it stopped when the selection moves forward, and
+// starts again when it moves back.
+type detailer struct {
+	mu   sync.Mutex
+	tr   *flow.Tracker
+	next int // the next packet index to track
+	gen  int // the latest request
+	p    decode.Packet
+	buf  []byte
+}
+
+// analyze tracks up to packet pi in the background, then shows its full
+// detail tree if pi is still the selected packet.
+func (a *App) analyze(pi int) {
+	if a.o.NewTracker == nil {
+		return
+	}
+	d := &a.det
+	d.mu.Lock()
+	d.gen++
+	gen := d.gen
+	d.mu.Unlock()
+	go func() {
+		time.Sleep(100 * time.Millisecond) // let a scroll settle
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.gen != gen {
+			return
+		}
+		if d.tr == nil || pi < d.next {
+			d.tr, d.next = a.o.NewTracker(nil), 0
+		}
+		for ; d.next <= pi; d.next++ {
+			if d.gen != gen && d.next < pi { // a newer request: stop, it goes on from here
+				return
+			}
+			var err error
+			if d.buf, err = a.ix.Decode(d.next, &d.p, d.buf); err != nil {
+				return
+			}
+			d.tr.Track(&d.p)
+		}
+		lines := printer.Lines(&d.p, nil)
+		a.app.QueueUpdateDraw(func() {
+			if a.selected != pi {
+				return
+			}
+			a.lines = lines
+			e, _ := a.ix.Entry(pi)
+			a.buildTree(e)
+			a.hl = [2]int{-1, 0}
+			a.drawHex()
+		})
+	}()
+}
+
+// toggleMark marks or unmarks the selected packet.
+func (a *App) toggleMark() bool {
+	if a.selected < 0 {
+		return true
+	}
+	a.content.toggleMark(a.selected)
+	return true
+}
+
+// nextMark selects the next (d 1) or previous (d -1) marked packet shown.
+func (a *App) nextMark(d int) bool {
+	r, _ := a.list.GetSelection()
+	for pos := r - 1 + d; pos >= 0 && pos < a.content.count(); pos += d {
+		if pi, _ := a.content.packetAt(pos); a.content.marked(pi) {
+			a.list.Select(pos+1, 0)
+			return true
+		}
+	}
+	a.flash("no more marked packets that way")
+	return true
+}
+
+// find searches the shown packets after the selected one for what
+// find's text asks: "hex:..." bytes, "filter:EXPR" a display filter,
+// else text in the summary line (case-insensitive).
+func (a *App) find(text string) {
+	a.lastFind = text
+	var match func(p *decode.Packet, data []byte) bool
+	switch {
+	case strings.HasPrefix(text, "hex:"):
+		want, err := hex.DecodeString(strings.NewReplacer(" ", "", ":", "").Replace(text[4:]))
+		if err != nil || len(want) == 0 {
+			a.flash(fmt.Sprintf("find %q: want hex digits after hex:, e.g. hex:12b7", text))
+			return
+		}
+		match = func(_ *decode.Packet, data []byte) bool { return bytes.Contains(data, want) }
+	case strings.HasPrefix(text, "filter:"):
+		flt, err := filter.Compile(text[7:])
+		if err != nil {
+			a.flash("find: " + err.Error())
+			return
+		}
+		match = func(p *decode.Packet, _ []byte) bool { return flt.Match(p) }
+	default:
+		want := strings.ToLower(text)
+		var b []byte
+		match = func(p *decode.Packet, _ []byte) bool {
+			b = printer.AppendSummary(b[:0], p)
+			return strings.Contains(strings.ToLower(string(b)), want)
+		}
+	}
+	r, _ := a.list.GetSelection()
+	var p decode.Packet
+	var buf []byte
+	for pos := r; pos < a.content.count(); pos++ { // r-1 is the selected one
+		pi, _ := a.content.packetAt(pos)
+		data, err := a.ix.Decode(pi, &p, buf)
+		if err != nil {
+			break
+		}
+		buf = data
+		if match(&p, data) {
+			a.list.Select(pos+1, 0)
+			return
+		}
+	}
+	a.flash(fmt.Sprintf("find %q: no match after this packet", text))
+}
+
+// save writes the shown packets to a pcapng file, in the background.
+func (a *App) save(path string) {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return
+	}
+	a.flash("writing " + path + "…")
+	go func() {
+		n, err := a.writeShown(path)
+		a.app.QueueUpdateDraw(func() {
+			if err != nil {
+				a.flash(fmt.Sprintf("writing %s: %v (nothing was kept)", path, err))
+				return
+			}
+			a.flash(fmt.Sprintf("wrote %d packets to %s", n, path))
+		})
+	}()
+}
+
+func (a *App) writeShown(path string) (int, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	w, err := capture.NewPcapngWriter(f)
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return 0, err
+	}
+	ifaces := map[uint16]int{}
+	var buf []byte
+	n := a.content.count()
+	for pos := 0; pos < n; pos++ {
+		pi, _ := a.content.packetAt(pos)
+		data, e, err := a.ix.Read(pi, buf)
+		if err != nil {
+			f.Close()
+			os.Remove(path)
+			return 0, err
+		}
+		buf = data
+		id, ok := ifaces[e.LinkType]
+		if !ok {
+			if id, err = w.AddInterface(e.LinkType, capture.DefaultSnaplen, "", true); err != nil {
+				f.Close()
+				os.Remove(path)
+				return 0, err
+			}
+			ifaces[e.LinkType] = id
+		}
+		if err := w.WritePacket(capture.PacketInfo{Timestamp: e.Time, CaptureLength: len(data), Length: e.Length, InterfaceIndex: id, LinkType: e.LinkType}, data); err != nil {
+			f.Close()
+			os.Remove(path)
+			return 0, err
+		}
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return 0, err
+	}
+	return n, nil
+}
+
+// findNext repeats the last find (Ctrl-N).
+func (a *App) findNext() {
+	if a.lastFind != "" {
+		a.find(a.lastFind)
+	}
+}
+
+// markStyle is how a marked row looks: Wireshark shows marked packets in
+// reverse.
+var markStyle = struct{ fg, bg tcell.Color }{tcell.ColorBlack, tcell.ColorWhite}
