@@ -276,7 +276,7 @@ func (ix *Index) build(o BuildOptions) error {
 	defer r.Close()
 	p := new(decode.Packet)
 	local := make([]entry, 0, 4096)
-	last := time.Now()
+	var last time.Time // the first chunk is shown at once
 	flush := func() {
 		ix.mu.Lock()
 		for _, e := range local {
