@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxPane drives one tmux session on its own server socket.
+type tmuxPane struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+func (p *tmuxPane) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// send sends tmux key names (Enter, Escape, Down, C-u) or literal text
+// (with -l).
+func (p *tmuxPane) send(keys ...string) {
+	p.t.Helper()
+	if out, err := p.tmux(append([]string{"send-keys", "-t", p.name}, keys...)...); err != nil {
+		p.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+func (p *tmuxPane) text(s string) { p.send("-l", s) }
+
+func (p *tmuxPane) capture() string {
+	p.t.Helper()
+	out, err := p.tmux("capture-pane", "-p", "-t", p.name)
+	if err != nil {
+		p.t.Fatalf("tmux capture-pane: %v\n%s", err, out)
+	}
+	return out
+}
+
+// wait waits until every text is in the pane.
+func (p *tmuxPane) wait(texts ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pane := p.capture()
+		all := true
+		for _, t := range texts {
+			all = all && strings.Contains(pane, t)
+		}
+		if all {
+			return pane
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %q; the pane shows:\n%s", texts, pane)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// buildRocetap builds cmd/rocetap into a temporary directory.
+func buildRocetap(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build rocetap")
+	}
+	bin := filepath.Join(t.TempDir(), "rocetap")
+	if out, err := exec.Command(goBin, "build", "-o", bin, "github.com/rocetap/rocetap/cmd/rocetap").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startTmux runs command in a new 160x45 tmux session on a server of its
+// own (the pane stays if the command exits early: remain-on-exit). The
+// server is killed at the end of the test.
+func startTmux(t *testing.T, command string) *tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
+			t.Fatal("tmux not found (ROCETAP_REQUIRE_ORACLES=1; .ci/run installs it)")
+		}
+		t.Skip("tmux not found: apt-get install tmux")
+	}
+	p := &tmuxPane{t: t, socket: fmt.Sprintf("rocetap-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tui"}
+	t.Cleanup(func() { p.tmux("kill-server") })
+	// TERM for the pane; the server must not read the user's tmux.conf.
+	out, err := p.tmux("-f", "/dev/null", "new-session", "-d", "-s", p.name, "-x", "160", "-y", "45", "-e", "TERM=screen-256color",
+		command, ";", "set-option", "-t", p.name, "remain-on-exit", "on")
+	if err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	return p
+}
+
+// TestTUIEndToEnd runs rocetap tui in a real terminal (a tmux pane),
+// types as a user would and reads the pane: the list is shown, a filter
+// filters, a session's packets and its ladder open, an expert event goes
+// to its frame, and q ends the program with status 0 and the terminal
+// restored.
+func TestTUIEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap and runs it under tmux (-short)")
+	}
+	bin := buildRocetap(t)
+	capf, err := filepath.Abs(td + "rxe/err_psn_seq.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shell prints the exit status where the UI was, then stays (tmux
+	// clears a dead pane).
+	p := startTmux(t, fmt.Sprintf(`sh -c '%s tui %s; echo "rocetap exited: $?"; sleep 60'`, bin, capf))
+
+	pane := p.wait("err_psn_seq.pcap  packets: 4", "Frame 1: 138 bytes on wire")
+	for _, want := range []string{"No.", "Protocol", "RC RDMA Write Only", "NAK PSN Sequence Error", "  4 0.040580", " Details ", " Bytes ", "Filter:"} {
+		if !strings.Contains(pane, want) {
+			t.Errorf("the first screen lacks %q:\n%s", want, pane)
+		}
+	}
+
+	// A display filter: only the NAK (opcode 17, Acknowledge).
+	p.send("/")
+	p.text("infiniband.bth.opcode == 17")
+	p.send("Enter")
+	pane = p.wait("shown: 1", "Frame 2: 62 bytes on wire")
+	if strings.Contains(pane, "RDMA Write Only QP") {
+		t.Errorf("the filter shows a WRITE:\n%s", pane)
+	}
+	// An invalid one is refused with the reason.
+	p.send("/", "C-u")
+	p.text("infiniband.bth.opcode ==")
+	p.wait("filter: ", "a value was expected")
+	p.send("C-u", "Enter")
+	p.wait("packets: 4  ?")
+
+	// The session's packets, then its ladder if this build has one.
+	p.send("s")
+	p.wait(" Sessions ", "10.77.0.1/0x000035", "10.77.0.2/0x000034")
+	p.send("Enter")
+	p.wait("rocetap.session.id == 1", "shown: 4")
+	p.send("?")
+	help := p.wait("rocetap tui keys")
+	p.send("Escape")
+	if strings.Contains(help, "ladder") {
+		p.send("s")
+		p.wait(" Sessions ")
+		p.send("l")
+		p.wait("Ladder: session 1")
+		p.send("Escape")
+	}
+
+	// The second expert event (a retransmission, frame 3) goes to its frame.
+	p.send("e")
+	p.wait(" Expert information ", "NAK PSN Sequence Error", "Retransmission of PSN 6144")
+	p.send("Down", "Enter")
+	p.wait("Frame 3: 138 bytes on wire", " Packets ")
+
+	p.send("q")
+	pane = p.wait("rocetap exited: ")
+	if !strings.Contains(pane, "rocetap exited: 0") {
+		t.Errorf("rocetap tui did not exit with status 0:\n%s", pane)
+	}
+	// The terminal is given back: the alternate screen is gone, nothing of
+	// the UI stays in the pane.
+	if strings.Contains(pane, "Packets") || strings.Contains(pane, "Filter:") {
+		t.Errorf("the UI is still in the pane after exiting:\n%s", pane)
+	}
+}

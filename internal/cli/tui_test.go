@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rocetap/rocetap/tui"
+)
+
+// TestTUIFlagErrors: what rocetap tui says, word for word, when its
+// arguments cannot work; nothing is drawn.
+func TestTUIFlagErrors(t *testing.T) {
+	capf := td + "rxe/cm_rping.pcap"
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no capture", []string{"tui"},
+			"rocetap: no capture given: rocetap tui FILE, -r - for a stream, or -i IFACE to capture live\n"},
+		{"file and interface", []string{"tui", "-r", capf, "-i", "eth0"},
+			"rocetap: give a capture file or an interface (-i), not both\n"},
+		{"argument and interface", []string{"tui", capf, "-i", "eth0"},
+			"rocetap: give a capture file or an interface (-i), not both\n"},
+		{"two files", []string{"tui", "a.pcap", "-r", "b.pcap"},
+			"rocetap: two captures given (a.pcap and -r b.pcap): give one\n"},
+		{"three arguments", []string{"tui", "a.pcap", "b.pcap"},
+			"rocetap: accepts at most 1 arg(s), received 2\n"},
+		{"bad -Y", []string{"tui", "-Y", "infiniband.bth.opcode ==", capf},
+			"rocetap: filter: expression ends after \"==\": a value was expected at column 25\n" +
+				"  infiniband.bth.opcode ==\n" +
+				"                          ^\n"},
+		{"unknown field in -Y", []string{"tui", capf, "-Y", "infiniband.bth.opcod == 1"},
+			"rocetap: filter: unknown field \"infiniband.bth.opcod\" (did you mean infiniband.bth.opcode, infiniband.bth.psn, infiniband.bth.a?) at column 1\n" +
+				"  infiniband.bth.opcod == 1\n" +
+				"  ^~~~~~~~~~~~~~~~~~~~\n"},
+		{"missing --mpt", []string{"tui", "--mpt", "/nonexistent/m.json", capf},
+			"rocetap: --mpt: open /nonexistent/m.json: no such file or directory\n"},
+		{"--mpt not JSON", []string{"tui", "--mpt", td + "rxe/README.md", capf},
+			"rocetap: " + td + "rxe/README.md:1:2: JSON syntax error: invalid character '#' looking for beginning of value\n"},
+		{"bad --page-size", []string{"tui", "--mpt", td + "rxe/err_bad_rkey.mpt.json", "--page-size", "100", capf},
+			"rocetap: --page-size 100: want a power of two from 64 to 1073741824 bytes, e.g. 4096 or 2097152 (2 MiB huge pages)\n"},
+		{"missing capture", []string{"tui", "/nonexistent/x.pcap"},
+			"rocetap: cannot open capture \"/nonexistent/x.pcap\": open /nonexistent/x.pcap: no such file or directory\n"},
+		{"unknown flag", []string{"tui", "--nosuch", capf},
+			"rocetap: unknown flag: --nosuch\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, c.args...)
+			if code != 1 || out != "" || errOut != c.want {
+				t.Errorf("%v: exit %d, stdout %q\nstderr %q\nwant   %q", c.args, code, out, errOut, c.want)
+			}
+		})
+	}
+}
+
+// recScreen is a simulation screen that keeps a copy of its text after
+// every Show, made on the UI goroutine, so a test can read it while the
+// UI draws.
+type recScreen struct {
+	tcell.SimulationScreen
+	mu    sync.Mutex
+	lines []string
+}
+
+// Init initializes the screen at 140x40 (tview initializes the screen it
+// is given).
+func (r *recScreen) Init() error {
+	if err := r.SimulationScreen.Init(); err != nil {
+		return err
+	}
+	r.SetSize(140, 40)
+	return nil
+}
+
+func (r *recScreen) Show() {
+	r.SimulationScreen.Show()
+	r.record()
+}
+
+func (r *recScreen) Sync() {
+	r.SimulationScreen.Sync()
+	r.record()
+}
+
+func (r *recScreen) record() {
+	cells, w, h := r.GetContents()
+	lines := make([]string, h)
+	for y := range h {
+		var b strings.Builder
+		for x := range w {
+			if rs := cells[y*w+x].Runes; len(rs) > 0 && rs[0] != 0 {
+				b.WriteRune(rs[0])
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		lines[y] = b.String()
+	}
+	r.mu.Lock()
+	r.lines = lines
+	r.mu.Unlock()
+}
+
+func (r *recScreen) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+// tuiSession runs `rocetap tui` in-process on a simulation screen.
+type tuiSession struct {
+	t    *testing.T
+	scr  *recScreen
+	done chan error
+}
+
+func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
+	t.Helper()
+	sim := tcell.NewSimulationScreen("UTF-8")
+	s := &tuiSession{t: t, scr: &recScreen{SimulationScreen: sim}, done: make(chan error, 1)}
+	cmd := NewCmdTUI(IO{In: bytes.NewReader(stdin), Out: new(bytes.Buffer), ErrOut: new(bytes.Buffer)})
+	// What the command's RunE does, with a simulation screen.
+	opts := &TUIOptions{}
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	f := cmd.Flags()
+	opts.Path, _ = f.GetString("read-file")
+	opts.Filter, _ = f.GetString("display-filter")
+	opts.MPT, _ = f.GetString("mpt")
+	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
+	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
+	if rest := f.Args(); len(rest) == 1 {
+		opts.Path = rest[0]
+	}
+	go func() {
+		s.done <- tuiRun(opts, IO{In: bytes.NewReader(stdin)}, func(o *tui.Options) {
+			o.Screen = s.scr
+		})
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+		s.scr.InjectKey(tcell.KeyCtrlC, 0, tcell.ModNone) // a test that failed half-way
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			t.Error("rocetap tui still running 5 s after Ctrl-C")
+		}
+	})
+	return s
+}
+
+// wait waits until every text is on the screen.
+func (s *tuiSession) wait(texts ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		scr := s.scr.text()
+		all := true
+		for _, t := range texts {
+			all = all && strings.Contains(scr, t)
+		}
+		if all {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waiting for %q; the screen shows:\n%s", texts, scr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (s *tuiSession) typ(text string) {
+	for _, r := range text {
+		s.scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+}
+
+func (s *tuiSession) quit() {
+	s.t.Helper()
+	s.typ("q")
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err != nil {
+			s.t.Errorf("rocetap tui: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("rocetap tui did not quit on q")
+	}
+}
+
+// TestTUIFile: rocetap tui FILE -Y EXPR opens the file with the filter
+// applied to every packet (the index is built after the UI starts), and q
+// ends it without an error.
+func TestTUIFile(t *testing.T) {
+	s := startTUI(t, nil, td+"rxe/cm_rping.pcap", "-Y", "infiniband.bth.opcode == 4")
+	scr := s.wait("packets: 29", "shown: 9", "Frame 4:")
+	if !strings.Contains(scr, "Filter: infiniband.bth.opcode == 4") {
+		t.Errorf("the filter bar does not show -Y:\n%s", scr)
+	}
+	if strings.Contains(scr, "Acknowledge") {
+		t.Errorf("an Acknowledge is listed under a SEND Only filter:\n%s", scr)
+	}
+	s.quit()
+}
+
+// TestTUIStream: rocetap tui -r - shows a capture read from standard
+// input.
+func TestTUIStream(t *testing.T) {
+	data, err := os.ReadFile(td + "rxe/cm_rping.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, data, "-r", "-")
+	s.wait("packets: 29", "Frame 1:", "stdin.cap")
+	// "reading…" until the end of the stream, then nothing.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		scr := s.scr.text()
+		if strings.Contains(scr, "stopped") {
+			t.Fatalf("a complete stream stopped:\n%s", scr)
+		}
+		if !strings.Contains(scr, "reading…") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a complete stream is still being read after 5 s:\n%s", scr)
+		}
+	}
+	s.quit()
+}
+
+// TestTUIMPT: with --mpt the index's tracker checks every access against
+// the MPT file, so the expert view has the MPT's findings.
+func TestTUIMPT(t *testing.T) {
+	s := startTUI(t, nil, td+"rxe/err_bad_rkey.pcap", "--mpt", td+"rxe/err_bad_rkey.mpt.json")
+	s.wait("Frame 1:")
+	s.typ("e")
+	s.wait("Expert information", "mpt_violation", "MPT forbids the WRITE of 128 bytes")
+	s.scr.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+	s.wait(" Packets ")
+	s.quit()
+}
