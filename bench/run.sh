@@ -13,8 +13,9 @@
 # default 10000000; 0 skips it), STREAM_RUNS (default 1), FLOW_BENCH (0
 # skips `go test -bench Track ./flow`), REPLAY (0 skips the rocetap replay
 # section and its capture), CAPBENCH (0 skips the live capture load test,
-# which needs root), OUT (scratch directory, default bench/out),
-# RESULTS (default bench/RESULTS.md).
+# which needs root), TUI (0 skips the rocetap tui section, bench/tui.sh,
+# whose own variables start with TUI_), OUT (scratch directory, default
+# bench/out), RESULTS (default bench/RESULTS.md).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -30,6 +31,7 @@ STREAM_RUNS=${STREAM_RUNS:-1}
 FLOW_BENCH=${FLOW_BENCH:-1}
 REPLAY=${REPLAY:-1}
 CAPBENCH=${CAPBENCH:-1}
+TUI=${TUI:-1}
 GO=${GO:-go}
 OUT=${OUT:-bench/out}
 FILE=$OUT/bench.pcap
@@ -356,6 +358,15 @@ if [ "$CAPBENCH" != 0 ]; then
 	fi
 fi
 
+# rocetap tui on a 10-million-packet capture, beside termshark and tshark
+# (bench/tui.sh writes its section to $OUT/tui.md).
+TUI_STATUS="skipped (TUI=0)"
+if [ "$TUI" != 0 ]; then
+	log "rocetap tui (bench/tui.sh)"
+	TUI_STATUS=0
+	OUT="$OUT" BIN="$BIN" GO="$GO" bash bench/tui.sh >/dev/null 2>>"$OUT/stderr.log" || TUI_STATUS=$?
+fi
+
 total_secs=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 
 row() { # key label
@@ -523,6 +534,14 @@ row() { # key label
 	else
 		echo "Not run: $CAPBENCH_STATUS$( [ -f "$OUT/capbench.log" ] && echo "; see $OUT/capbench.log")."
 	fi
+	echo
+	echo "## rocetap tui"
+	echo
+	if [ "$TUI_STATUS" = 0 ] && [ -f "$OUT/tui.md" ]; then
+		cat "$OUT/tui.md"
+	else
+		echo "Not run: $TUI_STATUS (see $OUT/stderr.log)."
+	fi
 	if [ -f bench/out/gotest.txt ]; then
 		echo
 		echo "## go test -bench"
@@ -545,6 +564,9 @@ printf 'stats %s pkt/s on one core (%s), %s pkt/s default; stats/cat %s× / %s×
 if [ "$REPLAY" != 0 ]; then
 	printf 'replay %s pkt/s (%s); %s; feed+align %s ns/pkt, %s allocs/pkt (%s)\n' \
 		"$replay_pps" "$pass_replay" "$REPLAY_VERDICT" "$replay_ns" "$replay_allocs" "$pass_replay_allocs"
+fi
+if [ "$TUI" != 0 ]; then
+	if [ "$TUI_STATUS" = 0 ]; then cat "$OUT/tui.summary"; else echo "rocetap tui section: exit $TUI_STATUS"; fi
 fi
 if [ "$CAPBENCH" != 0 ]; then
 	if [ "$CAPBENCH_STATUS" = 0 ]; then

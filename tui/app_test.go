@@ -871,3 +871,28 @@ func TestAppStatus(t *testing.T) {
 	h := startApp(t, td+"rxe/cm_rping.pcap", func(o *Options) { o.Status = func() string { return "live eth9: 7 packets" } })
 	h.waitText("live eth9: 7 packets")
 }
+
+// TestAppOpensAtTheTop: a capture indexed while the UI runs (as rocetap
+// tui does) opens on its first packet: the list shows packet 1 at the
+// top, selected, and does not follow the end as the index grows.
+func TestAppOpensAtTheTop(t *testing.T) {
+	const n = 200000
+	ix, err := OpenIndex(benchCapture(t, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	h := startAppIndex(t, ix)
+	built := make(chan struct{})
+	go func() {
+		ix.Build(BuildOptions{NewTracker: newTracker, Notify: h.app.Refresh, Every: 10 * time.Millisecond})
+		close(built)
+	}()
+	<-built
+	s := h.waitFor("the whole capture indexed", func(s *screen) bool {
+		return strings.Contains(statusLine(s), fmt.Sprintf("packets: %d ", n)) && !strings.Contains(statusLine(s), "indexing")
+	})
+	if got := rowNumbers(s); len(got) == 0 || got[0] != 1 || s.find("Frame 1:") < 0 {
+		t.Errorf("after indexing %d packets the list shows rows %v..., want packet 1 at the top, selected:\n%s", n, got[:min(len(got), 3)], s)
+	}
+}
