@@ -10,10 +10,12 @@ import (
 	"github.com/rocetap/rocetap/flow"
 )
 
-// AddStandardViews adds the sessions (s) and expert (e) views.
+// AddStandardViews adds the sessions (s) and expert (e) views, and the
+// RDMA views (AddRDMAViews).
 func AddStandardViews(a *App) {
 	a.AddView(newSessionsView(a))
 	a.AddView(newExpertView(a))
+	AddRDMAViews(a)
 }
 
 func init() {
@@ -46,6 +48,14 @@ func newSessionsView(a *App) *sessionsView {
 
 func (v *sessionsView) Name() string               { return "sessions" }
 func (v *sessionsView) Primitive() tview.Primitive { return v.table }
+
+// pickedSession is the selected row's session (l opens its ladder).
+func (v *sessionsView) pickedSession() uint32 {
+	if r, _ := v.table.GetSelection(); r >= 1 && r <= len(v.ids) {
+		return v.ids[r-1]
+	}
+	return 0
+}
 
 func (v *sessionsView) Refresh(a *App) {
 	v.table.Clear()
@@ -87,13 +97,14 @@ func endpoint(e flow.Endpoint) string {
 
 // expertView lists the tracker's findings by severity and kind.
 type expertView struct {
-	table  *tview.Table
-	frames []int
+	table    *tview.Table
+	frames   []int
+	sessions []uint32
 }
 
 func newExpertView(a *App) *expertView {
 	v := &expertView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
-	v.table.SetBorder(true).SetTitle(" Expert information (Enter: go to the frame, Esc: back) ")
+	v.table.SetBorder(true).SetTitle(" Expert information (Enter: go to the frame, l: ladder, Esc: back) ")
 	v.table.SetSelectedFunc(func(r, _ int) {
 		if r >= 1 && r <= len(v.frames) && v.frames[r-1] > 0 {
 			a.GoTo(v.frames[r-1] - 1)
@@ -105,6 +116,14 @@ func newExpertView(a *App) *expertView {
 func (v *expertView) Name() string               { return "expert" }
 func (v *expertView) Primitive() tview.Primitive { return v.table }
 
+// pickedSession is the selected event's session (l opens its ladder).
+func (v *expertView) pickedSession() uint32 {
+	if r, _ := v.table.GetSelection(); r >= 1 && r <= len(v.sessions) {
+		return v.sessions[r-1]
+	}
+	return 0
+}
+
 var sevColors = map[decode.Severity]tcell.Color{decode.SevChat: tcell.ColorSilver, decode.SevNote: tcell.ColorTeal,
 	decode.SevWarning: tcell.ColorYellow, decode.SevError: tcell.ColorRed}
 
@@ -113,7 +132,7 @@ func (v *expertView) Refresh(a *App) {
 	for c, h := range []string{"Severity", "Kind", "Frame", "Session", "Text"} {
 		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
 	}
-	v.frames = v.frames[:0]
+	v.frames, v.sessions = v.frames[:0], v.sessions[:0]
 	a.ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
 		for _, g := range l.Groups() { // errors first
 			for _, e := range g.Events {
@@ -127,6 +146,7 @@ func (v *expertView) Refresh(a *App) {
 					v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))).SetTextColor(col))
 				}
 				v.frames = append(v.frames, e.Frame)
+				v.sessions = append(v.sessions, e.Session)
 			}
 		}
 	})

@@ -1,0 +1,480 @@
+package tui
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// The ladder view: one session as a sequence diagram, its two endpoints
+// as columns and one arrow per packet.
+
+// AddRDMAViews adds the ladder (l), statistics (S) and MPT (M) views.
+func AddRDMAViews(a *App) {
+	a.AddView(newLadderView(a))
+	a.AddView(newStatsView(a))
+	a.AddView(newMPTView(a))
+}
+
+func init() {
+	AddKey(Key{'l', "l", "ladder diagram of the selected packet's session (in the sessions, expert and MPT views: of the selected row)", openLadder})
+}
+
+// sessionPicker is a view whose selected row names a session: l opens
+// that session's ladder.
+type sessionPicker interface {
+	pickedSession() uint32
+}
+
+// openLadder opens the ladder of the session the selection names.
+func openLadder(a *App) bool {
+	v, ok := a.views["ladder"].(*ladderView)
+	if !ok {
+		return false
+	}
+	var id uint32
+	name, fv := a.front()
+	switch fv := fv.(type) {
+	case nil:
+		if name != "main" { // help, a prompt: the key is theirs
+			return false
+		}
+		pi := a.Selected()
+		if pi < 0 {
+			a.flash("no packet selected")
+			return true
+		}
+		e, _ := a.ix.Entry(pi)
+		if id = e.Session; id == 0 {
+			a.flash("packet " + strconv.Itoa(e.Number) + " belongs to no session")
+			return true
+		}
+	case sessionPicker:
+		if id = fv.pickedSession(); id == 0 {
+			return true
+		}
+	default: // the ladder itself and the rest: the view has the key
+		return false
+	}
+	v.open(id)
+	a.ShowView("ladder")
+	return true
+}
+
+// ladderMax is the most packets a ladder shows: the first ones of the
+// session (the title says how many it has).
+const ladderMax = 100000
+
+// ladderRow is one packet of the ladder, kept small: the arrow's text is
+// made when the row is drawn.
+type ladderRow struct {
+	pi     int32 // packet index
+	rel    int64 // ns since the session's first packet
+	ev     decode.Event
+	op     decode.Opcode
+	psn    uint32
+	plen   uint32 // payload bytes
+	dma    uint32 // RETH DMA length
+	dqp    uint32 // destination QP
+	cm     uint16 // CM attribute ID (0: none)
+	syn    uint8  // AETH syndrome
+	has    uint8  // rowBTH, rowAETH, rowRETH
+	toA    bool   // sent to A's address
+	toB    bool   // sent to B's address
+	broken bool   // not decoded (a read error)
+}
+
+const (
+	rowBTH = 1 << iota
+	rowAETH
+	rowRETH
+)
+
+// ladderSession is what the ladder shows of the tracker's session.
+type ladderSession struct {
+	id        uint32
+	transport string
+	a, b      flow.Endpoint
+}
+
+// ladderContent is the ladder's table content; it is only touched in the
+// UI goroutine.
+type ladderContent struct {
+	tview.TableContentReadOnly
+	s       ladderSession
+	rows    []ladderRow
+	total   int  // packets of the session seen so far
+	working bool // scanning the index
+	width   int  // the table's inner width, from the last Draw
+	b       []byte
+}
+
+var ladderCols = []string{"No.", "Time", "", "Notes"}
+
+func (c *ladderContent) GetRowCount() int    { return 1 + len(c.rows) }
+func (c *ladderContent) GetColumnCount() int { return len(ladderCols) }
+
+// lane is the width of the arrows' column.
+func (c *ladderContent) lane() int {
+	return min(100, max(36, c.width-40))
+}
+
+func (c *ladderContent) GetCell(r, col int) *tview.TableCell {
+	if col < 0 || col >= len(ladderCols) {
+		return nil
+	}
+	if r == 0 {
+		text := ladderCols[col]
+		if col == 2 {
+			text = ladderHeader(c.s, c.lane())
+		}
+		return tview.NewTableCell(tview.Escape(text)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
+	}
+	if r-1 >= len(c.rows) {
+		return nil
+	}
+	row := &c.rows[r-1]
+	var text string
+	cell := tview.NewTableCell("")
+	switch col {
+	case 0:
+		text = strconv.Itoa(int(row.pi) + 1)
+		cell.SetAlign(tview.AlignRight)
+	case 1:
+		c.b = decode.AppendSeconds(c.b[:0], row.rel, 6)
+		text = string(c.b)
+		cell.SetAlign(tview.AlignRight)
+	case 2:
+		text = arrow(ladderLabel(row), row.toward(&c.s) == decode.DirBToA, c.lane())
+	case 3:
+		text = eventNotes(row.ev)
+		cell.SetExpansion(1)
+	}
+	return cell.SetText(tview.Escape(text)).SetTextColor(row.color())
+}
+
+// toward says which way the packet went: to B (A→B) unless it was sent
+// to A's address and QP. The QPs are read when drawn, as pairing may
+// learn A's QPN after the first packets.
+func (r *ladderRow) toward(s *ladderSession) decode.Direction {
+	if r.toB && s.b.QPNKnown && r.dqp == s.b.QPN {
+		return decode.DirAToB
+	}
+	if r.toA && s.a.QPNKnown && r.dqp == s.a.QPN {
+		return decode.DirBToA
+	}
+	return decode.DirAToB
+}
+
+// color: NAKs red, retransmissions, duplicates, out-of-order and gaps
+// yellow, responses green, requests white.
+func (r *ladderRow) color() tcell.Color {
+	switch {
+	case r.has&rowAETH != 0 && r.syn>>5&3 != decode.AETHAck, r.ev&(decode.EventNAK|decode.EventRNRNak) != 0:
+		return tcell.ColorRed
+	case r.ev&(decode.EventRetransmission|decode.EventDuplicate|decode.EventOutOfOrder|decode.EventPSNGap) != 0:
+		return tcell.ColorYellow
+	case r.broken:
+		return tcell.ColorRed
+	case r.has&rowBTH != 0 && r.op.IsResponse():
+		return tcell.ColorLightGreen
+	case r.has&rowBTH != 0 && r.op.IsRequest():
+		return tcell.ColorWhite
+	}
+	return tcell.ColorSilver
+}
+
+// ladderLabel is the text on a packet's arrow: opcode, PSN, lengths, and
+// the AETH syndrome unless it is a plain ACK.
+func ladderLabel(r *ladderRow) string {
+	switch {
+	case r.broken:
+		return "(cannot read the packet)"
+	case r.cm != 0:
+		return "CM " + decode.CMAttrString(r.cm)
+	case r.has&rowBTH == 0:
+		return "(not InfiniBand)"
+	}
+	var b strings.Builder
+	b.WriteString(r.op.String())
+	b.WriteString("  PSN ")
+	b.WriteString(strconv.FormatUint(uint64(r.psn), 10))
+	if r.op.HasPayload() {
+		b.WriteString("  len ")
+		b.WriteString(strconv.FormatUint(uint64(r.plen), 10))
+	}
+	if r.has&rowRETH != 0 && !r.op.HasPayload() {
+		b.WriteString("  dma ")
+		b.WriteString(strconv.FormatUint(uint64(r.dma), 10))
+	}
+	if r.has&rowAETH != 0 && r.syn>>5&3 != decode.AETHAck {
+		b.WriteString("  ")
+		b.WriteString(decode.SyndromeString(r.syn))
+	}
+	return decode.Sanitize(b.String())
+}
+
+// arrow draws label on an arrow between the two columns, w cells wide:
+// │──── label ────>│ (toA: │<──── label ────│).
+func arrow(label string, toA bool, w int) string {
+	label = " " + label + " "
+	n := utf8.RuneCountInString(label)
+	if room := w - 5; n > room {
+		rs := []rune(label)
+		label = string(rs[:max(0, room-1)]) + "… "
+		n = utf8.RuneCountInString(label)
+	}
+	fill := max(0, w-3-n)
+	left, right := strings.Repeat("─", fill/2), strings.Repeat("─", fill-fill/2)
+	if toA {
+		return "│<" + left + label + right + "│"
+	}
+	return "│" + left + label + right + ">│"
+}
+
+// ladderHeader names the two columns: A on the left, B on the right.
+func ladderHeader(s ladderSession, w int) string {
+	if s.transport == "" { // not (yet) known to the tracker
+		return ""
+	}
+	l, r := "A "+s.a.String(), s.b.String()+" B"
+	pad := max(1, w-utf8.RuneCountInString(l)-utf8.RuneCountInString(r))
+	return l + strings.Repeat(" ", pad) + r
+}
+
+// eventNotes lists the tracker's findings about a packet: [retransmission].
+func eventNotes(ev decode.Event) string {
+	var b strings.Builder
+	for i := range decode.NumEvents {
+		if e := decode.Event(1) << i; ev&e != 0 {
+			name, _, _ := decode.EventInfo(e)
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString("[" + name + "]")
+		}
+	}
+	return b.String()
+}
+
+// ladderTable is the ladder's table, telling the content its width
+// before drawing (the arrows fill it).
+type ladderTable struct {
+	*tview.Table
+	c *ladderContent
+}
+
+func (t *ladderTable) Draw(s tcell.Screen) {
+	_, _, w, _ := t.GetInnerRect()
+	t.c.width = w
+	t.Table.Draw(s)
+}
+
+// ladderView is the ladder of one session. The packets are found by a
+// scan of the index in the background, which goes on from where it
+// stopped as the index grows.
+type ladderView struct {
+	a     *App
+	table *ladderTable
+	c     *ladderContent
+	job   bgJob
+	limit int // the most packets shown (ladderMax; set before Run)
+
+	mu   sync.Mutex
+	want uint32 // the session asked for (set in the UI goroutine)
+
+	// The job's state (see bgJob).
+	jid     uint32
+	jsess   ladderSession
+	scanned int // packets of the index looked at
+	total   int
+	start   time.Time
+	acc     []ladderRow
+}
+
+func newLadderView(a *App) *ladderView {
+	v := &ladderView{a: a, c: &ladderContent{}, limit: ladderMax}
+	t := tview.NewTable().SetContent(v.c).SetSelectable(true, false).SetFixed(1, 0)
+	t.SetBorder(true)
+	t.SetSelectedFunc(func(r, _ int) {
+		if r >= 1 && r <= len(v.c.rows) {
+			a.GoTo(int(v.c.rows[r-1].pi))
+		}
+	})
+	v.table = &ladderTable{Table: t, c: v.c}
+	v.setTitle()
+	return v
+}
+
+func (v *ladderView) Name() string               { return "ladder" }
+func (v *ladderView) Primitive() tview.Primitive { return v.table }
+
+// open shows session id (from the UI goroutine).
+func (v *ladderView) open(id uint32) {
+	v.mu.Lock()
+	v.want = id
+	v.mu.Unlock()
+	if v.c.s.id != id {
+		v.c.s, v.c.rows, v.c.total, v.c.working = ladderSession{id: id}, nil, 0, true
+		v.table.Select(1, 0).ScrollToBeginning()
+		v.setTitle()
+	}
+}
+
+func (v *ladderView) Refresh(a *App) {
+	v.mu.Lock()
+	id := v.want
+	v.mu.Unlock()
+	if id != 0 {
+		v.job.start(v.scan)
+	}
+}
+
+func (v *ladderView) setTitle() {
+	c := v.c
+	var b strings.Builder
+	b.WriteString(" Ladder")
+	if c.s.id != 0 {
+		b.WriteString(": session " + strconv.Itoa(int(c.s.id)))
+		if c.s.transport != "" {
+			b.WriteString(" " + c.s.transport)
+		}
+		switch {
+		case c.total > len(c.rows):
+			b.WriteString(", the first " + strconv.Itoa(len(c.rows)) + " of " + strconv.Itoa(c.total) + " packets")
+		default:
+			b.WriteString(", " + strconv.Itoa(c.total) + " packets")
+		}
+		if c.working {
+			b.WriteString(", scanning…")
+		}
+	} else {
+		b.WriteString(": press l on a packet or a session")
+	}
+	b.WriteString(" (Enter: go to the frame, Esc: back) ")
+	v.table.SetTitle(tview.Escape(decode.Sanitize(b.String())))
+}
+
+// scan looks for the session's packets in the part of the index not yet
+// scanned and decodes them (the job).
+func (v *ladderView) scan() {
+	v.mu.Lock()
+	id := v.want
+	v.mu.Unlock()
+	if id != v.jid {
+		v.jid, v.jsess, v.scanned, v.total, v.start, v.acc = id, ladderSession{id: id}, 0, 0, time.Time{}, nil
+	}
+	ix := v.a.ix
+	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
+		if t == nil {
+			return
+		}
+		if s := t.Session(id); s != nil {
+			v.jsess = ladderSession{id: id, transport: s.Transport, a: s.A, b: s.B}
+		}
+	})
+	n := ix.Len()
+	var p decode.Packet
+	var buf []byte
+	last := time.Now()
+	for i := v.scanned; i < n; i++ {
+		e, ok := ix.Entry(i)
+		if !ok {
+			break
+		}
+		if e.Session != id {
+			continue
+		}
+		v.total++
+		if len(v.acc) >= v.limit {
+			continue
+		}
+		if v.start.IsZero() {
+			v.start = e.Time
+		}
+		var err error
+		buf, err = ix.Decode(i, &p, buf)
+		v.acc = append(v.acc, ladderRowOf(&p, e, err != nil, v.start, &v.jsess))
+		if time.Since(last) > 250*time.Millisecond {
+			last = time.Now()
+			v.publish(false)
+		}
+	}
+	v.scanned = n
+	v.publish(true) // until the index grows again
+}
+
+// publish hands the rows found so far to the UI goroutine.
+func (v *ladderView) publish(complete bool) {
+	id, s, total := v.jid, v.jsess, v.total
+	rows := v.acc[:len(v.acc):len(v.acc)] // later appends never touch these
+	v.a.app.QueueUpdateDraw(func() {
+		if v.c.s.id != id {
+			return
+		}
+		first := len(v.c.rows) == 0
+		v.c.s, v.c.rows, v.c.total, v.c.working = s, rows, total, !complete
+		if first && len(rows) > 0 {
+			v.table.Select(1, 0)
+		}
+		v.setTitle()
+	})
+}
+
+// ladderRowOf makes a packet's ladder row.
+func ladderRowOf(p *decode.Packet, e Entry, broken bool, start time.Time, s *ladderSession) ladderRow {
+	r := ladderRow{pi: int32(e.Number - 1), rel: int64(e.Time.Sub(start)), ev: e.Events, broken: broken}
+	if broken {
+		return r
+	}
+	if p.Has&decode.HdrBTH != 0 {
+		r.has |= rowBTH
+		r.op, r.psn, r.dqp, r.plen = p.BTH.Opcode, p.BTH.PSN, p.BTH.DestQP, uint32(len(p.Payload))
+	}
+	if p.Has&decode.HdrAETH != 0 {
+		r.has |= rowAETH
+		r.syn = p.AETH.Syndrome
+	}
+	if p.Has&decode.HdrRETH != 0 {
+		r.has |= rowRETH
+		r.dma = p.RETH.DMALen
+	}
+	if p.Has&decode.HdrCM != 0 {
+		r.cm = p.CM.AttributeID
+	}
+	addr, lid, isLID := dstAddr(p)
+	r.toA, r.toB = sameAddr(s.a, addr, lid, isLID), sameAddr(s.b, addr, lid, isLID)
+	return r
+}
+
+// dstAddr is the packet's destination as the tracker keys sessions by it:
+// IP address, else GID, else LID.
+func dstAddr(p *decode.Packet) (addr netip.Addr, lid uint16, isLID bool) {
+	switch {
+	case p.Has&decode.HdrIPv4 != 0:
+		return netip.AddrFrom4(p.IPv4.Dst), 0, false
+	case p.Has&decode.HdrIPv6 != 0:
+		return netip.AddrFrom16(p.IPv6.Dst), 0, false
+	case p.Has&decode.HdrGRH != 0:
+		return netip.AddrFrom16(p.GRH.DGID), 0, false
+	case p.Has&decode.HdrLRH != 0:
+		return netip.Addr{}, p.LRH.DLID, true
+	}
+	return netip.Addr{}, 0, false
+}
+
+// sameAddr reports whether endpoint e has the address (or LID).
+func sameAddr(e flow.Endpoint, addr netip.Addr, lid uint16, isLID bool) bool {
+	if isLID {
+		return !e.Addr.IsValid() && e.LID == lid
+	}
+	return addr.IsValid() && e.Addr.IsValid() && e.Addr.Unmap() == addr.Unmap()
+}

@@ -1,0 +1,322 @@
+package tui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// The stats view: the opcode and AETH syndrome histograms (flow.Totals,
+// as `rocetap stats` counts them) and each big session's throughput over
+// the capture as a sparkline.
+
+func init() {
+	AddKey(Key{'S', "S", "statistics: opcode histogram, throughput of the busiest sessions", func(a *App) bool { return a.showRDMAView("stats") }})
+}
+
+const (
+	sparkBuckets = 60 // time buckets of a throughput sparkline
+	sparkTop     = 10 // sessions with a sparkline, by bytes
+)
+
+// sessionRate is one session's throughput over the capture.
+type sessionRate struct {
+	id      uint32
+	label   string
+	packets uint64
+	bytes   uint64
+	buckets [sparkBuckets]uint64 // bytes per time bucket
+}
+
+// statsResult is what the view shows; the job makes a new one each time
+// it publishes.
+type statsResult struct {
+	counted  int  // packets counted
+	indexed  int  // packets in the index
+	complete bool // every packet indexed so far is counted
+	totals   flow.Totals
+	span     time.Duration // from the first packet to the last
+	sessions []sessionRate // busiest first
+}
+
+// statsView computes in the background (bgJob): the totals go on from
+// where they stopped as the index grows; the sparklines are made again
+// from the index entries, which needs no decoding.
+type statsView struct {
+	a    *App
+	text *statsText
+	job  bgJob
+
+	// The job's state (see bgJob).
+	counted int
+	totals  flow.Totals
+	bytes   map[uint32]*sessionRate
+}
+
+// statsText draws the result at the width it gets.
+type statsText struct {
+	*tview.TextView
+	res   *statsResult // UI goroutine only
+	width int          // the width res was rendered at
+}
+
+func (t *statsText) Draw(s tcell.Screen) {
+	_, _, w, _ := t.GetInnerRect()
+	if w != t.width && t.res != nil {
+		t.width = w
+		t.SetText(renderStats(t.res, w))
+	}
+	t.TextView.Draw(s)
+}
+
+func newStatsView(a *App) *statsView {
+	tv := tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	tv.SetBorder(true).SetTitle(" Statistics (Esc: back) ")
+	tv.SetText("counting…")
+	return &statsView{a: a, text: &statsText{TextView: tv}, bytes: map[uint32]*sessionRate{}}
+}
+
+func (v *statsView) Name() string               { return "stats" }
+func (v *statsView) Primitive() tview.Primitive { return v.text }
+
+func (v *statsView) Refresh(a *App) { v.job.start(v.compute) }
+
+// compute counts the packets indexed since the last run, then makes the
+// sparklines of the busiest sessions (the job).
+func (v *statsView) compute() {
+	ix := v.a.ix
+	n := ix.Len()
+	var p decode.Packet
+	var buf []byte
+	last := time.Now()
+	for ; v.counted < n; v.counted++ {
+		e, ok := ix.Entry(v.counted)
+		if !ok {
+			break
+		}
+		var err error
+		if buf, err = ix.Decode(v.counted, &p, buf); err != nil {
+			break
+		}
+		v.totals.Add(&p)
+		if e.Session != 0 {
+			s := v.bytes[e.Session]
+			if s == nil {
+				s = &sessionRate{id: e.Session}
+				v.bytes[e.Session] = s
+			}
+			s.packets++
+			s.bytes += uint64(e.Length)
+		}
+		if time.Since(last) > 250*time.Millisecond {
+			last = time.Now()
+			v.publish(&statsResult{counted: v.counted, indexed: n, totals: v.totals})
+		}
+	}
+	r := &statsResult{counted: v.counted, indexed: n, complete: true, totals: v.totals} // until the index grows again
+	r.sessions, r.span = v.rates(n)
+	v.publish(r)
+}
+
+// rates returns the busiest sessions' bytes per time bucket over the
+// first n packets, and the time they span.
+func (v *statsView) rates(n int) ([]sessionRate, time.Duration) {
+	ix := v.a.ix
+	top := make([]*sessionRate, 0, len(v.bytes))
+	for _, s := range v.bytes {
+		top = append(top, s)
+	}
+	slices.SortFunc(top, func(x, y *sessionRate) int {
+		return cmp.Or(cmp.Compare(y.bytes, x.bytes), cmp.Compare(x.id, y.id))
+	})
+	top = top[:min(len(top), sparkTop)]
+	out := make([]sessionRate, len(top))
+	slot := map[uint32]int{}
+	for i, s := range top {
+		out[i] = sessionRate{id: s.id, packets: s.packets, bytes: s.bytes}
+		slot[s.id] = i
+	}
+	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
+		for i := range out {
+			if t == nil {
+				break
+			}
+			if s := t.Session(out[i].id); s != nil {
+				out[i].label = fmt.Sprintf("#%d %s %s ↔ %s", s.ID, s.Transport, s.A, s.B)
+			}
+		}
+	})
+	if n == 0 || len(out) == 0 {
+		return out, 0
+	}
+	start := ix.Start()
+	end := start
+	for i := n - 1; i >= 0; i-- { // the last packet's time (files are mostly in order)
+		if e, ok := ix.Entry(i); ok {
+			end = e.Time
+			break
+		}
+	}
+	span := max(end.Sub(start), 0)
+	for i := range n {
+		e, ok := ix.Entry(i)
+		if !ok {
+			break
+		}
+		k, ok := slot[e.Session]
+		if e.Session == 0 || !ok {
+			continue
+		}
+		b := 0
+		if span > 0 {
+			b = int(int64(e.Time.Sub(start)) * sparkBuckets / (int64(span) + 1))
+		}
+		out[k].buckets[min(max(b, 0), sparkBuckets-1)] += uint64(e.Length)
+	}
+	return out, span
+}
+
+func (v *statsView) publish(r *statsResult) {
+	v.a.app.QueueUpdateDraw(func() {
+		v.text.res = r
+		_, _, w, _ := v.text.GetInnerRect()
+		v.text.width = w
+		v.text.SetText(renderStats(r, w))
+	})
+}
+
+// renderStats lays the result out w cells wide, as tview text.
+func renderStats(r *statsResult, w int) string {
+	var b strings.Builder
+	tt := &r.totals
+	fmt.Fprintf(&b, "Packets: %d (%d bytes), InfiniBand transport: %d, other: %d", tt.Packets, tt.Bytes, tt.IB, tt.Other)
+	if !r.complete {
+		fmt.Fprintf(&b, "  [yellow]counting… %d of %d packets[-]", r.counted, r.indexed)
+	}
+	b.WriteString("\n\n[yellow::b]Opcodes[-::-]\n")
+	var ops []histBar
+	for op, n := range tt.Opcodes {
+		if n > 0 {
+			ops = append(ops, histBar{decode.Opcode(op).String(), n})
+		}
+	}
+	if len(ops) == 0 {
+		b.WriteString("  (no InfiniBand transport packets)\n")
+	}
+	writeBars(&b, ops, w)
+	var syns []histBar
+	for syn, n := range tt.Syndromes {
+		if n > 0 {
+			syns = append(syns, histBar{decode.SyndromeString(uint8(syn)), n})
+		}
+	}
+	if len(syns) > 0 {
+		b.WriteString("\n[yellow::b]AETH syndromes[-::-]\n")
+		writeBars(&b, syns, w)
+	}
+	if len(r.sessions) > 0 {
+		which := "the busiest session"
+		if len(r.sessions) > 1 {
+			which = "the " + strconv.Itoa(len(r.sessions)) + " busiest sessions"
+		}
+		fmt.Fprintf(&b, "\n[yellow::b]Throughput[-::-] of %s (%d × %s over %s, each scaled to its peak)\n",
+			which, sparkBuckets, statsDur(r.span/sparkBuckets), statsDur(r.span))
+		bucket := r.span / sparkBuckets
+		for _, s := range r.sessions {
+			label := s.label
+			if label == "" {
+				label = "#" + strconv.Itoa(int(s.id))
+			}
+			var peak uint64
+			for _, x := range s.buckets {
+				peak = max(peak, x)
+			}
+			rate := "-"
+			if bucket > 0 {
+				rate = statsBitRate(float64(peak) * 8 / bucket.Seconds())
+			}
+			fmt.Fprintf(&b, "  %s  %d packets, %d bytes, peak %s\n", tview.Escape(decode.Sanitize(label)), s.packets, s.bytes, rate)
+			b.WriteString("    [green]" + sparkline(s.buckets[:]) + "[-]\n")
+		}
+	}
+	return b.String()
+}
+
+// histBar is one line of a histogram.
+type histBar struct {
+	name string
+	n    uint64
+}
+
+// writeBars writes a histogram, busiest first: name, count and a bar of
+// ▇ scaled to the widest that fits w.
+func writeBars(b *strings.Builder, bars []histBar, w int) {
+	slices.SortStableFunc(bars, func(x, y histBar) int { return cmp.Compare(y.n, x.n) })
+	nameW, countW := 0, 0
+	var peak uint64
+	for _, x := range bars {
+		nameW = max(nameW, utf8.RuneCountInString(x.name))
+		countW = max(countW, len(strconv.FormatUint(x.n, 10)))
+		peak = max(peak, x.n)
+	}
+	room := max(1, w-2-nameW-2-countW-2)
+	for _, x := range bars {
+		n := int(x.n * uint64(room) / peak)
+		if n == 0 && x.n > 0 {
+			n = 1
+		}
+		fmt.Fprintf(b, "  %s%s  %*d  [teal]%s[-]\n", tview.Escape(x.name), strings.Repeat(" ", nameW-utf8.RuneCountInString(x.name)),
+			countW, x.n, strings.Repeat("▇", n))
+	}
+}
+
+var sparkRunes = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws values as ▁..█ scaled to the largest; zero is a space.
+func sparkline(vals []uint64) string {
+	var peak uint64
+	for _, x := range vals {
+		peak = max(peak, x)
+	}
+	out := make([]rune, len(vals))
+	for i, x := range vals {
+		switch {
+		case x == 0:
+			out[i] = ' '
+		default:
+			out[i] = sparkRunes[(x*uint64(len(sparkRunes))+peak-1)/peak-1] // the peak is █
+		}
+	}
+	return string(out)
+}
+
+// statsBitRate formats bits per second as `rocetap stats` does (the
+// printer's is not exported).
+func statsBitRate(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
+	case bps >= 1e6:
+		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
+	case bps >= 1e3:
+		return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
+	}
+	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
+}
+
+// statsDur rounds a duration as `rocetap stats` shows them.
+func statsDur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.Round(100 * time.Nanosecond).String()
+}
