@@ -29,6 +29,9 @@ type Options struct {
 	// Status, when set, adds to the status line (a live capture's rates
 	// and drops).
 	Status func() string
+	// Follow keeps the end of the list in view as packets come (a stream
+	// or a live capture); otherwise the list stays where it is.
+	Follow bool
 }
 
 // App is the terminal UI of one capture.
@@ -60,6 +63,7 @@ type App struct {
 	views     map[string]View // the other views, by page name
 	det       detailer        // the selected packet's full analysis
 	lastFind  string
+	run       *filterRun // the display filter applied
 }
 
 // View is one of the views beside the three panes (sessions, expert,
@@ -132,6 +136,8 @@ func (a *App) Index() *Index { return a.ix }
 // Refresh redraws after the index grew; safe from any goroutine.
 func (a *App) Refresh() {
 	a.app.QueueUpdateDraw(func() {
+		a.continueFilter(false)
+		a.holdList()
 		a.updateStatus()
 		if a.selected < 0 && a.content.count() > 0 {
 			a.list.Select(1, 0)
@@ -266,21 +272,33 @@ func hexDump(data []byte, off, n int) string {
 			}
 		}
 		b.WriteByte(' ')
-		for i := line; i < line+16 && i < len(data); i++ {
-			c := data[i]
-			s := "."
-			if c >= 0x20 && c < 0x7f {
-				s = string(rune(c))
-				if c == '[' {
-					s = "[[]" // tview's escape for a literal bracket
-				}
+		// The ASCII column, in runs of plain and highlighted characters,
+		// each escaped as a whole so brackets in the data are not tags.
+		var run []byte
+		hi := false
+		flush := func() {
+			if len(run) == 0 {
+				return
 			}
-			if in(i) {
-				b.WriteString("[::r]" + s + "[::-]")
+			if hi {
+				b.WriteString("[::r]" + tview.Escape(string(run)) + "[::-]")
 			} else {
-				b.WriteString(s)
+				b.WriteString(tview.Escape(string(run)))
 			}
+			run = run[:0]
 		}
+		for i := line; i < line+16 && i < len(data); i++ {
+			if in(i) != hi {
+				flush()
+				hi = in(i)
+			}
+			c := data[i]
+			if c < 0x20 || c >= 0x7f {
+				c = '.'
+			}
+			run = append(run, c)
+		}
+		flush()
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -333,8 +351,52 @@ func (a *App) clearFilter() {
 	a.applyFilter("")
 }
 
+// filterRun is a display filter applied to the capture: it goes through
+// the packets in order (with its own tracker when the filter has
+// stateful fields), and goes on with the packets indexed after it ran.
+type filterRun struct {
+	expr  string
+	flt   *filter.Filter
+	tr    *flow.Tracker
+	next  int     // the next packet index to match
+	shown []int32 // the packets it selected so far
+	busy  bool
+	p     decode.Packet
+	buf   []byte
+}
+
+// advance matches the packets from run.next up to n.
+func (run *filterRun) advance(ix *Index, n int) {
+	for ; run.next < n; run.next++ {
+		var err error
+		if run.buf, err = ix.Decode(run.next, &run.p, run.buf); err != nil {
+			break
+		}
+		if run.tr != nil {
+			run.tr.Track(&run.p)
+		}
+		if run.flt.Match(&run.p) {
+			run.shown = append(run.shown, int32(run.next))
+		}
+	}
+}
+
+// runFilter returns the indexes of the packets indexed so far that flt
+// selects, synchronously (benchmarks and tests).
+func (a *App) runFilter(flt *filter.Filter) []int32 {
+	run := &filterRun{flt: flt, shown: []int32{}}
+	for _, f := range flt.Fields() {
+		if f.Stateful && a.o.NewTracker != nil && run.tr == nil {
+			run.tr = a.o.NewTracker(nil)
+		}
+	}
+	run.advance(a.ix, a.ix.Len())
+	return run.shown
+}
+
 // applyFilter runs a display filter over every packet in the background
-// and shows the packets it selects.
+// and shows the packets it selects; packets indexed later are filtered as
+// they come (Refresh).
 func (a *App) applyFilter(expr string) {
 	expr = strings.TrimSpace(expr)
 	a.mu.Lock()
@@ -343,6 +405,7 @@ func (a *App) applyFilter(expr string) {
 		a.history = append(a.history, expr)
 	}
 	a.histPos = len(a.history)
+	a.run = nil
 	a.mu.Unlock()
 	if expr == "" {
 		a.content.setShown(nil)
@@ -353,55 +416,63 @@ func (a *App) applyFilter(expr string) {
 	if err != nil {
 		return
 	}
+	run := &filterRun{expr: expr, flt: flt, shown: []int32{}}
+	for _, f := range flt.Fields() {
+		if f.Stateful && a.o.NewTracker != nil && run.tr == nil {
+			run.tr = a.o.NewTracker(nil)
+		}
+	}
 	a.mu.Lock()
+	a.run = run
+	a.mu.Unlock()
+	a.content.setShown([]int32{})
+	a.continueFilter(true)
+}
+
+// continueFilter filters the packets indexed since the filter last ran,
+// in the background; first says the list was just emptied for it.
+func (a *App) continueFilter(first bool) {
+	a.mu.Lock()
+	run := a.run
+	if run == nil || run.busy || (!first && run.next >= a.ix.Len()) {
+		a.mu.Unlock()
+		return
+	}
+	run.busy = true
 	a.filtering = true
 	a.mu.Unlock()
 	a.updateStatus()
 	go func() {
-		shown := a.runFilter(flt)
+		run.advance(a.ix, a.ix.Len())
+		shown := run.shown[:len(run.shown):len(run.shown)]
 		a.app.QueueUpdateDraw(func() {
 			a.mu.Lock()
-			stale := a.applied != expr
+			run.busy = false
+			current := a.run == run
 			a.filtering = false
 			a.mu.Unlock()
-			if stale {
+			if !current {
 				return
 			}
 			a.content.setShown(shown)
-			a.afterFilter()
+			if first {
+				a.afterFilter()
+			} else {
+				a.updateStatus()
+			}
+			a.continueFilter(false) // packets indexed meanwhile
 		})
 	}()
 }
 
-// runFilter returns the indexes of the packets flt selects; with stateful
-// fields, a new tracker follows the capture.
-func (a *App) runFilter(flt *filter.Filter) []int32 {
-	stateful := false
-	for _, f := range flt.Fields() {
-		stateful = stateful || f.Stateful
+// holdList keeps the list where it is as it grows: tview's table follows
+// its end once all its rows fitted on the screen, which suits a live
+// capture (Options.Follow) but not a file being indexed.
+func (a *App) holdList() {
+	if !a.o.Follow {
+		r, c := a.list.GetOffset()
+		a.list.SetOffset(r, c)
 	}
-	var tr *flow.Tracker
-	if stateful && a.o.NewTracker != nil {
-		tr = a.o.NewTracker(nil)
-	}
-	shown := []int32{}
-	var p decode.Packet
-	var buf []byte
-	n := a.ix.Len()
-	for i := 0; i < n; i++ {
-		var err error
-		buf, err = a.ix.Decode(i, &p, buf)
-		if err != nil {
-			break
-		}
-		if tr != nil {
-			tr.Track(&p)
-		}
-		if flt.Match(&p) {
-			shown = append(shown, int32(i))
-		}
-	}
-	return shown
 }
 
 // afterFilter keeps the selected packet selected when the filter shows it.
@@ -411,6 +482,7 @@ func (a *App) afterFilter() {
 		pos = a.content.positionOf(a.selected)
 	}
 	if a.content.count() > 0 {
+		a.list.SetOffset(max(0, min(pos, a.content.count()-1)-2), 0)
 		a.list.Select(min(pos, a.content.count()-1)+1, 0)
 	} else {
 		a.tree.SetRoot(tview.NewTreeNode("no packet matches the filter"))
@@ -451,7 +523,9 @@ func (a *App) updateStatusLocked() {
 		b.WriteString("  filtering…")
 	}
 	if a.filterErr != "" {
-		fmt.Fprintf(&b, "  [red]filter: %s[-]", tview.Escape(decode.Sanitize(a.filterErr)))
+		msg, _, _ := strings.Cut(a.filterErr, "\n") // the first line; the rest draws a caret under the text
+		msg = strings.TrimPrefix(msg, "filter: ")
+		fmt.Fprintf(&b, "  [red]filter: %s[-]", tview.Escape(decode.Sanitize(msg)))
 	}
 	if a.o.Status != nil {
 		b.WriteString("  " + tview.Escape(a.o.Status()))
@@ -469,6 +543,9 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 			return nil
 		}
 		return ev
+	}
+	if _, typing := a.app.GetFocus().(*tview.InputField); typing {
+		return ev // a prompt (go to, find, write): the keys are its text
 	}
 	switch ev.Key() {
 	case tcell.KeyCtrlC:
@@ -609,8 +686,8 @@ func (a *App) prompt(label string, done func(string)) {
 
 func (a *App) walkHistory(up bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if len(a.history) == 0 {
+		a.mu.Unlock()
 		return
 	}
 	if up {
@@ -622,7 +699,8 @@ func (a *App) walkHistory(up bool) {
 	if a.histPos < len(a.history) {
 		text = a.history[a.histPos]
 	}
-	a.filter.SetText(text)
+	a.mu.Unlock()
+	a.filter.SetText(text) // validateFilter takes the lock
 }
 
 func (a *App) cycleFocus() {

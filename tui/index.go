@@ -248,6 +248,9 @@ func (ix *Index) Build(o BuildOptions) {
 		ix.trackMu.Unlock()
 	}
 	err := ix.build(o)
+	if errors.Is(err, io.EOF) && ix.size > 0 {
+		ix.read.Store(ix.size) // the whole file was read
+	}
 	if ix.tracker != nil {
 		ix.trackMu.Lock()
 		ix.tracker.Flush()

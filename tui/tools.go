@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -41,8 +42,8 @@ func init() {
 type detailer struct {
 	mu   sync.Mutex
 	tr   *flow.Tracker
-	next int // the next packet index to track
-	gen  int // the latest request
+	next int          // the next packet index to track
+	gen  atomic.Int64 // the latest request
 	p    decode.Packet
 	buf  []byte
 }
@@ -54,31 +55,31 @@ func (a *App) analyze(pi int) {
 		return
 	}
 	d := &a.det
-	d.mu.Lock()
-	d.gen++
-	gen := d.gen
-	d.mu.Unlock()
+	gen := d.gen.Add(1)
 	go func() {
 		time.Sleep(100 * time.Millisecond) // let a scroll settle
 		d.mu.Lock()
-		defer d.mu.Unlock()
-		if d.gen != gen {
+		if d.gen.Load() != gen {
+			d.mu.Unlock()
 			return
 		}
 		if d.tr == nil || pi < d.next {
 			d.tr, d.next = a.o.NewTracker(nil), 0
 		}
 		for ; d.next <= pi; d.next++ {
-			if d.gen != gen && d.next < pi { // a newer request: stop, it goes on from here
+			if d.gen.Load() != gen && d.next < pi { // a newer request: it goes on from here
+				d.mu.Unlock()
 				return
 			}
 			var err error
 			if d.buf, err = a.ix.Decode(d.next, &d.p, d.buf); err != nil {
+				d.mu.Unlock()
 				return
 			}
 			d.tr.Track(&d.p)
 		}
 		lines := printer.Lines(&d.p, nil)
+		d.mu.Unlock() // before queueing: the UI goroutine may want the lock
 		a.app.QueueUpdateDraw(func() {
 			if a.selected != pi {
 				return

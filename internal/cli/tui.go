@@ -113,7 +113,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		return err
 	}
 	cleanup = append(cleanup, func() { ix.Close() })
-	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status}
+	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-"}
 	if configure != nil {
 		configure(&uo)
 	}
