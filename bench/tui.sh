@@ -117,7 +117,7 @@ termshark_version=""
 if [ "$TUI_TERMSHARK" != 0 ]; then
 	command -v termshark >/dev/null || { log "installing termshark"; apt_install termshark || true; }
 	if command -v termshark >/dev/null; then
-		termshark_version=$(termshark -v 2>/dev/null | grep -m1 -o 'termshark [^ ]*' || true)
+		termshark_version=$(dpkg-query -W -f='termshark ${Version}' termshark 2>/dev/null || true)
 		log "first paint under tmux: termshark"
 		paint_termshark=$(first_paint "termshark -r $FILE")
 		cp "$OUT/first_paint.pane" "$OUT/first_paint.termshark.pane"
