@@ -157,6 +157,12 @@ func NewReaderFormat(r io.Reader, format string) (*Reader, error) {
 	return newReader(r, name, -1, format, true)
 }
 
+// NewNamedReader is NewReader for a stream with a name for its errors (a
+// file read through another reader, such as a spool or a section).
+func NewNamedReader(r io.Reader, name string) (*Reader, error) {
+	return newReader(r, name, -1, "", true)
+}
+
 func newReader(src io.Reader, name string, size int64, format string, sizeHint bool) (*Reader, error) {
 	r := &Reader{name: name, src: src, size: size}
 	if sizeHint {

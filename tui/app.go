@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -362,23 +363,34 @@ type filterRun struct {
 	shown []int32 // the packets it selected so far
 	busy  bool
 	p     decode.Packet
-	buf   []byte
 }
 
 // advance matches the packets from run.next up to n.
 func (run *filterRun) advance(ix *Index, n int) {
-	for ; run.next < n; run.next++ {
-		var err error
-		if run.buf, err = ix.Decode(run.next, &run.p, run.buf); err != nil {
-			break
+	start := ix.Start()
+	var prev time.Time
+	ix.Scan(run.next, n, func(i int, data []byte, e Entry) bool {
+		if i == 0 || prev.IsZero() {
+			prev = e.Time
+			if i > 0 {
+				if pe, ok := ix.Entry(i - 1); ok {
+					prev = pe.Time
+				}
+			}
 		}
+		p := &run.p
+		p.Frame = decode.Frame{Number: e.Number, Time: e.Time, TimeRelative: e.Time.Sub(start), TimeDelta: e.Time.Sub(prev), Len: e.Length}
+		prev = e.Time
+		decode.Decode(p, data, e.LinkType)
 		if run.tr != nil {
-			run.tr.Track(&run.p)
+			run.tr.Track(p)
 		}
-		if run.flt.Match(&run.p) {
-			run.shown = append(run.shown, int32(run.next))
+		if run.flt.Match(p) {
+			run.shown = append(run.shown, int32(i))
 		}
-	}
+		run.next = i + 1
+		return true
+	})
 }
 
 // runFilter returns the indexes of the packets indexed so far that flt

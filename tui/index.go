@@ -226,6 +226,56 @@ func (ix *Index) Decode(i int, p *decode.Packet, buf []byte) ([]byte, error) {
 	return data, nil
 }
 
+// scanBlock is how much of the file Scan reads at once.
+const scanBlock = 4 << 20
+
+// Scan calls fn with the bytes and entry of packets from to to-1 (0-based),
+// in order, until fn returns false. It reads the file in large blocks, so
+// going through every packet (a filter) costs one read per few thousand
+// packets, not one per packet. data is valid only during the call.
+func (ix *Index) Scan(from, to int, fn func(i int, data []byte, e Entry) bool) error {
+	var block []byte
+	entries := make([]Entry, 0, 4096)
+	for i := from; i < to; {
+		// The entries of the next block: consecutive packets whose bytes
+		// lie within scanBlock of the first one's.
+		entries = entries[:0]
+		ix.mu.RLock()
+		if i >= ix.n {
+			ix.mu.RUnlock()
+			return nil
+		}
+		start := ix.at(i).off
+		end := start
+		for j := i; j < to && j < ix.n && len(entries) < cap(entries); j++ {
+			e := ix.at(j)
+			last := e.off + int64(e.caplen&caplenMask)
+			if e.off < start || (last-start > scanBlock && len(entries) > 0) {
+				break
+			}
+			end = max(end, last)
+			entries = append(entries, Entry{Number: j + 1, Time: time.Unix(0, e.ts), CapLen: int(e.caplen & caplenMask), Length: int(e.wire),
+				LinkType: ix.links[e.caplen>>caplenBits], Session: e.sess, Events: decode.Event(e.ev), Offset: e.off})
+		}
+		ix.mu.RUnlock()
+		if cap(block) < int(end-start) {
+			block = make([]byte, end-start)
+		}
+		block = block[:end-start]
+		if _, err := ix.f.ReadAt(block, start); err != nil {
+			return fmt.Errorf("reading packets %d to %d of %s: %w", i+1, i+len(entries), ix.name, err)
+		}
+		for _, e := range entries {
+			o := e.Offset - start
+			if !fn(i, block[o:o+int64(e.CapLen)], e) {
+				return nil
+			}
+			i++
+		}
+	}
+	return nil
+}
+
 // BuildOptions configure Build.
 type BuildOptions struct {
 	// NewTracker, when set, makes the tracker that sees every packet in
@@ -272,7 +322,7 @@ func (ix *Index) build(o BuildOptions) error {
 	if ix.growing != nil {
 		src = &follow{f: ix.f, done: ix.growing}
 	}
-	r, err := capture.NewReader(src)
+	r, err := capture.NewNamedReader(src, ix.name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ix.name, err)
 	}
