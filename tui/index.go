@@ -96,11 +96,13 @@ func OpenGrowing(path string, written <-chan struct{}) (*Index, error) {
 	return ix, nil
 }
 
-// follow reads a file that grows until done is closed.
+// follow reads a file that grows until done is closed. idle, when set,
+// is called before each wait for more (the index shows what it has).
 type follow struct {
 	f    *os.File
 	off  int64
 	done <-chan struct{}
+	idle func()
 }
 
 func (r *follow) Read(p []byte) (int, error) {
@@ -112,6 +114,9 @@ func (r *follow) Read(p []byte) (int, error) {
 				err = nil
 			}
 			return n, err
+		}
+		if r.idle != nil {
+			r.idle()
 		}
 		select {
 		case <-r.done:
@@ -319,8 +324,10 @@ func (ix *Index) Build(o BuildOptions) {
 
 func (ix *Index) build(o BuildOptions) error {
 	var src io.Reader = io.NewSectionReader(ix.f, 0, 1<<62)
+	var fol *follow
 	if ix.growing != nil {
-		src = &follow{f: ix.f, done: ix.growing}
+		fol = &follow{f: ix.f, done: ix.growing}
+		src = fol
 	}
 	r, err := capture.NewNamedReader(src, ix.name)
 	if err != nil {
@@ -330,7 +337,8 @@ func (ix *Index) build(o BuildOptions) error {
 	p := new(decode.Packet)
 	local := make([]entry, 0, 4096)
 	var last time.Time // the first chunk is shown at once
-	flush := func() {
+	unshown := false   // packets indexed since the last Notify
+	flush := func(force bool) {
 		ix.mu.Lock()
 		for _, e := range local {
 			if ix.n>>chunkBits == len(ix.chunks) {
@@ -342,12 +350,23 @@ func (ix *Index) build(o BuildOptions) error {
 		ix.mu.Unlock()
 		local = local[:0]
 		ix.read.Store(r.Offset())
-		if o.Notify != nil && time.Since(last) >= o.Every {
+		unshown = true
+		if o.Notify != nil && (force || time.Since(last) >= o.Every) {
 			last = time.Now()
+			unshown = false
 			o.Notify()
 		}
 	}
-	defer flush()
+	defer flush(false)
+	if fol != nil {
+		// A stream or a live capture: what has come is shown before
+		// waiting for more.
+		fol.idle = func() {
+			if len(local) > 0 || unshown {
+				flush(true)
+			}
+		}
+	}
 	n := 0
 	var first int64
 	for {
@@ -390,7 +409,7 @@ func (ix *Index) build(o BuildOptions) error {
 		}
 		local = append(local, e)
 		if len(local) == cap(local) {
-			flush()
+			flush(false)
 		}
 	}
 }

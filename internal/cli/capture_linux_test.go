@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -309,4 +310,30 @@ func TestCaptureStops(t *testing.T) {
 			t.Errorf("the stream holds %d frames (%s), want 40 in pcap", n, r.Format())
 		}
 	})
+}
+
+// TestTUILive runs `rocetap tui -i` in a tmux pane inside a network
+// namespace while RoCE frames arrive on its veth end: the packets appear
+// as they come (the list follows the end), the status line shows the
+// live counters, and q stops the capture and exits 0.
+func TestTUILive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap and runs it under tmux (-short)")
+	}
+	v := netnstest.New(t)
+	bin := buildRocetap(t)
+	p := startTmux(t, fmt.Sprintf(`sh -c 'ip netns exec %s %s tui -i %s; echo "rocetap exited: $?"; sleep 60'`, v.NsB, bin, v.IfB))
+	p.wait("live " + v.IfB + ": 0 packets")
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	frames := netnstest.RoCEFrames(t, 30, 500)
+	if err := snd.SendAt(frames, 1000); err != nil {
+		t.Fatal(err)
+	}
+	pane := p.wait("packets: 30", "live "+v.IfB+": 30 packets", "RC RDMA Write Only QP=0x000011 PSN=528", "RC Acknowledge QP=0x000012 PSN=528")
+	if !strings.Contains(pane, "0 dropped by the kernel") {
+		t.Errorf("no drop count in the status line:\n%s", pane)
+	}
+	p.send("q")
+	p.wait("rocetap exited: 0")
 }

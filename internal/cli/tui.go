@@ -34,7 +34,7 @@ func NewCmdTUI(ios IO) *cobra.Command {
 		Short: "Browse a capture (or live traffic) in a terminal UI, like termshark",
 		Long: `Open a capture in a terminal UI: the packet list, the detail tree of the
 selected packet and its bytes, a display-filter bar (/), and the sessions
-(s) and expert (e) views. FILE (or -r FILE) is a capture file; -r - reads a
+(s), expert (e), ladder (l), statistics (S) and MPT (M, with --mpt) views. FILE (or -r FILE) is a capture file; -r - reads a
 stream from a pipe, shown as it arrives; -i IFACE captures live. The first
 screen is drawn at once; the rest of the capture is indexed in the
 background. ? lists the keys.`,
