@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rocetap/rocetap/internal/printer"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 	"github.com/rocetap/rocetap/decode"
@@ -242,7 +244,7 @@ func renderStats(r *statsResult, w int) string {
 			}
 			rate := "-"
 			if bucket > 0 {
-				rate = statsBitRate(float64(peak) * 8 / bucket.Seconds())
+				rate = printer.BitRate(float64(peak) * 8 / bucket.Seconds())
 			}
 			fmt.Fprintf(&b, "  %s  %d packets, %d bytes, peak %s\n", tview.Escape(decode.Sanitize(label)), s.packets, s.bytes, rate)
 			b.WriteString("    [green]" + sparkline(s.buckets[:]) + "[-]\n")
@@ -297,20 +299,6 @@ func sparkline(vals []uint64) string {
 		}
 	}
 	return string(out)
-}
-
-// statsBitRate formats bits per second as `rocetap stats` does (the
-// printer's is not exported).
-func statsBitRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
-	case bps >= 1e6:
-		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
-	case bps >= 1e3:
-		return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
-	}
-	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
 }
 
 // statsDur rounds a duration as `rocetap stats` shows them.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocetap/rocetap/internal/printer"
+
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 )
@@ -172,8 +174,8 @@ func TestStatsBitRate(t *testing.T) {
 		bps  float64
 		want string
 	}{{0, "0 bit/s"}, {999, "999 bit/s"}, {1500, "1.50 kbit/s"}, {57.03e6, "57.03 Mbit/s"}, {2e9, "2.00 Gbit/s"}} {
-		if got := statsBitRate(c.bps); got != c.want {
-			t.Errorf("statsBitRate(%v) = %q, want %q", c.bps, got, c.want)
+		if got := printer.BitRate(c.bps); got != c.want {
+			t.Errorf("printer.BitRate(%v) = %q, want %q", c.bps, got, c.want)
 		}
 	}
 	if got := statsDur(18634 * time.Microsecond); got != "18.634ms" {

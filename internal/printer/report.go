@@ -27,8 +27,9 @@ func dur(d time.Duration) string {
 	return d.Round(100 * time.Nanosecond).String()
 }
 
-// bitRate formats bits per second with an SI prefix.
-func bitRate(bps float64) string {
+// BitRate formats bits per second with an SI prefix, as the session and
+// stats reports show throughput ("12.26 Mbit/s").
+func BitRate(bps float64) string {
 	switch {
 	case bps >= 1e9:
 		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
@@ -58,7 +59,7 @@ func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byt
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
 			s.ID, s.Transport, s.Learned, s.A, s.B, s.Packets(), s.Bytes(), s.MessageCount(),
-			rel(s.First, start), dur(s.Last.Sub(s.First)), bitRate(s.Throughput()), mtu,
+			rel(s.First, start), dur(s.Last.Sub(s.First)), BitRate(s.Throughput()), mtu,
 			s.NAKCount(), s.RNRCount(), s.Retransmitted, s.Duplicates, s.OutOfOrder, s.LostPSNs, sessionNotes(s))
 	}
 	tw.Flush()
@@ -299,7 +300,7 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom)
 		}
 		fmt.Fprintf(&b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
-			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First, start), rel(s.Last, start), bitRate(s.Throughput()))
+			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First, start), rel(s.Last, start), BitRate(s.Throughput()))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := false
 		for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
