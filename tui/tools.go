@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -173,6 +174,10 @@ func (a *App) save(path string) {
 		n, err := a.writeShown(path)
 		a.app.QueueUpdateDraw(func() {
 			if err != nil {
+				var pe *os.PathError
+				if errors.As(err, &pe) && pe.Path == path {
+					err = pe.Err // the path is said once
+				}
 				a.flash(fmt.Sprintf("writing %s: %v (nothing was kept)", path, err))
 				return
 			}

@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rocetap/rocetap/capture"
+)
+
+// selectedFrame is the frame number of the packet the App has selected.
+func (h *harness) selectedFrame() int {
+	ch := make(chan int, 1)
+	h.app.app.QueueUpdate(func() { ch <- h.app.selected + 1 })
+	return <-ch
+}
+
+// TestAppMarks: m marks the selected packet (its row is reversed), ] and [
+// walk the marks, m again unmarks.
+func TestAppMarks(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	h.waitText("Frame 1:")
+	mark := func(frame int) {
+		h.typ(":")
+		h.waitText("Go to packet:")
+		h.typ(itoa(frame))
+		h.key(tcell.KeyEnter)
+		h.waitText("Frame " + itoa(frame) + ":")
+		h.typ("m")
+	}
+	mark(5)
+	mark(12)
+	mark(20)
+	h.typ(":")
+	h.waitText("Go to packet:")
+	h.typ("1")
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 1:")
+	var got []int
+	for range 3 {
+		h.typ("]")
+		h.settle()
+		got = append(got, h.selectedFrame())
+	}
+	if !slices.Equal(got, []int{5, 12, 20}) {
+		t.Errorf("] walked %v, want the marks 5, 12, 20", got)
+	}
+	h.typ("]")
+	h.waitText("no more marked packets that way")
+	h.typ("[")
+	h.settle()
+	if f := h.selectedFrame(); f != 12 {
+		t.Errorf("[ from 20 selected %d, want 12", f)
+	}
+	h.typ("m") // unmark 12
+	h.typ(":")
+	h.waitText("Go to packet:")
+	h.typ("1")
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 1:")
+	h.typ("]")
+	h.settle()
+	h.typ("]")
+	h.settle()
+	if f := h.selectedFrame(); f != 20 {
+		t.Errorf("after unmarking 12, ] ] selected %d, want 20", f)
+	}
+}
+
+func itoa(n int) string {
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+// TestAppFind: f finds text in the summary, hex bytes and a filter, after
+// the selected packet; Ctrl-N finds the next.
+func TestAppFind(t *testing.T) {
+	h := startApp(t, td+"rxe/err_psn_seq.pcap")
+	h.waitText("Frame 1:")
+	find := func(what string) {
+		h.typ("f")
+		h.waitText("Find:")
+		h.typ(what)
+		h.key(tcell.KeyEnter)
+		h.settle()
+	}
+	find("psn sequence")
+	if f := h.selectedFrame(); f != 2 {
+		t.Errorf("find text: frame %d, want 2 (the NAK)", f)
+	}
+	find("filter:infiniband.bth.opcode == 10")
+	if f := h.selectedFrame(); f != 3 {
+		t.Errorf("find filter: frame %d, want 3 (the next WRITE Only)", f)
+	}
+	h.key(tcell.KeyCtrlN)
+	h.settle()
+	if f := h.selectedFrame(); f != 4 {
+		t.Errorf("Ctrl-N: frame %d, want 4", f)
+	}
+	h.key(tcell.KeyCtrlN)
+	h.waitText(`find "filter:infiniband.bth.opcode == 10": no match after this packet`)
+	h.typ(":")
+	h.waitText("Go to packet:")
+	h.typ("1")
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 1:")
+	find("hex:12b7") // UDP port 4791 in every frame: the next one
+	if f := h.selectedFrame(); f != 2 {
+		t.Errorf("find hex: frame %d, want 2", f)
+	}
+	find("hex:zz")
+	h.waitText("want hex digits after hex:")
+}
+
+// TestAppWrite: w writes the shown packets (here those a filter selects)
+// to a pcapng file that reads back byte for byte.
+func TestAppWrite(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	h.waitText("Frame 1:")
+	h.typ("/")
+	h.typ("infiniband.bth.opcode == 4")
+	h.key(tcell.KeyEnter)
+	h.waitText("shown: 8")
+	out := filepath.Join(t.TempDir(), "shown.pcapng")
+	h.typ("w")
+	h.waitText("Write the shown packets to:")
+	h.typ(out)
+	h.key(tcell.KeyEnter)
+	h.waitText("wrote 8 packets to " + out)
+	want := matching(t, h.ix, "infiniband.bth.opcode == 4")
+	r, err := capture.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := 0; ; i++ {
+		data, _, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if i != len(want) {
+				t.Fatalf("the file holds %d packets, want %d", i, len(want))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _, _ := h.ix.Read(want[i]-1, nil)
+		if !bytes.Equal(data, orig) {
+			t.Fatalf("packet %d of the file is not frame %d", i+1, want[i])
+		}
+	}
+	h.typ("w")
+	h.waitText("Write the shown packets to:")
+	h.typ(filepath.Join(t.TempDir(), "no", "such", "dir", "x.pcapng"))
+	h.key(tcell.KeyEnter)
+	h.waitText("no such file or directory")
+}
+
+// TestMarkedRowColors: a marked packet's cells take the mark's colors.
+func TestMarkedRowColors(t *testing.T) {
+	ix := buildIndex(t, td+"rxe/read_atomic.pcap")
+	c := newListContent(ix)
+	colors := func() (fg, bg tcell.Color) {
+		fg, bg, _ = c.GetCell(3, 0).Style.Decompose()
+		return fg, bg
+	}
+	fg0, bg0 := colors()
+	c.toggleMark(2)
+	fg, bg := colors()
+	if fg != markStyle.fg || bg != markStyle.bg || bg0 == markStyle.bg {
+		t.Errorf("marked row: %v on %v (unmarked %v on %v), want %v on %v", fg, bg, fg0, bg0, markStyle.fg, markStyle.bg)
+	}
+	c.toggleMark(2)
+	if _, bg := colors(); bg != bg0 {
+		t.Errorf("unmarked row keeps the mark's background")
+	}
+}
