@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/capture"
@@ -17,6 +18,19 @@ func (h *harness) selectedFrame() int {
 	ch := make(chan int, 1)
 	h.app.app.QueueUpdate(func() { ch <- h.app.selected + 1 })
 	return <-ch
+}
+
+// waitFrame waits until the App has selected frame want (keys are
+// handled in the background); it returns the frame selected last.
+func (h *harness) waitFrame(want int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f := h.selectedFrame()
+		if f == want || time.Now().After(deadline) {
+			return f
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // TestAppMarks: m marks the selected packet (its row is reversed), ] and [
@@ -41,10 +55,9 @@ func TestAppMarks(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("Frame 1:")
 	var got []int
-	for range 3 {
+	for _, want := range []int{5, 12, 20} {
 		h.typ("]")
-		h.settle()
-		got = append(got, h.selectedFrame())
+		got = append(got, h.waitFrame(want))
 	}
 	if !slices.Equal(got, []int{5, 12, 20}) {
 		t.Errorf("] walked %v, want the marks 5, 12, 20", got)
@@ -52,8 +65,7 @@ func TestAppMarks(t *testing.T) {
 	h.typ("]")
 	h.waitText("no more marked packets that way")
 	h.typ("[")
-	h.settle()
-	if f := h.selectedFrame(); f != 12 {
+	if f := h.waitFrame(12); f != 12 {
 		t.Errorf("[ from 20 selected %d, want 12", f)
 	}
 	h.typ("m") // unmark 12
@@ -63,10 +75,8 @@ func TestAppMarks(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("Frame 1:")
 	h.typ("]")
-	h.settle()
 	h.typ("]")
-	h.settle()
-	if f := h.selectedFrame(); f != 20 {
+	if f := h.waitFrame(20); f != 20 {
 		t.Errorf("after unmarking 12, ] ] selected %d, want 20", f)
 	}
 }
@@ -92,19 +102,17 @@ func TestAppFind(t *testing.T) {
 		h.waitText("Find:")
 		h.typ(what)
 		h.key(tcell.KeyEnter)
-		h.settle()
 	}
 	find("psn sequence")
-	if f := h.selectedFrame(); f != 2 {
+	if f := h.waitFrame(2); f != 2 {
 		t.Errorf("find text: frame %d, want 2 (the NAK)", f)
 	}
 	find("filter:infiniband.bth.opcode == 10")
-	if f := h.selectedFrame(); f != 3 {
+	if f := h.waitFrame(3); f != 3 {
 		t.Errorf("find filter: frame %d, want 3 (the next WRITE Only)", f)
 	}
 	h.key(tcell.KeyCtrlN)
-	h.settle()
-	if f := h.selectedFrame(); f != 4 {
+	if f := h.waitFrame(4); f != 4 {
 		t.Errorf("Ctrl-N: frame %d, want 4", f)
 	}
 	h.key(tcell.KeyCtrlN)
@@ -115,7 +123,7 @@ func TestAppFind(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("Frame 1:")
 	find("hex:12b7") // UDP port 4791 in every frame: the next one
-	if f := h.selectedFrame(); f != 2 {
+	if f := h.waitFrame(2); f != 2 {
 		t.Errorf("find hex: frame %d, want 2", f)
 	}
 	find("hex:zz")
