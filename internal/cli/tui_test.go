@@ -90,19 +90,7 @@ func (r *recScreen) Sync() {
 }
 
 func (r *recScreen) record() {
-	cells, w, h := r.GetContents()
-	lines := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := range w {
-			if rs := cells[y*w+x].Runes; len(rs) > 0 && rs[0] != 0 {
-				b.WriteRune(rs[0])
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		lines[y] = b.String()
-	}
+	lines := tui.ScreenLines(r.SimulationScreen)
 	r.mu.Lock()
 	r.lines = lines
 	r.mu.Unlock()

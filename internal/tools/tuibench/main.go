@@ -59,19 +59,7 @@ func (r *recScreen) Init() error {
 func (r *recScreen) Show() {
 	r.SimulationScreen.Show()
 	now := time.Now()
-	cells, w, h := r.GetContents()
-	lines := make([]string, h)
-	for y := range h {
-		var b strings.Builder
-		for x := range w {
-			if rs := cells[y*w+x].Runes; len(rs) > 0 && rs[0] != 0 {
-				b.WriteRune(rs[0])
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		lines[y] = b.String()
-	}
+	lines := tui.ScreenLines(r.SimulationScreen)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.last = lines
