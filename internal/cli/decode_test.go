@@ -23,6 +23,29 @@ func run(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, cod
 
 const td = "../../testdata/"
 
+// checkGolden compares out with testdata/golden/NAME.golden, or writes it
+// with -update.
+func checkGolden(t *testing.T, name, out string) {
+	t.Helper()
+	path := filepath.Join(td, "golden", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update)", err)
+	}
+	if out != string(want) {
+		t.Errorf("output differs from %s (go test ./internal/cli -update after checking the diff)\n--- got\n%s\n--- want\n%s", path, out, want)
+	}
+}
+
 // TestGolden checks every output format against files in
 // testdata/golden; go test ./internal/cli -update rewrites them.
 func TestGolden(t *testing.T) {
@@ -70,23 +93,7 @@ func TestGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			path := filepath.Join(td, "golden", c.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./internal/cli -update after checking the diff)\n--- got\n%s\n--- want\n%s", path, out, want)
-			}
+			checkGolden(t, c.name, out)
 		})
 	}
 }

@@ -40,20 +40,7 @@ func TestReplayGolden(t *testing.T) {
 			if code != c.code {
 				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
 			}
-			path := filepath.Join(td, "golden", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./internal/cli -update after checking the diff)\n--- got\n%s\n--- want\n%s", path, out, want)
-			}
+			checkGolden(t, c.name, out)
 			if strings.HasSuffix(c.name, ".json") && !json.Valid([]byte(out)) {
 				t.Error("invalid JSON")
 			}

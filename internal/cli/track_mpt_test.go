@@ -38,20 +38,7 @@ func TestMPTGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			path := filepath.Join(td, "golden", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update)", err)
-			}
-			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./internal/cli -update after checking the diff)\n--- got\n%s\n--- want\n%s", path, out, want)
-			}
+			checkGolden(t, c.name, out)
 		})
 	}
 }
