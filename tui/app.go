@@ -467,7 +467,7 @@ func (a *App) continueFilter(first bool) {
 				return
 			}
 			a.content.setShown(shown)
-			if first {
+			if first || a.selected < 0 { // nothing selected yet: select the first packet shown
 				a.afterFilter()
 			} else {
 				a.updateStatus()
