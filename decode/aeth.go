@@ -21,9 +21,9 @@ const AETHLen = 4
 // the credit count, the RNR timer code or the NAK code.
 type AETH struct {
 	layers.BaseLayer
+	nextLayer
 	Syndrome uint8
 	MSN      uint32
-	next     gopacket.LayerType
 }
 
 // AETH syndrome kinds (Syndrome >> 5 & 3).
@@ -43,9 +43,8 @@ const (
 	NakInvalidRDRequest  = 4
 )
 
-func (h *AETH) LayerType() gopacket.LayerType     { return LayerTypeAETH }
-func (h *AETH) CanDecode() gopacket.LayerClass    { return LayerTypeAETH }
-func (h *AETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *AETH) LayerType() gopacket.LayerType  { return LayerTypeAETH }
+func (h *AETH) CanDecode() gopacket.LayerClass { return LayerTypeAETH }
 
 // DecodeFromBytes decodes an AETH at the start of data.
 func (h *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

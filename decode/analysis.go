@@ -19,7 +19,7 @@ type Analysis struct {
 	Events Event // findings, see the Event constants
 
 	// PSN analysis of requests (and of responses against the requests).
-	ExpectedPSN uint32 // the PSN the stream expected next
+	ExpectedPSN PSN // the PSN the stream expected next
 	HasExpected bool
 	Lost        uint32 // PSNs missing before this one (EventPSNGap)
 	OrigFrame   int    // retransmission/duplicate/out-of-order: first frame with this PSN
@@ -204,29 +204,6 @@ func (k MsgKind) String() string {
 		return msgKindNames[k]
 	}
 	return "?"
-}
-
-// MsgKindOf returns the kind of message a request opcode belongs to; op is
-// the operation part of the opcode (the low five bits), as for RC, UC and
-// XRC.
-func MsgKindOf(op uint8) MsgKind {
-	switch op {
-	case OpSendFirst, OpSendMiddle, OpSendLast, OpSendOnly:
-		return MsgSend
-	case OpSendLastImm, OpSendOnlyImm:
-		return MsgSendImm
-	case OpSendLastInv, OpSendOnlyInv:
-		return MsgSendInv
-	case OpWriteFirst, OpWriteMiddle, OpWriteLast, OpWriteOnly:
-		return MsgWrite
-	case OpWriteLastImm, OpWriteOnlyImm:
-		return MsgWriteImm
-	case OpReadRequest:
-		return MsgRead
-	case OpCompareSwap, OpFetchAdd:
-		return MsgAtomic
-	}
-	return MsgOther
 }
 
 // Severity is an expert event's severity, as Wireshark's expert info has them.

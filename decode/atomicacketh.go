@@ -18,13 +18,12 @@ const AtomicAckETHLen = 8
 //	+---------------------------------------------------------------+
 type AtomicAckETH struct {
 	layers.BaseLayer
+	nextLayer
 	OrigRemData uint64
-	next        gopacket.LayerType
 }
 
-func (h *AtomicAckETH) LayerType() gopacket.LayerType     { return LayerTypeAtomicAckETH }
-func (h *AtomicAckETH) CanDecode() gopacket.LayerClass    { return LayerTypeAtomicAckETH }
-func (h *AtomicAckETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *AtomicAckETH) LayerType() gopacket.LayerType  { return LayerTypeAtomicAckETH }
+func (h *AtomicAckETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicAckETH }
 
 // DecodeFromBytes decodes an AtomicAckETH at the start of data.
 func (h *AtomicAckETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

@@ -24,16 +24,15 @@ const AtomicETHLen = 28
 //	+---------------------------------------------------------------+
 type AtomicETH struct {
 	layers.BaseLayer
+	nextLayer
 	VA          uint64
 	RKey        uint32
 	SwapAddData uint64
 	CompareData uint64
-	next        gopacket.LayerType
 }
 
-func (h *AtomicETH) LayerType() gopacket.LayerType     { return LayerTypeAtomicETH }
-func (h *AtomicETH) CanDecode() gopacket.LayerClass    { return LayerTypeAtomicETH }
-func (h *AtomicETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *AtomicETH) LayerType() gopacket.LayerType  { return LayerTypeAtomicETH }
+func (h *AtomicETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicETH }
 
 // DecodeFromBytes decodes an AtomicETH at the start of data.
 func (h *AtomicETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

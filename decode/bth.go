@@ -36,7 +36,7 @@ type BTH struct {
 	DestQP    uint32 // 24 bits
 	AckReq    bool   // A
 	Reserved7 uint8
-	PSN       uint32 // 24 bits
+	PSN       PSN // 24 bits
 }
 
 // LayerType returns LayerTypeBTH.
@@ -46,13 +46,10 @@ func (b *BTH) LayerType() gopacket.LayerType { return LayerTypeBTH }
 func (b *BTH) CanDecode() gopacket.LayerClass { return LayerTypeBTH }
 
 // NextLayerType returns the first extended header the opcode puts after BTH,
-// or the payload layer.
+// or the payload layer. (A MAD always follows a DETH: see carriesMAD.)
 func (b *BTH) NextLayerType() gopacket.LayerType {
 	if ext := b.Opcode.ExtHeaders(); len(ext) > 0 {
-		return layerTypeOfHdr(ext[0])
-	}
-	if b.DestQP <= 1 && len(b.Payload) > 0 {
-		return LayerTypeMAD
+		return extRow(ext[0]).layer
 	}
 	return gopacket.LayerTypePayload
 }
@@ -76,7 +73,7 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	b.DestQP = uint32(data[5])<<16 | uint32(data[6])<<8 | uint32(data[7])
 	b.AckReq = data[8]&0x80 != 0
 	b.Reserved7 = data[8] & 0x7F
-	b.PSN = uint32(data[9])<<16 | uint32(data[10])<<8 | uint32(data[11])
+	b.PSN = PSN(get24(data[9:]))
 	b.Contents = data[:BTHLen]
 	b.Payload = data[BTHLen:]
 	return nil
@@ -94,7 +91,7 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	d[4] = boolBit(b.FECN, 0x80) | boolBit(b.BECN, 0x40) | b.Reserved6&0x3F
 	put24(d[5:], b.DestQP)
 	d[8] = boolBit(b.AckReq, 0x80) | b.Reserved7&0x7F
-	put24(d[9:], b.PSN)
+	put24(d[9:], uint32(b.PSN))
 	return nil
 }
 

@@ -87,7 +87,7 @@ type CM struct {
 	LocalEECN               uint32 // REQ, REP (Local EE Context Number; 24 bits)
 	RemoteEECN              uint32 // REQ (24 bits)
 	RemoteQPN               uint32 // DREQ, LAP: Remote QPN/EECN (24 bits)
-	StartingPSN             uint32 // REQ, REP (24 bits)
+	StartingPSN             PSN    // REQ, REP
 	ResponderResources      uint8  // REQ, REP
 	InitiatorDepth          uint8  // REQ, REP
 	RemoteCMResponseTimeout uint8  // REQ, LAP (5 bits)
@@ -215,7 +215,7 @@ func (c *CM) decode(data []byte) error {
 		c.LocalEECN, c.InitiatorDepth = get24(b[36:]), b[39]
 		c.RemoteEECN = get24(b[40:])
 		c.RemoteCMResponseTimeout, c.TransportServiceType, c.EndToEndFlowControl = b[43]>>3, b[43]>>1&3, b[43]&1 != 0
-		c.StartingPSN = get24(b[44:])
+		c.StartingPSN = PSN(get24(b[44:]))
 		c.LocalCMResponseTimeout, c.RetryCount = b[47]>>3, b[47]&7
 		c.PKey = be.Uint16(b[48:])
 		c.PathMTU, c.RDCExists, c.RNRRetryCount = b[50]>>4, b[50]&8 != 0, b[50]&7
@@ -237,7 +237,7 @@ func (c *CM) decode(data []byte) error {
 		c.LocalQKey = be.Uint32(b[8:])
 		c.LocalQPN = get24(b[12:])
 		c.LocalEECN = get24(b[16:])
-		c.StartingPSN = get24(b[20:])
+		c.StartingPSN = PSN(get24(b[20:]))
 		c.ResponderResources, c.InitiatorDepth = b[24], b[25]
 		c.TargetACKDelay, c.FailoverAccepted, c.EndToEndFlowControl = b[26]>>3, b[26]>>1&3, b[26]&1 != 0
 		c.RNRRetryCount, c.SRQ, c.Reserved0 = b[27]>>5, b[27]&0x10 != 0, b[27]&0x0F
@@ -354,7 +354,7 @@ func (c *CM) SerializeTo(sb gopacket.SerializeBuffer, _ gopacket.SerializeOption
 		b[39] = c.InitiatorDepth
 		put24(b[40:], c.RemoteEECN)
 		b[43] = c.RemoteCMResponseTimeout<<3 | (c.TransportServiceType&3)<<1 | b2u8(c.EndToEndFlowControl)
-		put24(b[44:], c.StartingPSN)
+		put24(b[44:], uint32(c.StartingPSN))
 		b[47] = c.LocalCMResponseTimeout<<3 | c.RetryCount&7
 		be.PutUint16(b[48:], c.PKey)
 		b[50] = c.PathMTU<<4 | b2u8(c.RDCExists)<<3 | c.RNRRetryCount&7
@@ -379,7 +379,7 @@ func (c *CM) SerializeTo(sb gopacket.SerializeBuffer, _ gopacket.SerializeOption
 		be.PutUint32(b[8:], c.LocalQKey)
 		put24(b[12:], c.LocalQPN)
 		put24(b[16:], c.LocalEECN)
-		put24(b[20:], c.StartingPSN)
+		put24(b[20:], uint32(c.StartingPSN))
 		b[24], b[25] = c.ResponderResources, c.InitiatorDepth
 		b[26] = c.TargetACKDelay<<3 | (c.FailoverAccepted&3)<<1 | b2u8(c.EndToEndFlowControl)
 		b[27] = c.RNRRetryCount<<5 | b2u8(c.SRQ)<<4 | c.Reserved0&0x0F

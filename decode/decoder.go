@@ -545,31 +545,8 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 		}
 	}
 	for _, h := range op.ExtHeaders() {
-		var err error
-		switch h {
-		case HdrRDETH:
-			err = p.RDETH.DecodeFromBytes(body, noFeedback)
-		case HdrDETH:
-			err = p.DETH.DecodeFromBytes(body, noFeedback)
-		case HdrXRCETH:
-			err = p.XRCETH.DecodeFromBytes(body, noFeedback)
-		case HdrRETH:
-			err = p.RETH.DecodeFromBytes(body, noFeedback)
-		case HdrAtomicETH:
-			err = p.AtomicETH.DecodeFromBytes(body, noFeedback)
-		case HdrAETH:
-			err = p.AETH.DecodeFromBytes(body, noFeedback)
-		case HdrAtomicAckETH:
-			err = p.AtomicAckETH.DecodeFromBytes(body, noFeedback)
-		case HdrImmDt:
-			err = p.ImmDt.DecodeFromBytes(body, noFeedback)
-		case HdrIETH:
-			err = p.IETH.DecodeFromBytes(body, noFeedback)
-		case HdrFETH:
-			err = p.FETH.DecodeFromBytes(body, noFeedback)
-		case HdrCNP:
-			err = p.CNP.DecodeFromBytes(body, noFeedback)
-		}
+		row := extRow(h)
+		err := row.decode(p, body)
 		if err != nil {
 			p.Flags |= FlagTruncated
 			if p.Err == nil {
@@ -579,7 +556,7 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 			break
 		}
 		p.Has |= h
-		body = body[extLen(h):]
+		body = body[row.len:]
 	}
 	// Pad: only when the ICRC is present do we know where the payload ends.
 	pad := int(p.BTH.PadCount)
@@ -606,9 +583,11 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 			p.Err = errSnapped
 		}
 	}
-	if body != nil && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) && (p.BTH.DestQP <= 1 || p.Has&HdrDETH != 0 && p.DETH.SrcQP <= 1) {
-		// MADs travel to or from QP0/QP1 (a GMP response goes back to the
-		// requester's QP, which may be any UD QP).
+	srcQP := uint32(0xFFFFFF)
+	if p.Has&HdrDETH != 0 {
+		srcQP = p.DETH.SrcQP
+	}
+	if body != nil && carriesMAD(op, p.BTH.DestQP, srcQP) {
 		p.decodeMAD(p.Payload)
 	}
 	// ICRC.
@@ -643,19 +622,4 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 		p.ICRCStatus = CRCBad
 		p.Flags |= FlagICRCBad
 	}
-}
-
-// extLen returns the wire length of an extended header.
-func extLen(h Hdr) int {
-	switch h {
-	case HdrRDETH, HdrXRCETH, HdrAETH, HdrImmDt, HdrIETH, HdrFETH:
-		return 4
-	case HdrDETH, HdrAtomicAckETH:
-		return 8
-	case HdrRETH, HdrCNP:
-		return 16
-	case HdrAtomicETH:
-		return AtomicETHLen
-	}
-	return 0
 }

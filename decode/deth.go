@@ -20,15 +20,14 @@ const DETHLen = 8
 //	+---------------+-----------------------------------------------+
 type DETH struct {
 	layers.BaseLayer
+	nextLayer
 	QKey     uint32
 	Reserved uint8
 	SrcQP    uint32
-	next     gopacket.LayerType
 }
 
-func (h *DETH) LayerType() gopacket.LayerType     { return LayerTypeDETH }
-func (h *DETH) CanDecode() gopacket.LayerClass    { return LayerTypeDETH }
-func (h *DETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *DETH) LayerType() gopacket.LayerType  { return LayerTypeDETH }
+func (h *DETH) CanDecode() gopacket.LayerClass { return LayerTypeDETH }
 
 // DecodeFromBytes decodes a DETH at the start of data.
 func (h *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

@@ -176,7 +176,7 @@ func init() {
 		return p.Encap.String()
 	})
 	stringField(rt, "rocetap.opcode", "Opcode name", HdrBTH, func(p *Packet) string { return p.BTH.Opcode.String() })
-	stringField(rt, "rocetap.transport", "Transport", HdrBTH, func(p *Packet) string { return p.BTH.Opcode.TransportName() })
+	stringField(rt, "rocetap.transport", "Transport", HdrBTH, func(p *Packet) string { return p.BTH.Opcode.Transport().String() })
 	stringField(rt, "rocetap.icrc.status", "ICRC status", 0, func(p *Packet) string {
 		if p.ICRCStatus == CRCAbsent {
 			return ""

@@ -122,7 +122,7 @@ func randSpec(r *rand.Rand, op decode.Opcode) fixSpec {
 		Opcode: op, SE: r.IntN(2) == 1, MigReq: r.IntN(2) == 1, PadCount: uint8(pad),
 		PKey: uint16(r.Uint32()), FECN: r.IntN(2) == 1, BECN: r.IntN(2) == 1, Reserved6: uint8(r.UintN(64)),
 		DestQP: r.Uint32() & 0xFFFFFF, AckReq: r.IntN(2) == 1, Reserved7: uint8(r.UintN(128)),
-		PSN: r.Uint32() & 0xFFFFFF,
+		PSN: decode.PSNOf(r.Uint32()),
 	}
 	if op == decode.CNP {
 		s.bth.BECN = true

@@ -3,18 +3,58 @@ package decode
 import "strconv"
 
 // Opcode is the BTH opcode: transport (bits 7:5) | operation (bits 4:0).
+//
+// What an opcode is (first or last packet of its message, SEND or READ,
+// carries an immediate, ...) is answered by one table, opTable, as the
+// Linux kernel's rxe_opcode.c answers it with a mask per opcode: code
+// asks op.Is(PropStart), never opcode arithmetic of its own.
 type Opcode uint8
 
-// Transport service types (Opcode & 0xE0).
+// Transport is a transport service: the opcode's top three bits
+// (IBA 9.2, Table 37).
+type Transport uint8
+
+// Transport services.
 const (
-	TransportRC     = 0x00
-	TransportUC     = 0x20
-	TransportRD     = 0x40
-	TransportUD     = 0x60
-	TransportCNP    = 0x80
-	TransportXRC    = 0xA0
-	TransportVendor = 0xE0
+	TransportRC     Transport = 0x00
+	TransportUC     Transport = 0x20
+	TransportRD     Transport = 0x40
+	TransportUD     Transport = 0x60
+	TransportCNP    Transport = 0x80 // RoCEv2 CNP (0x81)
+	TransportXRC    Transport = 0xA0
+	TransportVendor Transport = 0xE0
 )
+
+// transportNames are the names of the transport bits.
+var transportNames = [8]string{"RC", "UC", "RD", "UD", "CNP", "XRC", "Reserved", "Vendor"}
+
+// String returns "RC", "UC", "RD", "UD", "CNP", "XRC", "Reserved" or "Vendor".
+func (t Transport) String() string { return transportNames[t>>5&7] }
+
+// Reliable reports whether the transport acknowledges every request and
+// keeps its PSNs in order with NAKs and retries: RC and XRC (RD is
+// reliable too, but rocetap models no RD responder).
+func (t Transport) Reliable() bool { return t == TransportRC || t == TransportXRC }
+
+// Connected reports whether a QP of the transport is connected to one
+// peer QP: RC, UC and XRC.
+func (t Transport) Connected() bool {
+	return t == TransportRC || t == TransportUC || t == TransportXRC
+}
+
+// Opcode returns the opcode of operation op (OpSendFirst, ...) on t.
+func (t Transport) Opcode(op uint8) Opcode { return Opcode(uint8(t) | op&0x1F) }
+
+// TransportByName returns the transport named "RC", "UC", "UD", "XRC" or
+// "RD".
+func TransportByName(name string) (Transport, bool) {
+	for i, n := range transportNames[:6] {
+		if n == name && n != "CNP" {
+			return Transport(i << 5), true
+		}
+	}
+	return 0, false
+}
 
 // Operations (Opcode & 0x1F).
 const (
@@ -48,6 +88,35 @@ const (
 
 // CNP is the RoCEv2 Congestion Notification Packet opcode.
 const CNP Opcode = 0x81
+
+// OpProp is a bit set of what an opcode is. Ask with Opcode.Is.
+type OpProp uint32
+
+// Opcode properties.
+const (
+	PropStart       OpProp = 1 << iota // first packet of a message: FIRST or ONLY
+	PropMiddle                         // MIDDLE
+	PropEnd                            // last packet of a message: LAST or ONLY
+	PropSend                           // SEND
+	PropWrite                          // RDMA WRITE
+	PropRead                           // RDMA READ request
+	PropReadResp                       // RDMA READ response
+	PropAtomic                         // ATOMIC CmpSwap or FetchAdd
+	PropAck                            // Acknowledge
+	PropAtomicAck                      // Atomic Acknowledge
+	PropImm                            // carries an immediate (ImmDt)
+	PropInv                            // SEND with Invalidate (IETH)
+	PropFlush                          // FLUSH
+	PropAtomicWrite                    // ATOMIC WRITE
+	PropResync                         // RD RESYNC
+	PropCNP                            // RoCEv2 CNP
+	PropRequest                        // sent by a requester
+	PropResponse                       // sent by a responder: READ response, ACK or ATOMIC ACK
+	PropPayload                        // may carry payload
+
+	// PropOnly is a message of one packet: FIRST and LAST at once.
+	PropOnly = PropStart | PropEnd
+)
 
 // Hdr is a bit set of the headers that follow BTH (or of all headers present
 // in a Packet, see Packet.Has).
@@ -88,88 +157,118 @@ const (
 	HdrPause // 802.3x PAUSE (MAC control opcode 0x0001)
 )
 
-// opInfo describes one opcode.
+// opInfo describes one opcode: a row of opTable.
 type opInfo struct {
 	name  string // Wireshark-style short name, e.g. "RC Send First"
 	exts  [4]Hdr // extended headers after BTH, in wire order, zero-terminated
+	props OpProp
 	known bool
 }
 
+// opTable is the one table of opcode facts, filled by init from the rows
+// below.
 var opTable [256]opInfo
 
-// operation names as Wireshark's Info column spells them.
-var opNames = [32]string{
-	OpSendFirst: "Send First", OpSendMiddle: "Send Middle", OpSendLast: "Send Last",
-	OpSendLastImm: "Send Last Immediate", OpSendOnly: "Send Only", OpSendOnlyImm: "Send Only Immediate",
-	OpWriteFirst: "RDMA Write First", OpWriteMiddle: "RDMA Write Middle", OpWriteLast: "RDMA Write Last",
-	OpWriteLastImm: "RDMA Write Last Immediate", OpWriteOnly: "RDMA Write Only", OpWriteOnlyImm: "RDMA Write Only Immediate",
-	OpReadRequest: "RDMA Read Request", OpReadResponseFirst: "RDMA Read Response First",
-	OpReadResponseMiddle: "RDMA Read Response Middle", OpReadResponseLast: "RDMA Read Response Last",
-	OpReadResponseOnly: "RDMA Read Response Only", OpAcknowledge: "Acknowledge",
-	OpAtomicAcknowledge: "Atomic Acknowledge", OpCompareSwap: "Compare Swap", OpFetchAdd: "Fetch Add",
-	OpResync: "Resync", OpSendLastInv: "Send Last Invalidate", OpSendOnlyInv: "Send Only Invalidate",
-	OpFlush: "Flush", OpAtomicWrite: "Atomic Write",
+// operation is one row of IBA Table 38 (the operation part of an opcode):
+// its name as Wireshark's Info column spells it, the extended headers
+// IBA puts after BTH for RC (transport-specific headers such as RDETH and
+// XRCETH come first, see init), and its properties.
+type operation struct {
+	name  string
+	exts  []Hdr
+	props OpProp
 }
 
-// rcExts lists the extended headers IBA Table 38 puts after BTH for each
-// RC operation (before transport-specific headers such as RDETH/XRCETH).
-var rcExts = map[uint8][]Hdr{
-	OpSendFirst: nil, OpSendMiddle: nil, OpSendLast: nil,
-	OpSendLastImm: {HdrImmDt}, OpSendOnly: nil, OpSendOnlyImm: {HdrImmDt},
-	OpWriteFirst: {HdrRETH}, OpWriteMiddle: nil, OpWriteLast: nil,
-	OpWriteLastImm: {HdrImmDt}, OpWriteOnly: {HdrRETH}, OpWriteOnlyImm: {HdrRETH, HdrImmDt},
-	OpReadRequest:       {HdrRETH},
-	OpReadResponseFirst: {HdrAETH}, OpReadResponseMiddle: nil, OpReadResponseLast: {HdrAETH}, OpReadResponseOnly: {HdrAETH},
-	OpAcknowledge: {HdrAETH}, OpAtomicAcknowledge: {HdrAETH, HdrAtomicAckETH},
-	OpCompareSwap: {HdrAtomicETH}, OpFetchAdd: {HdrAtomicETH},
-	OpSendLastInv: {HdrIETH}, OpSendOnlyInv: {HdrIETH},
-	OpFlush: {HdrFETH, HdrRETH}, OpAtomicWrite: {HdrRETH},
+const (
+	reqPayload = PropRequest | PropPayload
+	respNoData = PropResponse | PropOnly
+)
+
+var operations = [32]operation{
+	OpSendFirst:          {"Send First", nil, PropSend | PropStart | reqPayload},
+	OpSendMiddle:         {"Send Middle", nil, PropSend | PropMiddle | reqPayload},
+	OpSendLast:           {"Send Last", nil, PropSend | PropEnd | reqPayload},
+	OpSendLastImm:        {"Send Last Immediate", []Hdr{HdrImmDt}, PropSend | PropEnd | PropImm | reqPayload},
+	OpSendOnly:           {"Send Only", nil, PropSend | PropOnly | reqPayload},
+	OpSendOnlyImm:        {"Send Only Immediate", []Hdr{HdrImmDt}, PropSend | PropOnly | PropImm | reqPayload},
+	OpWriteFirst:         {"RDMA Write First", []Hdr{HdrRETH}, PropWrite | PropStart | reqPayload},
+	OpWriteMiddle:        {"RDMA Write Middle", nil, PropWrite | PropMiddle | reqPayload},
+	OpWriteLast:          {"RDMA Write Last", nil, PropWrite | PropEnd | reqPayload},
+	OpWriteLastImm:       {"RDMA Write Last Immediate", []Hdr{HdrImmDt}, PropWrite | PropEnd | PropImm | reqPayload},
+	OpWriteOnly:          {"RDMA Write Only", []Hdr{HdrRETH}, PropWrite | PropOnly | reqPayload},
+	OpWriteOnlyImm:       {"RDMA Write Only Immediate", []Hdr{HdrRETH, HdrImmDt}, PropWrite | PropOnly | PropImm | reqPayload},
+	OpReadRequest:        {"RDMA Read Request", []Hdr{HdrRETH}, PropRead | PropOnly | PropRequest},
+	OpReadResponseFirst:  {"RDMA Read Response First", []Hdr{HdrAETH}, PropReadResp | PropStart | PropResponse | PropPayload},
+	OpReadResponseMiddle: {"RDMA Read Response Middle", nil, PropReadResp | PropMiddle | PropResponse | PropPayload},
+	OpReadResponseLast:   {"RDMA Read Response Last", []Hdr{HdrAETH}, PropReadResp | PropEnd | PropResponse | PropPayload},
+	OpReadResponseOnly:   {"RDMA Read Response Only", []Hdr{HdrAETH}, PropReadResp | PropOnly | PropResponse | PropPayload},
+	OpAcknowledge:        {"Acknowledge", []Hdr{HdrAETH}, PropAck | respNoData},
+	OpAtomicAcknowledge:  {"Atomic Acknowledge", []Hdr{HdrAETH, HdrAtomicAckETH}, PropAtomicAck | respNoData},
+	OpCompareSwap:        {"Compare Swap", []Hdr{HdrAtomicETH}, PropAtomic | PropOnly | PropRequest},
+	OpFetchAdd:           {"Fetch Add", []Hdr{HdrAtomicETH}, PropAtomic | PropOnly | PropRequest},
+	OpResync:             {"Resync", nil, PropResync | PropOnly | PropRequest},
+	OpSendLastInv:        {"Send Last Invalidate", []Hdr{HdrIETH}, PropSend | PropEnd | PropInv | reqPayload},
+	OpSendOnlyInv:        {"Send Only Invalidate", []Hdr{HdrIETH}, PropSend | PropOnly | PropInv | reqPayload},
+	OpFlush:              {"Flush", []Hdr{HdrFETH, HdrRETH}, PropFlush | PropOnly | PropRequest},
+	OpAtomicWrite:        {"Atomic Write", []Hdr{HdrRETH}, PropAtomicWrite | PropOnly | reqPayload},
 }
 
 func init() {
-	set := func(op Opcode, prefix string, exts ...Hdr) {
+	set := func(t Transport, o uint8, first ...Hdr) {
+		row := &operations[o]
 		var e [4]Hdr
-		copy(e[:], exts)
-		opTable[op] = opInfo{name: prefix + " " + opNames[op&0x1F], exts: e, known: true}
+		copy(e[copy(e[:], first):], row.exts)
+		opTable[uint8(t)|o] = opInfo{name: t.String() + " " + row.name, exts: e, props: row.props, known: true}
 	}
-	for o, exts := range rcExts {
-		set(Opcode(TransportRC|o), "RC", exts...)
+	for o := range uint8(len(operations)) {
+		row := &operations[o]
+		if row.name == "" || o == OpResync {
+			continue
+		}
+		set(TransportRC, o)
 		// XRC: XRCETH first, on requests only.
-		if isResponseOp(o) {
-			set(Opcode(TransportXRC|o), "XRC", exts...)
+		if row.props&PropRequest != 0 {
+			set(TransportXRC, o, HdrXRCETH)
 		} else {
-			set(Opcode(TransportXRC|o), "XRC", append([]Hdr{HdrXRCETH}, exts...)...)
+			set(TransportXRC, o)
 		}
 		if o <= OpWriteOnlyImm {
-			set(Opcode(TransportUC|o), "UC", exts...)
+			set(TransportUC, o)
 		}
 		if o <= OpFetchAdd {
 			// RD: RDETH first; requests carry DETH after it.
-			if isResponseOp(o) {
-				set(Opcode(TransportRD|o), "RD", append([]Hdr{HdrRDETH}, exts...)...)
+			if row.props&PropRequest != 0 {
+				set(TransportRD, o, HdrRDETH, HdrDETH)
 			} else {
-				set(Opcode(TransportRD|o), "RD", append([]Hdr{HdrRDETH, HdrDETH}, exts...)...)
+				set(TransportRD, o, HdrRDETH)
 			}
 		}
 	}
-	set(Opcode(TransportRD|OpResync), "RD", HdrRDETH, HdrDETH)
-	set(Opcode(TransportUD|OpSendOnly), "UD", HdrDETH)
-	set(Opcode(TransportUD|OpSendOnlyImm), "UD", HdrDETH, HdrImmDt)
-	opTable[CNP] = opInfo{name: "CNP", exts: [4]Hdr{HdrCNP}, known: true}
-}
-
-func isResponseOp(o uint8) bool {
-	return o >= OpReadResponseFirst && o <= OpAtomicAcknowledge
+	set(TransportRD, OpResync, HdrRDETH, HdrDETH)
+	set(TransportUD, OpSendOnly, HdrDETH)
+	set(TransportUD, OpSendOnlyImm, HdrDETH)
+	opTable[CNP] = opInfo{name: "CNP", exts: [4]Hdr{HdrCNP}, props: PropCNP, known: true}
 }
 
 // Known reports whether the opcode is defined by the IBTA specification.
 func (o Opcode) Known() bool { return opTable[o].known }
 
-// Transport returns the transport bits (Opcode & 0xE0).
-func (o Opcode) Transport() uint8 { return uint8(o) & 0xE0 }
+// Transport returns the transport service (Opcode & 0xE0).
+func (o Opcode) Transport() Transport { return Transport(o & 0xE0) }
 
 // Op returns the operation bits (Opcode & 0x1F).
 func (o Opcode) Op() uint8 { return uint8(o) & 0x1F }
+
+// Props returns what the opcode is; an opcode the IBTA does not define
+// has none.
+func (o Opcode) Props() OpProp { return opTable[o].props }
+
+// Is reports whether the opcode has every property in p:
+// op.Is(PropSend|PropEnd) is true for every SEND LAST and SEND ONLY.
+func (o Opcode) Is(p OpProp) bool { return opTable[o].props&p == p }
+
+// IsAny reports whether the opcode has at least one property in p.
+func (o Opcode) IsAny(p OpProp) bool { return opTable[o].props&p != 0 }
 
 // ExtHeaders returns the extended headers that follow BTH, in wire order.
 func (o Opcode) ExtHeaders() []Hdr {
@@ -192,30 +291,43 @@ func (o Opcode) String() string {
 
 // IsRequest reports whether the opcode is sent by a requester (not a
 // response, ACK or CNP).
-func (o Opcode) IsRequest() bool {
-	if !o.Known() || o == CNP {
-		return false
-	}
-	return !isResponseOp(o.Op())
-}
+func (o Opcode) IsRequest() bool { return o.Is(PropRequest) }
 
 // IsResponse reports whether the opcode is a READ response, ACK or ATOMIC ACK.
-func (o Opcode) IsResponse() bool { return o.Known() && o != CNP && isResponseOp(o.Op()) }
+func (o Opcode) IsResponse() bool { return o.Is(PropResponse) }
 
 // HasPayload reports whether packets of this opcode may carry payload.
-func (o Opcode) HasPayload() bool {
-	if !o.Known() {
-		return false
+func (o Opcode) HasPayload() bool { return o.Is(PropPayload) }
+
+// MsgKind returns the kind of message a request opcode belongs to, as the
+// statistics count them (MsgOther for FLUSH, ATOMIC WRITE, RESYNC and
+// anything that is not a request).
+func (o Opcode) MsgKind() MsgKind {
+	p := o.Props()
+	switch {
+	case p&PropSend != 0 && p&PropImm != 0:
+		return MsgSendImm
+	case p&PropInv != 0:
+		return MsgSendInv
+	case p&PropSend != 0:
+		return MsgSend
+	case p&PropWrite != 0 && p&PropImm != 0:
+		return MsgWriteImm
+	case p&PropWrite != 0:
+		return MsgWrite
+	case p&PropRead != 0:
+		return MsgRead
+	case p&PropAtomic != 0:
+		return MsgAtomic
 	}
-	switch o.Op() {
-	case OpReadRequest, OpAcknowledge, OpAtomicAcknowledge, OpCompareSwap, OpFetchAdd, OpResync, OpFlush:
-		return false
-	}
-	return o != CNP
+	return MsgOther
 }
 
-// transportNames are the names of the transport bits.
-var transportNames = [8]string{"RC", "UC", "RD", "UD", "CNP", "XRC", "Reserved", "Vendor"}
-
-// TransportName returns "RC", "UC", "RD", "UD", "CNP", "XRC" or "Vendor".
-func (o Opcode) TransportName() string { return transportNames[o>>5] }
+// carriesMAD reports whether the payload of a packet is a MAD: a UD SEND
+// Only (with or without immediate) to or from QP0 or QP1 (a GMP response
+// goes back to the requester's QP, which may be any UD QP, from QP1).
+// srcQP is the DETH's source QP. Both decoders (Decoder.Decode and the
+// gopacket layers) ask this one predicate.
+func carriesMAD(op Opcode, destQP, srcQP uint32) bool {
+	return op.Transport() == TransportUD && op.Is(PropSend|PropOnly) && (destQP <= 1 || srcQP <= 1)
+}

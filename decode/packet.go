@@ -269,3 +269,40 @@ func (p *Packet) Addrs() (src, dst netip.Addr, ok bool) {
 	}
 	return netip.Addr{}, netip.Addr{}, false
 }
+
+// RemoteAccess is the remote memory access a request packet asks of the
+// responder: the rkey, VA and length of its RETH (RDMA READ, RDMA WRITE
+// FIRST or ONLY) or AtomicETH (CmpSwap, FetchAdd, 8 bytes), or the rkey its
+// IETH invalidates (SEND with Invalidate, no VA or length).
+type RemoteAccess struct {
+	Op   MPTOp // MPTOpNone: the packet asks for none
+	RKey uint32
+	VA   uint64
+	Len  uint64
+}
+
+// Access returns the remote access p asks for; its Op is MPTOpNone when p
+// is not such a request or the header is cut short.
+func (p *Packet) Access() RemoteAccess {
+	op := p.BTH.Opcode
+	switch {
+	case p.Has&HdrBTH == 0:
+	case op.Is(PropRead), op.Is(PropWrite | PropStart):
+		if p.Has&HdrRETH != 0 {
+			a := RemoteAccess{Op: MPTOpWrite, RKey: p.RETH.RKey, VA: p.RETH.VA, Len: uint64(p.RETH.DMALen)}
+			if op.Is(PropRead) {
+				a.Op = MPTOpRead
+			}
+			return a
+		}
+	case op.Is(PropAtomic):
+		if p.Has&HdrAtomicETH != 0 {
+			return RemoteAccess{Op: MPTOpAtomic, RKey: p.AtomicETH.RKey, VA: p.AtomicETH.VA, Len: 8}
+		}
+	case op.Is(PropInv):
+		if p.Has&HdrIETH != 0 {
+			return RemoteAccess{Op: MPTOpInvalidate, RKey: p.IETH.RKey}
+		}
+	}
+	return RemoteAccess{}
+}

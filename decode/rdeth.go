@@ -16,14 +16,13 @@ const RDETHLen = 4
 //	+---------------+-----------------------------------------------+
 type RDETH struct {
 	layers.BaseLayer
+	nextLayer
 	Reserved uint8
 	EECnxt   uint32
-	next     gopacket.LayerType
 }
 
-func (h *RDETH) LayerType() gopacket.LayerType     { return LayerTypeRDETH }
-func (h *RDETH) CanDecode() gopacket.LayerClass    { return LayerTypeRDETH }
-func (h *RDETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *RDETH) LayerType() gopacket.LayerType  { return LayerTypeRDETH }
+func (h *RDETH) CanDecode() gopacket.LayerClass { return LayerTypeRDETH }
 
 // DecodeFromBytes decodes an RDETH at the start of data.
 func (h *RDETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

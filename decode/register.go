@@ -40,114 +40,6 @@ func init() {
 	}
 }
 
-func layerTypeOfHdr(h Hdr) gopacket.LayerType {
-	switch h {
-	case HdrRDETH:
-		return LayerTypeRDETH
-	case HdrDETH:
-		return LayerTypeDETH
-	case HdrXRCETH:
-		return LayerTypeXRCETH
-	case HdrRETH:
-		return LayerTypeRETH
-	case HdrAtomicETH:
-		return LayerTypeAtomicETH
-	case HdrAETH:
-		return LayerTypeAETH
-	case HdrAtomicAckETH:
-		return LayerTypeAtomicAckETH
-	case HdrImmDt:
-		return LayerTypeImmDt
-	case HdrIETH:
-		return LayerTypeIETH
-	case HdrFETH:
-		return LayerTypeFETH
-	case HdrCNP:
-		return LayerTypeCNP
-	}
-	return gopacket.LayerTypePayload
-}
-
-// newExt returns a fresh layer for an extended header.
-func newExt(h Hdr) extLayer {
-	switch h {
-	case HdrRDETH:
-		return &RDETH{}
-	case HdrDETH:
-		return &DETH{}
-	case HdrXRCETH:
-		return &XRCETH{}
-	case HdrRETH:
-		return &RETH{}
-	case HdrAtomicETH:
-		return &AtomicETH{}
-	case HdrAETH:
-		return &AETH{}
-	case HdrAtomicAckETH:
-		return &AtomicAckETH{}
-	case HdrImmDt:
-		return &ImmDt{}
-	case HdrIETH:
-		return &IETH{}
-	case HdrFETH:
-		return &FETH{}
-	}
-	return &CNPPadding{}
-}
-
-// extLayer is what every extended header implements.
-type extLayer interface {
-	gopacket.DecodingLayer
-	gopacket.Layer
-}
-
-// setNext records the layer that follows an extended header in its packet
-// (extended headers cannot know it on their own: it depends on the opcode).
-func setNext(l extLayer, next gopacket.LayerType) {
-	switch h := l.(type) {
-	case *RDETH:
-		h.next = next
-	case *DETH:
-		h.next = next
-	case *XRCETH:
-		h.next = next
-	case *RETH:
-		h.next = next
-	case *AtomicETH:
-		h.next = next
-	case *AETH:
-		h.next = next
-	case *AtomicAckETH:
-		h.next = next
-	case *ImmDt:
-		h.next = next
-	case *IETH:
-		h.next = next
-	case *FETH:
-		h.next = next
-	}
-}
-
-func nextOrPayload(t gopacket.LayerType) gopacket.LayerType {
-	if t == gopacket.LayerTypeZero {
-		return gopacket.LayerTypePayload
-	}
-	return t
-}
-
-// extDecoder decodes one extended header on its own (when a user asks
-// gopacket to start at it); the next layer is then the payload.
-func extDecoder(h Hdr) gopacket.Decoder {
-	return gopacket.DecodeFunc(func(data []byte, p gopacket.PacketBuilder) error {
-		l := newExt(h)
-		if err := l.DecodeFromBytes(data, p); err != nil {
-			return err
-		}
-		p.AddLayer(l)
-		return p.NextDecoder(gopacket.LayerTypePayload)
-	})
-}
-
 func decodeICRC(data []byte, p gopacket.PacketBuilder) error {
 	h := &ICRC{}
 	if err := h.DecodeFromBytes(data, p); err != nil {
@@ -243,29 +135,30 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 	rest := b.Payload
 	exts := b.Opcode.ExtHeaders()
 	srcQP := uint32(0xFFFFFF)
-	for i, h := range exts {
-		l := newExt(h)
+	var last extLayer
+	for _, h := range exts {
+		l := extRow(h).fresh()
 		if err := l.DecodeFromBytes(rest, p); err != nil {
 			return err
 		}
-		next := gopacket.LayerTypePayload
-		if i+1 < len(exts) {
-			next = layerTypeOfHdr(exts[i+1])
+		if last != nil {
+			last.setNext(l.LayerType())
 		}
-		setNext(l, next)
 		if d, ok := l.(*DETH); ok {
 			srcQP = d.SrcQP
 		}
 		p.AddLayer(l)
-		rest = l.LayerPayload()
+		rest, last = l.LayerPayload(), l
 	}
 	var padBytes []byte
 	if pad := int(b.PadCount); pad <= len(rest) && icrc != nil {
 		rest, padBytes = rest[:len(rest)-pad], rest[len(rest)-pad:]
 	}
 	if len(rest) > 0 {
-		op := b.Opcode
-		if (b.DestQP <= 1 || srcQP <= 1) && (op == Opcode(TransportUD|OpSendOnly) || op == Opcode(TransportUD|OpSendOnlyImm)) {
+		if carriesMAD(b.Opcode, b.DestQP, srcQP) {
+			if last != nil {
+				last.setNext(LayerTypeMAD)
+			}
 			if err := decodeMADLayer(rest, p); err != nil {
 				return err
 			}

@@ -20,15 +20,14 @@ const RETHLen = 16
 //	+-------------------------------+-------------------------------+
 type RETH struct {
 	layers.BaseLayer
+	nextLayer
 	VA     uint64
 	RKey   uint32
 	DMALen uint32
-	next   gopacket.LayerType
 }
 
-func (h *RETH) LayerType() gopacket.LayerType     { return LayerTypeRETH }
-func (h *RETH) CanDecode() gopacket.LayerClass    { return LayerTypeRETH }
-func (h *RETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *RETH) LayerType() gopacket.LayerType  { return LayerTypeRETH }
+func (h *RETH) CanDecode() gopacket.LayerClass { return LayerTypeRETH }
 
 // DecodeFromBytes decodes a RETH at the start of data.
 func (h *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

@@ -11,7 +11,7 @@ import (
 // (ImmDt, IETH, FETH): four bytes, big-endian.
 type word32 struct {
 	layers.BaseLayer
-	next gopacket.LayerType
+	nextLayer
 }
 
 func (w *word32) decode(name string, data []byte, df gopacket.DecodeFeedback) (uint32, error) {
@@ -31,8 +31,6 @@ func serialize32(b gopacket.SerializeBuffer, v uint32) error {
 	binary.BigEndian.PutUint32(d, v)
 	return nil
 }
-
-func (w *word32) NextLayerType() gopacket.LayerType { return nextOrPayload(w.next) }
 
 // ImmDt is the Immediate Data Extended Transport Header (IBA 9.3.7): four
 // bytes the requester hands to the responder's receive completion.
@@ -136,3 +134,6 @@ func (h *CNPPadding) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serializ
 	clear(d)
 	return nil
 }
+
+// setNext does nothing: nothing follows the CNP's padding but the ICRC.
+func (h *CNPPadding) setNext(gopacket.LayerType) {}

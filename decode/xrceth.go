@@ -16,14 +16,13 @@ const XRCETHLen = 4
 //	+---------------+-----------------------------------------------+
 type XRCETH struct {
 	layers.BaseLayer
+	nextLayer
 	Reserved uint8
 	XRCSRQ   uint32
-	next     gopacket.LayerType
 }
 
-func (h *XRCETH) LayerType() gopacket.LayerType     { return LayerTypeXRCETH }
-func (h *XRCETH) CanDecode() gopacket.LayerClass    { return LayerTypeXRCETH }
-func (h *XRCETH) NextLayerType() gopacket.LayerType { return nextOrPayload(h.next) }
+func (h *XRCETH) LayerType() gopacket.LayerType  { return LayerTypeXRCETH }
+func (h *XRCETH) CanDecode() gopacket.LayerClass { return LayerTypeXRCETH }
 
 // DecodeFromBytes decodes an XRCETH at the start of data.
 func (h *XRCETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

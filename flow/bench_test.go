@@ -38,6 +38,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -91,7 +92,7 @@ type rcStream struct {
 
 // set makes packet i the one of pass j.
 func (s *rcStream) set(p *decode.Packet, i, j int) {
-	p.BTH.PSN = (s.psn[i] + uint32(j)*s.span[s.pair[i]]) & benchMask
+	p.BTH.PSN = decode.PSN((s.psn[i] + uint32(j)*s.span[s.pair[i]]) & benchMask)
 	p.Frame.Number = s.num[i] + j*len(s.pkts)
 	p.Frame.Time = s.at[i].Add(time.Duration(j) * s.dur)
 }
@@ -216,7 +217,7 @@ func buildRC(tb testing.TB, npairs, perPair int) *rcStream {
 		}
 		s.pkts = append(s.pkts, p)
 		s.pair = append(s.pair, q)
-		s.psn = append(s.psn, p.BTH.PSN)
+		s.psn = append(s.psn, uint32(p.BTH.PSN))
 		s.num = append(s.num, p.Frame.Number)
 		s.at = append(s.at, p.Frame.Time)
 		s.raw = append(s.raw, f.data)
@@ -230,7 +231,7 @@ func buildFrame(tb testing.TB, src, dst benchHost, op int, psn uint32, ackReq bo
 	eth := &layers.Ethernet{SrcMAC: src.mac, DstMAC: dst.mac, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Flags: layers.IPv4DontFragment, Protocol: layers.IPProtocolUDP, SrcIP: src.ip, DstIP: dst.ip}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(src.port), DstPort: layers.UDPPort(decode.RoCEv2Port)}
-	bth := &decode.BTH{Opcode: decode.Opcode(op) | decode.TransportRC, PKey: 0xffff, DestQP: dst.qpn, AckReq: ackReq, PSN: psn}
+	bth := &decode.BTH{Opcode: decode.TransportRC.Opcode(uint8(op)), PKey: 0xffff, DestQP: dst.qpn, AckReq: ackReq, PSN: decode.PSN(psn)}
 	ls := []gopacket.SerializableLayer{eth, ip, udp, bth}
 	if reth != nil {
 		ls = append(ls, reth)
@@ -456,7 +457,7 @@ func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
 		}
 		seen[p.BTH.DestQP] = true
 		q := s.pair[i]
-		f.QPs = append(f.QPs, hca.MPTQP{QPN: p.BTH.DestQP, PD: 1, Type: "RC", Access: remote, MTU: benchMTU})
+		f.QPs = append(f.QPs, hca.MPTQP{QPN: p.BTH.DestQP, PD: 1, Type: decode.TransportRC, Access: remote, MTU: benchMTU})
 		rkey := 0x1000 + uint32(q)*0x101
 		f.MRs = append(f.MRs, hca.MPTMR{RKey: rkey, LKey: rkey, VA: uint64(0x7f3a00000000) + uint64(q)<<28, Length: 1 << 20, PD: 1,
 			Access: hca.LocalWrite | remote})

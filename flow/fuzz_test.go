@@ -21,7 +21,7 @@ func fuzzMPT(tb testing.TB) *hca.Model {
 		if q%4 == 3 {
 			acc = 0
 		}
-		f.QPs = append(f.QPs, hca.MPTQP{QPN: q, PD: 1, Type: "RC", Access: acc, MTU: 1024})
+		f.QPs = append(f.QPs, hca.MPTQP{QPN: q, PD: 1, Type: decode.TransportRC, Access: acc, MTU: 1024})
 	}
 	for k := uint32(1); k < 0x40; k++ {
 		pd := uint32(1 + k%5/4)
@@ -66,7 +66,7 @@ func FuzzTrack(f *testing.F) {
 			src := hosts[b[4]%3]
 			dst := hosts[(b[4]/3+1+b[4]%3)%3]
 			p.IPv4.Src, p.IPv4.Dst = src, dst
-			p.BTH = decode.BTH{Opcode: decode.Opcode(b[0]), PSN: uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]), DestQP: uint32(b[4] >> 4)}
+			p.BTH = decode.BTH{Opcode: decode.Opcode(b[0]), PSN: decode.PSN(uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])), DestQP: uint32(b[4] >> 4)}
 			for _, h := range p.BTH.Opcode.ExtHeaders() {
 				p.Has |= h
 			}

@@ -34,20 +34,8 @@ func (r *mptRec) why() string {
 	if r.op == decode.MPTOpInvalidate && r.verdict == hca.VerdictAccessDenied {
 		return "a type 1 memory window cannot be invalidated remotely"
 	}
-	c := hca.Check{Verdict: r.verdict, Op: hcaOp(r.op), RKey: r.rkey, Over: uint64(r.over)}
+	c := hca.Check{Verdict: r.verdict, Op: r.op, RKey: r.rkey, Over: uint64(r.over)}
 	return c.Describe()
-}
-
-func hcaOp(op decode.MPTOp) hca.AccessOp {
-	switch op {
-	case decode.MPTOpRead:
-		return hca.OpRead
-	case decode.MPTOpWrite:
-		return hca.OpWrite
-	case decode.MPTOpAtomic:
-		return hca.OpAtomic
-	}
-	return 0
 }
 
 // mptWhat names the access: "WRITE of 512 bytes at VA 0x... with rkey
@@ -77,32 +65,10 @@ func hex64(v uint64) string {
 // check in s, reports a violation, and returns the check to keep with the
 // request's message.
 func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
-	var op decode.MPTOp
-	var rkey uint32
-	var va, n uint64
-	switch p.BTH.Opcode.Op() {
-	case decode.OpReadRequest:
-		op = decode.MPTOpRead
-	case decode.OpWriteFirst, decode.OpWriteOnly, decode.OpWriteOnlyImm:
-		op = decode.MPTOpWrite
-	case decode.OpCompareSwap, decode.OpFetchAdd:
-		if p.Has&decode.HdrAtomicETH == 0 {
-			return mptRec{}
-		}
-		op, rkey, va, n = decode.MPTOpAtomic, p.AtomicETH.RKey, p.AtomicETH.VA, 8
-	case decode.OpSendLastInv, decode.OpSendOnlyInv:
-		if p.Has&decode.HdrIETH == 0 {
-			return mptRec{}
-		}
-		op, rkey = decode.MPTOpInvalidate, p.IETH.RKey
-	default:
+	acc := p.Access()
+	op, rkey, va, n := acc.Op, acc.RKey, acc.VA, acc.Len
+	if op == decode.MPTOpNone {
 		return mptRec{}
-	}
-	if op == decode.MPTOpRead || op == decode.MPTOpWrite {
-		if p.Has&decode.HdrRETH == 0 {
-			return mptRec{}
-		}
-		rkey, va, n = p.RETH.RKey, p.RETH.VA, uint64(p.RETH.DMALen)
 	}
 	if _, dst, lid := addrs(p); lid || dst != t.mptResp {
 		return mptRec{}
@@ -111,7 +77,7 @@ func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
 	if op == decode.MPTOpInvalidate {
 		c = t.checkInvalidate(p.BTH.DestQP, rkey)
 	} else {
-		c = t.opts.MPT.Check(p.BTH.DestQP, hcaOp(op), rkey, va, n)
+		c = t.opts.MPT.Check(p.BTH.DestQP, op, rkey, va, n)
 	}
 	m := &p.Analysis.MPT
 	*m = decode.MPTCheck{Checked: true, Allowed: c.Verdict.Allowed(), Op: op, Verdict: uint8(c.Verdict),

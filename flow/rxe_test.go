@@ -227,16 +227,16 @@ type gtExpectFile struct {
 }
 
 type gtQP struct {
-	Side    string `json:"side"`
-	Type    string `json:"type"`
-	QPN     uint32 `json:"qpn"`
-	IP      string `json:"ip"`
-	SQPSN   uint32 `json:"sq_psn"`
-	RQPSN   uint32 `json:"rq_psn"`
-	DestQPN uint32 `json:"dest_qpn"`
-	PathMTU uint32 `json:"path_mtu"`
-	QKey    uint32 `json:"q_key"`
-	State   string `json:"state"`
+	Side    string     `json:"side"`
+	Type    string     `json:"type"`
+	QPN     uint32     `json:"qpn"`
+	IP      string     `json:"ip"`
+	SQPSN   decode.PSN `json:"sq_psn"`
+	RQPSN   decode.PSN `json:"rq_psn"`
+	DestQPN uint32     `json:"dest_qpn"`
+	PathMTU uint32     `json:"path_mtu"`
+	QKey    uint32     `json:"q_key"`
+	State   string     `json:"state"`
 }
 
 type gtWRec struct {
@@ -358,7 +358,7 @@ type gtPkt struct {
 	length   int
 	ib       bool
 	op       decode.Opcode
-	psn      uint32
+	psn      decode.PSN
 	destQP   uint32
 	src, dst netip.Addr
 	deth     bool
@@ -458,7 +458,7 @@ type gtMsg struct {
 	dir    decode.Direction
 	kind   decode.MsgKind
 	length int64 // -1: not known
-	psn    uint32
+	psn    decode.PSN
 	hasPSN bool
 	pkts   uint32 // 0: not checked (READ, ATOMIC, unknown length)
 	naked  bool
@@ -505,9 +505,9 @@ type gtSession struct {
 	aQPN      uint32
 	aKnown    bool // A.QPN must be known and equal aQPN
 	bQPN      uint32
-	aStart    uint32
+	aStart    decode.PSN
 	hasAStart bool
-	bStart    uint32
+	bStart    decode.PSN
 	hasBStart bool
 	qkey      uint32
 	msgs      []gtMsg
@@ -549,19 +549,19 @@ func gtSpan(kind decode.MsgKind, length uint64, mtu uint32) uint32 {
 
 // addSpecs appends the messages of specs sent in direction dir from PSN
 // start (hasPSN false: PSNs not checked).
-func gtAddSpecs(msgs []gtMsg, specs []gtMsgSpec, dir decode.Direction, start uint32, hasPSN, ok bool, mtu uint32, what string) []gtMsg {
+func gtAddSpecs(msgs []gtMsg, specs []gtMsgSpec, dir decode.Direction, start decode.PSN, hasPSN, ok bool, mtu uint32, what string) []gtMsg {
 	psn, i := start, 0
 	for _, sp := range specs {
 		for range sp.n {
 			i++
-			m := gtMsg{dir: dir, kind: sp.kind, length: sp.length, psn: psn & 0xffffff, hasPSN: hasPSN, ok: ok,
+			m := gtMsg{dir: dir, kind: sp.kind, length: sp.length, psn: psn, hasPSN: hasPSN, ok: ok,
 				what: fmt.Sprintf("%s #%d", what, i)}
 			l := uint64(max(sp.length, 0))
 			n := gtSpan(sp.kind, l, mtu)
 			if sp.kind != decode.MsgRead && sp.kind != decode.MsgAtomic && sp.length >= 0 {
 				m.pkts = n
 			}
-			psn += n
+			psn = psn.Add(int(n))
 			msgs = append(msgs, m)
 		}
 	}
@@ -634,7 +634,7 @@ func gtFromExpect(t *testing.T, name string, run *gtRun) *gtCase {
 			if w.Length == nil || w.PSNFirst == nil {
 				t.Fatalf("%s.expect.json: wr_id %d (%s) has no length or psn_first", name, w.WRID, w.Opcode)
 			}
-			m := gtMsg{dir: decode.DirAToB, kind: kind, length: int64(*w.Length), psn: *w.PSNFirst, hasPSN: true,
+			m := gtMsg{dir: decode.DirAToB, kind: kind, length: int64(*w.Length), psn: decode.PSN(*w.PSNFirst), hasPSN: true,
 				what: fmt.Sprintf("wr_id %d %s: %s", w.WRID, w.Opcode, w.What)}
 			if kind != decode.MsgRead && kind != decode.MsgAtomic {
 				m.pkts = w.NPkts
@@ -705,7 +705,7 @@ func gtFromPerftest(t *testing.T, name string, runs []gtPerftestRun) *gtCase {
 			}
 			s.a = gtAddr(t, q.Remote.Address)
 			s.aQPN = gtHex(t, path, q.Remote.QPN)
-			s.aStart, s.hasAStart = gtHex(t, path, q.ExpectedPSN), true
+			s.aStart, s.hasAStart = decode.PSN(gtHex(t, path, q.ExpectedPSN)), true
 			s.learned = decode.PairingNone
 			if q.Type == "RC" {
 				s.learned, s.aKnown = decode.PairingResponse, true
@@ -1244,7 +1244,7 @@ func gtCheckResponse(t *testing.T, c *gtCase, run *gtRun, p gtPkt) {
 		if q.op.Op() == decode.OpReadRequest {
 			n = gtSpan(decode.MsgRead, uint64(q.dmaLen), c.mtu)
 		}
-		if d := (p.psn - q.psn) & 0xffffff; d >= n {
+		if d := p.psn.Dist(q.psn); d >= n {
 			t.Errorf("%s: request frame %d (%s PSN %d, %d PSNs) does not cover the response's PSN", what, rf, q.op, q.psn, n)
 		}
 		if rtt := p.at.Sub(q.at); !p.an.HasRTT || p.an.RTT != rtt {
@@ -1303,7 +1303,7 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 	type qkey struct {
 		id  uint32
 		dir decode.Direction
-		psn uint32
+		psn decode.PSN
 	}
 	sent := map[qkey][]int{} // transmissions of each PSN
 	type dkey struct {

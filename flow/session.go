@@ -24,8 +24,8 @@ type Endpoint struct {
 	Addr     netip.Addr // IP address, or GID for RoCEv1/native IB with GRH
 	LID      uint16     // native IB without GRH
 	QPN      uint32
-	QPNKnown bool   // false until the session is paired (RC/UC) or for UD receivers
-	StartPSN uint32 // first PSN this side sends requests with (CM), or first seen
+	QPNKnown bool       // false until the session is paired (RC/UC) or for UD receivers
+	StartPSN decode.PSN // first PSN this side sends requests with (CM), or first seen
 	HasStart bool
 }
 
@@ -147,7 +147,7 @@ type Message struct {
 	Dir        decode.Direction // who sent the request
 	Kind       decode.MsgKind
 	Opcode     decode.Opcode // of the request's last (or only) packet
-	PSN        uint32        // first PSN of the request
+	PSN        decode.PSN    // first PSN of the request
 	Packets    uint32        // request packets (READ, ATOMIC: 1)
 	Length     uint64        // payload bytes (READ: the DMA length asked for; ATOMIC: 8)
 	FirstFrame int

@@ -12,12 +12,12 @@ import (
 // responses the other side returns for them.
 type reqStream struct {
 	started bool
-	first   uint32 // first PSN seen
-	next    uint32 // next new PSN
+	first   decode.PSN // first PSN seen
+	next    decode.PSN // next new PSN
 	// A READ request consumes ⌈length/MTU⌉ PSNs. While the MTU is not
 	// known, any next PSN in [next, softHi] is in order (and tells the MTU).
 	soft            bool
-	softHi, softPSN uint32
+	softHi, softPSN decode.PSN
 	softLen         uint32
 	missing         []psnRange // PSNs skipped by a gap and not seen since
 	pend            []pmsg     // messages being reassembled
@@ -29,25 +29,25 @@ type reqStream struct {
 	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
 	skipOut         bool   // the request being assembled was already answered
 	resent          bool   // a PSN was sent again (resentPSN the highest): repeated answers are due
-	resentPSN       uint32
+	resentPSN       decode.PSN
 	answered        bool   // a response for this stream was seen
 	forgotten       uint64 // outstanding requests dropped to bound memory
 	rr              readResp
-	lastAcked       uint32
+	lastAcked       decode.PSN
 	hasAcked        bool
 }
 
 // psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
 // they were sent (and answered) though the capture lacks them.
 type psnRange struct {
-	lo, hi   uint32
+	lo, hi   decode.PSN
 	answered bool
 }
 
 // pktRec is a recent PSN: its first transmission (frame, t) and its
 // latest (lastFrame, lastT).
 type pktRec struct {
-	psn       uint32
+	psn       decode.PSN
 	frame     int
 	t         time.Time
 	lastFrame int
@@ -57,7 +57,7 @@ type pktRec struct {
 type nakRec struct {
 	valid bool
 	frame int
-	psn   uint32
+	psn   decode.PSN
 	cause decode.RetransCause
 }
 
@@ -65,8 +65,8 @@ type nakRec struct {
 type pmsg struct {
 	kind       decode.MsgKind
 	op         decode.Opcode
-	first      uint32 // PSN of FIRST (or of the first packet seen)
-	last       uint32
+	first      decode.PSN // PSN of FIRST (or of the first packet seen)
+	last       decode.PSN
 	haveFirst  bool
 	haveLast   bool
 	count      uint32
@@ -83,7 +83,7 @@ type pmsg struct {
 type outReq struct {
 	kind       decode.MsgKind
 	mpt        mptRec
-	psn, last  uint32 // request PSNs (READ: its PSN; responses use psn.. psn+n-1)
+	psn, last  decode.PSN // request PSNs (READ: its PSN; responses use psn.. psn+n-1)
 	length     uint64
 	firstFrame int
 	lastFrame  int
@@ -96,7 +96,7 @@ type readResp struct {
 	active bool
 	orphan bool // its request is not in the capture
 	req    outReq
-	next   uint32
+	next   decode.PSN
 	length uint64
 	pkts   uint32
 }
@@ -105,49 +105,33 @@ const (
 	// restartDist: a PSN this far from the expected one starts the
 	// stream over instead of counting a gap or a retransmission.
 	restartDist = 1 << 20
-	psnMask     = 1<<24 - 1
 	maxMissing  = 32
 	maxPending  = 8
 )
 
-// sub24 returns a - b as a signed 24-bit serial number difference.
-func sub24(a, b uint32) int32 {
-	d := (a - b) & psnMask
-	if d >= 1<<23 {
-		return int32(d) - 1<<24
-	}
-	return int32(d)
-}
-
-// inWindow reports lo <= x < hi in 24-bit serial arithmetic.
-func inWindow(x, lo, hi uint32) bool {
-	d := (x - lo) & psnMask
-	return d < (hi-lo)&psnMask
-}
-
-func (st *reqStream) outstandingAt(psn uint32) int {
+func (st *reqStream) outstandingAt(psn decode.PSN) int {
 	for i := range st.out {
 		o := &st.out[i]
-		if sub24(psn, o.psn) >= 0 && sub24(psn, o.last) <= 0 {
+		if (psn).Diff(o.psn) >= 0 && (psn).Diff(o.last) <= 0 {
 			return i
 		}
 	}
 	return -1
 }
 
-func (st *reqStream) doneAt(psn uint32) bool {
+func (st *reqStream) doneAt(psn decode.PSN) bool {
 	for i := 0; i < st.doneN && i < len(st.done); i++ {
 		o := &st.done[i]
-		if sub24(psn, o.psn) >= 0 && sub24(psn, o.last) <= 0 {
+		if (psn).Diff(o.psn) >= 0 && (psn).Diff(o.last) <= 0 {
 			return true
 		}
 	}
 	return false
 }
 
-func (st *reqStream) inMissing(psn uint32) int {
+func (st *reqStream) inMissing(psn decode.PSN) int {
 	for i, r := range st.missing {
-		if inWindow(psn, r.lo, r.hi) {
+		if (psn).InWindow(r.lo, r.hi) {
 			return i
 		}
 	}
@@ -155,30 +139,30 @@ func (st *reqStream) inMissing(psn uint32) int {
 }
 
 // fill removes psn from the missing ranges.
-func (st *reqStream) fill(i int, psn uint32) {
+func (st *reqStream) fill(i int, psn decode.PSN) {
 	r := st.missing[i]
 	switch {
-	case r.lo == psn && (r.lo+1)&psnMask == r.hi:
+	case r.lo == psn && r.lo.Next() == r.hi:
 		st.missing = append(st.missing[:i], st.missing[i+1:]...)
 	case r.lo == psn:
-		st.missing[i].lo = (psn + 1) & psnMask
-	case (psn+1)&psnMask == r.hi:
+		st.missing[i].lo = psn.Next()
+	case psn.Next() == r.hi:
 		st.missing[i].hi = psn
 	default:
 		st.missing[i].hi = psn
 		if len(st.missing) < maxMissing {
-			st.missing = append(st.missing, psnRange{(psn + 1) & psnMask, r.hi, r.answered})
+			st.missing = append(st.missing, psnRange{psn.Next(), r.hi, r.answered})
 		}
 	}
 }
 
-func (st *reqStream) remember(psn uint32, frame int, at time.Time) {
+func (st *reqStream) remember(psn decode.PSN, frame int, at time.Time) {
 	st.recent[st.recentN%len(st.recent)] = pktRec{psn, frame, at, frame, at}
 	st.recentN++
 }
 
 // original returns the record of psn (nil when it is no longer kept).
-func (st *reqStream) original(psn uint32) *pktRec {
+func (st *reqStream) original(psn decode.PSN) *pktRec {
 	n := min(st.recentN, len(st.recent))
 	for i := 1; i <= n; i++ {
 		r := &st.recent[(st.recentN-i)%len(st.recent)]
@@ -197,13 +181,13 @@ const (
 	posLast
 )
 
-func msgPos(op uint8) int {
-	switch op {
-	case decode.OpSendFirst, decode.OpWriteFirst:
-		return posFirst
-	case decode.OpSendMiddle, decode.OpWriteMiddle:
+func msgPos(op decode.Opcode) int {
+	switch p := op.Props(); {
+	case p&decode.PropMiddle != 0:
 		return posMiddle
-	case decode.OpSendLast, decode.OpSendLastImm, decode.OpSendLastInv, decode.OpWriteLast, decode.OpWriteLastImm:
+	case p&decode.PropOnly == decode.PropStart:
+		return posFirst
+	case p&decode.PropOnly == decode.PropEnd:
 		return posLast
 	}
 	return posOnly
@@ -222,7 +206,7 @@ func sameFamily(m, k decode.MsgKind) bool {
 // psnSpan returns the PSNs a request consumes and whether the count is
 // certain (a READ's depends on the MTU).
 func psnSpan(p *decode.Packet, mtu uint32) (uint32, bool) {
-	if p.BTH.Opcode.Op() != decode.OpReadRequest || p.Has&decode.HdrRETH == 0 {
+	if !p.BTH.Opcode.Is(decode.PropRead) || p.Has&decode.HdrRETH == 0 {
 		return 1, true
 	}
 	l := p.RETH.DMALen
@@ -248,7 +232,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		ep = &s.B
 	}
 	if st.started {
-		if d := sub24(psn, st.next); d > restartDist || d < -restartDist {
+		if d := (psn).Diff(st.next); d > restartDist || d < -restartDist {
 			// Far from anything this QP sent: a new connection reusing
 			// the QPN (set up out of the capture's sight), not a loss of
 			// a million packets. Start over.
@@ -263,7 +247,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		st.first = psn
 		st.next = psn
 		if ep.HasStart && psn != ep.StartPSN {
-			if d := sub24(psn, ep.StartPSN); d > 0 {
+			if d := (psn).Diff(ep.StartPSN); d > 0 {
 				st.next = ep.StartPSN
 				st.first = ep.StartPSN
 			}
@@ -274,13 +258,13 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 	}
 	if st.soft && s.MTU != 0 {
 		// the MTU was learned since the READ (from its responses)
-		st.next = (st.softPSN + (st.softLen+s.MTU-1)/s.MTU) & psnMask
+		st.next = st.softPSN.Add(int((st.softLen + s.MTU - 1) / s.MTU))
 		st.soft = false
 	}
 	a.ExpectedPSN, a.HasExpected = st.next, true
-	d := sub24(psn, st.next)
-	if st.soft && d >= 0 && sub24(psn, st.softHi) <= 0 {
-		t.inferReadMTU(s, st.softLen, uint32(sub24(psn, st.softPSN)))
+	d := (psn).Diff(st.next)
+	if st.soft && d >= 0 && (psn).Diff(st.softHi) <= 0 {
+		t.inferReadMTU(s, st.softLen, uint32((psn).Diff(st.softPSN)))
 		st.soft = false
 		d = 0
 	}
@@ -303,7 +287,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			st.fill(i, psn)
 			s.LostPSNs--
 			fresh = true
-			if st.nak.valid && st.nak.cause == decode.CauseNAK && sub24(psn, st.nak.psn) >= 0 {
+			if st.nak.valid && st.nak.cause == decode.CauseNAK && (psn).Diff(st.nak.psn) >= 0 {
 				a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 				s.Retransmitted++
 				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+strconv.Itoa(int(psn))+" (go-back-N after the NAK in frame "+strconv.Itoa(st.nak.frame)+")")
@@ -313,7 +297,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			}
 			break
 		}
-		if !st.resent || sub24(psn, st.resentPSN) > 0 {
+		if !st.resent || (psn).Diff(st.resentPSN) > 0 {
 			st.resent, st.resentPSN = true, psn
 		}
 		orig := st.original(psn)
@@ -325,7 +309,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			orig.lastFrame, orig.lastT = p.Frame.Number, now
 		}
 		switch {
-		case st.nak.valid && (!found || st.nak.frame > prev.frame) && sub24(psn, st.nak.psn) >= 0:
+		case st.nak.valid && (!found || st.nak.frame > prev.frame) && (psn).Diff(st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 			s.Retransmitted++
 			how := "go-back-N after the NAK in frame "
@@ -347,11 +331,11 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		}
 	}
 	if d >= 0 {
-		st.next = (psn + n) & psnMask
+		st.next = psn.Add(int(n))
 		st.soft = !sure
 		if !sure {
 			st.softPSN, st.softLen = psn, p.RETH.DMALen
-			st.softHi = (psn + (p.RETH.DMALen+255)/256) & psnMask
+			st.softHi = psn.Add(int((p.RETH.DMALen + 255) / 256))
 		}
 	}
 	if !fresh {
@@ -365,8 +349,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 
 // assemble adds a first-time request packet to its message.
 func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStream) {
-	op := p.BTH.Opcode.Op()
-	kind := decode.MsgKindOf(op)
+	kind := p.BTH.Opcode.MsgKind()
 	psn := p.BTH.PSN
 	plen := uint64(len(p.Payload))
 	switch kind {
@@ -375,7 +358,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	case decode.MsgAtomic:
 		plen = 8
 	}
-	pos := msgPos(op)
+	pos := msgPos(p.BTH.Opcode)
 	if pos == posFirst || pos == posOnly {
 		t.abandonStale(p, s, st, psn)
 	}
@@ -395,7 +378,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		// arrived before it.
 		for i := range st.pend {
 			c := &st.pend[i]
-			if !c.haveFirst && sameFamily(c.kind, kind) && sub24(c.first, psn) > 0 && sub24(c.first, psn) < 1<<16 {
+			if !c.haveFirst && sameFamily(c.kind, kind) && (c.first).Diff(psn) > 0 && (c.first).Diff(psn) < 1<<16 {
 				c.haveFirst, c.first, c.partial = true, psn, false
 				c.count++
 				c.length += plen
@@ -416,7 +399,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	idx := -1
 	for i := len(st.pend) - 1; i >= 0; i-- {
 		c := &st.pend[i]
-		if sameFamily(c.kind, kind) && sub24(psn, c.first) > 0 && sub24(psn, c.first) < 1<<16 && (!c.haveLast || sub24(psn, c.last) <= 0) {
+		if sameFamily(c.kind, kind) && (psn).Diff(c.first) > 0 && (psn).Diff(c.first) < 1<<16 && (!c.haveLast || (psn).Diff(c.last) <= 0) {
 			idx = i
 			break
 		}
@@ -460,10 +443,10 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 // abandonStale ends pending messages that can no longer complete: a new
 // message starts at psn while an older one still waits for its LAST with
 // no lost packet to explain it.
-func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn uint32) {
+func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn decode.PSN) {
 	for i := 0; i < len(st.pend); {
 		c := &st.pend[i]
-		if !c.haveLast && sub24(psn, c.first) > 0 && !st.missingBetween(c.first, psn) {
+		if !c.haveLast && (psn).Diff(c.first) > 0 && !st.missingBetween(c.first, psn) {
 			s.OpcodeSeq++
 			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+strconv.Itoa(c.firstFrame)+" has no LAST packet")
 			t.dropPending(s, st, i)
@@ -473,9 +456,9 @@ func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn 
 	}
 }
 
-func (st *reqStream) missingBetween(lo, hi uint32) bool {
+func (st *reqStream) missingBetween(lo, hi decode.PSN) bool {
 	for _, r := range st.missing {
-		if inWindow(r.lo, lo, hi) || inWindow(lo, r.lo, r.hi) {
+		if (r.lo).InWindow(lo, hi) || (lo).InWindow(r.lo, r.hi) {
 			return true
 		}
 	}
@@ -493,7 +476,7 @@ func (t *Tracker) maybeComplete(p *decode.Packet, s *Session, side uint8, st *re
 	if !c.haveLast {
 		return
 	}
-	if c.haveFirst && c.count != uint32(sub24(c.last, c.first))+1 {
+	if c.haveFirst && c.count != uint32((c.last).Diff(c.first))+1 {
 		return // packets still missing: a retransmission may fill them
 	}
 	m := *c
@@ -534,7 +517,7 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	o := outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
 		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
 	i := len(st.out)
-	for i > 0 && sub24(st.out[i-1].psn, o.psn) > 0 {
+	for i > 0 && (st.out[i-1].psn).Diff(o.psn) > 0 {
 		i--
 	}
 	st.out = slices.Insert(st.out, i, o)
@@ -546,10 +529,8 @@ func (t *Tracker) inferMTU(s *Session, p *decode.Packet) {
 	if s.MTU != 0 || p.Flags&decode.FlagTruncated != 0 {
 		return
 	}
-	switch p.BTH.Opcode.Op() {
-	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpWriteFirst, decode.OpWriteMiddle,
-		decode.OpReadResponseFirst, decode.OpReadResponseMiddle:
-	default:
+	// A FIRST or MIDDLE of a SEND, WRITE or READ response.
+	if op := p.BTH.Opcode; op.Is(decode.PropEnd) || !op.IsAny(decode.PropSend|decode.PropWrite|decode.PropReadResp) {
 		return
 	}
 	if l := uint32(len(p.Payload)); l >= 256 && l <= 4096 && l&(l-1) == 0 {
@@ -584,9 +565,9 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 	st.answered = true
 	a := &p.Analysis
 	psn := p.BTH.PSN
-	op := p.BTH.Opcode.Op()
-	switch op {
-	case decode.OpAcknowledge:
+	op := p.BTH.Opcode
+	switch {
+	case op.Is(decode.PropAck):
 		if p.Has&decode.HdrAETH == 0 {
 			return
 		}
@@ -615,7 +596,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			text := decode.SyndromeString(p.AETH.Syndrome)
 			if code == decode.NakPSNSequenceError {
 				t.matchRequest(p, st, psn)
-				if st.inMissing(psn) >= 0 || inWindow(psn, st.first, (st.next+1)&psnMask) {
+				if st.inMissing(psn) >= 0 || (psn).InWindow(st.first, st.next.Next()) {
 					st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
 					text += ": the responder expected PSN " + strconv.Itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
 				} else {
@@ -654,14 +635,14 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			}
 			t.event(p, decode.EventNAK, s.ID, text)
 		}
-	case decode.OpReadResponseFirst, decode.OpReadResponseOnly:
+	case op.Is(decode.PropReadResp | decode.PropStart):
 		t.inferMTU(s, p)
 		i, ok := t.matchOwn(p, s, st, decode.MsgRead, "READ response")
 		if !ok {
 			return
 		}
 		req := st.out[i]
-		if op == decode.OpReadResponseOnly {
+		if op.Is(decode.PropEnd) { // READ response ONLY
 			t.answer(p, s, st, i, true)
 			t.readDone(p, req, uint64(len(p.Payload)), 1)
 			return
@@ -671,8 +652,8 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		if req.mpt.checked {
 			t.mptAnswer(p, s, &req.mpt, req.firstFrame, true)
 		}
-		st.rr = readResp{active: true, req: req, next: (psn + 1) & psnMask, length: uint64(len(p.Payload)), pkts: 1}
-	case decode.OpReadResponseMiddle, decode.OpReadResponseLast:
+		st.rr = readResp{active: true, req: req, next: psn.Next(), length: uint64(len(p.Payload)), pkts: 1}
+	case op.Is(decode.PropReadResp):
 		t.inferMTU(s, p)
 		rr := &st.rr
 		if !rr.active {
@@ -681,17 +662,17 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 		if rr.orphan {
 			// the rest of a READ whose request the capture lacks
-			if sub24(psn, st.next) >= 0 {
-				st.next = (psn + 1) & psnMask
+			if (psn).Diff(st.next) >= 0 {
+				st.next = psn.Next()
 			}
-			if op == decode.OpReadResponseLast {
+			if op.Is(decode.PropEnd) {
 				rr.active = false
 			}
 			return
 		}
 		a.RequestFrame = rr.req.lastFrame
 		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
-		if d := sub24(psn, rr.next); d != 0 {
+		if d := (psn).Diff(rr.next); d != 0 {
 			if d < 0 {
 				s.Duplicates++
 				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+strconv.Itoa(int(psn))+" again")
@@ -702,16 +683,16 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			a.Lost = uint32(d)
 			t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+strconv.Itoa(int(rr.next))+", got "+strconv.Itoa(int(psn)))
 		}
-		rr.next = (psn + 1) & psnMask
+		rr.next = psn.Next()
 		rr.length += uint64(len(p.Payload))
 		rr.pkts++
-		if op == decode.OpReadResponseLast {
+		if op.Is(decode.PropEnd) {
 			rr.active = false
 			a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
 			t.completed(p, s, st, rr.req, true)
 			t.readDone(p, rr.req, rr.length, rr.pkts)
 		}
-	case decode.OpAtomicAcknowledge:
+	case op.Is(decode.PropAtomicAck):
 		i, ok := t.matchOwn(p, s, st, decode.MsgAtomic, "ATOMIC ACK")
 		if !ok {
 			return
@@ -740,10 +721,10 @@ func (t *Tracker) matchOwn(p *decode.Packet, s *Session, st *reqStream, kind dec
 	return i, true
 }
 
-func (st *reqStream) pendingAt(psn uint32) int {
+func (st *reqStream) pendingAt(psn decode.PSN) int {
 	for i := range st.pend {
 		c := &st.pend[i]
-		if sub24(psn, c.first) >= 0 && (!c.haveLast || sub24(psn, c.last) <= 0) && sub24(psn, c.first) < 1<<16 {
+		if (psn).Diff(c.first) >= 0 && (!c.haveLast || (psn).Diff(c.last) <= 0) && (psn).Diff(c.first) < 1<<16 {
 			return i
 		}
 	}
@@ -757,7 +738,7 @@ func (t *Tracker) readDone(p *decode.Packet, req outReq, length uint64, pkts uin
 
 // matchRequest points a NAK at the request it rejects (when that request
 // is in the capture).
-func (t *Tracker) matchRequest(p *decode.Packet, st *reqStream, psn uint32) {
+func (t *Tracker) matchRequest(p *decode.Packet, st *reqStream, psn decode.PSN) {
 	if i := st.outstandingAt(psn); i >= 0 {
 		o := &st.out[i]
 		p.Analysis.RequestFrame = o.lastFrame
@@ -768,14 +749,14 @@ func (t *Tracker) matchRequest(p *decode.Packet, st *reqStream, psn uint32) {
 // ackUpTo completes the SEND/WRITE requests up to psn (inclusive for an
 // ACK; exclusive for a NAK or a READ/ATOMIC response, which acknowledge
 // everything before their PSN). It returns how many it completed.
-func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn uint32, inclusive bool) int {
+func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decode.PSN, inclusive bool) int {
 	a := &p.Analysis
 	n := 0
 	for i := 0; i < len(st.out); {
 		o := &st.out[i]
-		d := sub24(psn, o.last)
+		d := (psn).Diff(o.last)
 		if d < 0 || !inclusive && d == 0 {
-			if sub24(o.psn, psn) > 0 {
+			if (o.psn).Diff(psn) > 0 {
 				break // the list is in PSN order: nothing further is covered
 			}
 			i++
@@ -787,7 +768,7 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn uint3
 			i++
 			continue
 		}
-		if inclusive && d == 0 || a.RequestFrame == 0 || sub24(o.last, psn) == 0 {
+		if inclusive && d == 0 || a.RequestFrame == 0 || (o.last).Diff(psn) == 0 {
 			a.RequestFrame = o.lastFrame
 			a.RTT, a.HasRTT = p.Frame.Time.Sub(o.lastTime), true
 		}
@@ -848,17 +829,17 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 			p.Analysis.RequestFrame = r.frame
 			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.t), true
 		}
-	case (st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started) && st.resent && sub24(psn, st.resentPSN) <= 0:
+	case (st.doneAt(psn) || st.hasAcked && (psn).Diff(st.lastAcked) <= 0 && st.started) && st.resent && (psn).Diff(st.resentPSN) <= 0:
 		// the requester sent the request again: the responder answers
 		// the copy as the spec asks (a repeated ACK or READ response)
 		if r := st.original(psn); r != nil {
 			p.Analysis.RequestFrame = r.lastFrame
 			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.lastT), true
 		}
-	case st.doneAt(psn) || st.hasAcked && sub24(psn, st.lastAcked) <= 0 && st.started:
+	case st.doneAt(psn) || st.hasAcked && (psn).Diff(st.lastAcked) <= 0 && st.started:
 		s.Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" again (the request was already answered)")
-	case !st.started || sub24(psn, st.first) < 0:
+	case !st.started || (psn).Diff(st.first) < 0:
 		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": its request is before the capture")
 	default:
 		s.Unmatched++
@@ -917,25 +898,25 @@ func (t *Tracker) Flush() {
 // response any more.
 func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what string) {
 	psn := p.BTH.PSN
-	lost := uint32(sub24(psn, st.next)) + 1
+	lost := uint32((psn).Diff(st.next)) + 1
 	p.Analysis.Lost = lost
 	p.Analysis.ExpectedPSN, p.Analysis.HasExpected = st.next, true
 	s.Gaps++
 	s.LostPSNs += uint64(lost)
 	if len(st.missing) < maxMissing {
-		st.missing = append(st.missing, psnRange{st.next, (psn + 1) & psnMask, true})
+		st.missing = append(st.missing, psnRange{st.next, psn.Next(), true})
 	}
 	t.event(p, decode.EventPSNGap, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": the request is not in the capture ("+strconv.Itoa(int(lost))+" PSN(s) from "+strconv.Itoa(int(st.next))+" lost before the capture point)")
-	st.next = (psn + 1) & psnMask
+	st.next = psn.Next()
 	st.soft = false
-	if p.BTH.Opcode.Op() == decode.OpReadResponseFirst {
+	if p.BTH.Opcode.Is(decode.PropReadResp|decode.PropStart) && !p.BTH.Opcode.Is(decode.PropEnd) {
 		st.rr = readResp{active: true, orphan: true}
 	}
 }
 
 // ahead reports whether psn is at or after the next PSN the requester
 // has not been seen to send (but near enough to be the same connection).
-func (st *reqStream) ahead(psn uint32) bool {
-	d := sub24(psn, st.next)
+func (st *reqStream) ahead(psn decode.PSN) bool {
+	d := (psn).Diff(st.next)
 	return st.started && d >= 0 && d < restartDist
 }

@@ -120,7 +120,8 @@ type cmKey struct {
 }
 
 type cmReq struct {
-	qpn, psn  uint32
+	qpn       uint32
+	psn       decode.PSN
 	mtu       uint32
 	transport uint8
 	frame     int
@@ -317,7 +318,7 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 // its sender is side A. A response on it may later merge it into the
 // session of the requests it answers (tryPair).
 func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
-	s := t.newSession(p.BTH.Opcode.TransportName(), p.Frame.Time)
+	s := t.newSession(p.BTH.Opcode.Transport().String(), p.Frame.Time)
 	s.A = endpoint(key.src, lid)
 	s.B = endpoint(key.dst, lid)
 	s.B.QPN, s.B.QPNKnown = key.qp, true
@@ -353,7 +354,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 			score = 3
 		} else if st.doneAt(psn) {
 			score = 2
-		} else if inWindow(psn, (st.first-1<<16)&psnMask, st.next) {
+		} else if psn.InWindow(st.first.Add(-1<<16), st.next) {
 			// a NAK carries the PSN the responder expected, which may
 			// precede every request in the capture
 			score = 1
@@ -483,10 +484,7 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	s.Last = p.Frame.Time
 	t.annotate(p, s, 0)
 	t.packetState(p, s)
-	kind := decode.MsgSend
-	if p.BTH.Opcode.Op() == decode.OpSendOnlyImm {
-		kind = decode.MsgSendImm
-	}
+	kind := p.BTH.Opcode.MsgKind()
 	n := uint64(len(p.Payload))
 	s.Messages[kind]++
 	s.MessageBytes[kind] += n

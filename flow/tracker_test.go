@@ -43,19 +43,23 @@ func flags(f decode.Flag) opt   { return func(p *decode.Packet) { p.Flags |= f }
 func ecnCE() opt                { return func(p *decode.Packet) { p.IPv4.TOS = 3 } }
 
 // req appends a packet from A to B; resp one from B to A.
-func (g *gen) req(op uint8, psn uint32, o ...opt) *gen  { return g.add(hostA, hostB, g.qb, op, psn, o) }
-func (g *gen) resp(op uint8, psn uint32, o ...opt) *gen { return g.add(hostB, hostA, g.qa, op, psn, o) }
+func (g *gen) req(op decode.Opcode, psn uint32, o ...opt) *gen {
+	return g.add(hostA, hostB, g.qb, op, psn, o)
+}
+func (g *gen) resp(op decode.Opcode, psn uint32, o ...opt) *gen {
+	return g.add(hostB, hostA, g.qa, op, psn, o)
+}
 
-func (g *gen) add(src, dst [4]byte, qp uint32, op uint8, psn uint32, o []opt) *gen {
+func (g *gen) add(src, dst [4]byte, qp uint32, op decode.Opcode, psn uint32, o []opt) *gen {
 	g.t += 10 * time.Microsecond
 	var p decode.Packet
 	p.Frame = decode.Frame{Number: len(g.frames) + 1, Time: epoch.Add(g.t), Len: 100}
 	p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
 	p.Encap = decode.EncapRoCEv2
 	p.IPv4.Src, p.IPv4.Dst = src, dst
-	p.BTH.Opcode = decode.Opcode(op)
+	p.BTH.Opcode = op
 	p.BTH.DestQP = qp
-	p.BTH.PSN = psn & psnMask
+	p.BTH.PSN = decode.PSNOf(psn)
 	for _, f := range o {
 		f(&p)
 	}
@@ -101,23 +105,23 @@ func (r *result) eventSummary() string {
 }
 
 const (
-	rcSendFirst  = decode.TransportRC | decode.OpSendFirst
-	rcSendMiddle = decode.TransportRC | decode.OpSendMiddle
-	rcSendLast   = decode.TransportRC | decode.OpSendLast
-	rcSendOnly   = decode.TransportRC | decode.OpSendOnly
-	rcWriteFirst = decode.TransportRC | decode.OpWriteFirst
-	rcWriteMid   = decode.TransportRC | decode.OpWriteMiddle
-	rcWriteLast  = decode.TransportRC | decode.OpWriteLast
-	rcWriteOnly  = decode.TransportRC | decode.OpWriteOnly
-	rcReadReq    = decode.TransportRC | decode.OpReadRequest
-	rcReadFirst  = decode.TransportRC | decode.OpReadResponseFirst
-	rcReadMiddle = decode.TransportRC | decode.OpReadResponseMiddle
-	rcReadLast   = decode.TransportRC | decode.OpReadResponseLast
-	rcReadOnly   = decode.TransportRC | decode.OpReadResponseOnly
-	rcAck        = decode.TransportRC | decode.OpAcknowledge
-	rcAtomicAck  = decode.TransportRC | decode.OpAtomicAcknowledge
-	rcFetchAdd   = decode.TransportRC | decode.OpFetchAdd
-	ucWriteOnly  = decode.TransportUC | decode.OpWriteOnly
+	rcSendFirst  = decode.Opcode(decode.TransportRC | decode.OpSendFirst)
+	rcSendMiddle = decode.Opcode(decode.TransportRC | decode.OpSendMiddle)
+	rcSendLast   = decode.Opcode(decode.TransportRC | decode.OpSendLast)
+	rcSendOnly   = decode.Opcode(decode.TransportRC | decode.OpSendOnly)
+	rcWriteFirst = decode.Opcode(decode.TransportRC | decode.OpWriteFirst)
+	rcWriteMid   = decode.Opcode(decode.TransportRC | decode.OpWriteMiddle)
+	rcWriteLast  = decode.Opcode(decode.TransportRC | decode.OpWriteLast)
+	rcWriteOnly  = decode.Opcode(decode.TransportRC | decode.OpWriteOnly)
+	rcReadReq    = decode.Opcode(decode.TransportRC | decode.OpReadRequest)
+	rcReadFirst  = decode.Opcode(decode.TransportRC | decode.OpReadResponseFirst)
+	rcReadMiddle = decode.Opcode(decode.TransportRC | decode.OpReadResponseMiddle)
+	rcReadLast   = decode.Opcode(decode.TransportRC | decode.OpReadResponseLast)
+	rcReadOnly   = decode.Opcode(decode.TransportRC | decode.OpReadResponseOnly)
+	rcAck        = decode.Opcode(decode.TransportRC | decode.OpAcknowledge)
+	rcAtomicAck  = decode.Opcode(decode.TransportRC | decode.OpAtomicAcknowledge)
+	rcFetchAdd   = decode.Opcode(decode.TransportRC | decode.OpFetchAdd)
+	ucWriteOnly  = decode.Opcode(decode.TransportUC | decode.OpWriteOnly)
 	ack          = 0x1f
 	nakSeq       = 0x60
 	nakAccess    = 0x62
@@ -164,7 +168,7 @@ func TestTrackerScenarios(t *testing.T) {
 		{
 			name: "PSN wraps at 0xFFFFFF",
 			build: func(g *gen) {
-				for psn := uint32(0xfffffd); psn != 3; psn = (psn + 1) & psnMask {
+				for psn := uint32(0xfffffd); psn != 3; psn = (psn + 1) & decode.PSNMask {
 					g.req(rcSendOnly, psn, payload(8)).resp(rcAck, psn, aeth(ack))
 				}
 			},
@@ -531,7 +535,7 @@ func TestTrackerManyQPs(t *testing.T) {
 	const pairs = 3000
 	var frames []decode.Packet
 	n := 0
-	add := func(src, dst [4]byte, qp uint32, op uint8, psn uint32, o ...opt) {
+	add := func(src, dst [4]byte, qp uint32, op decode.Opcode, psn uint32, o ...opt) {
 		g := &gen{}
 		g.add(src, dst, qp, op, psn, o)
 		p := g.frames[0]
@@ -543,12 +547,12 @@ func TestTrackerManyQPs(t *testing.T) {
 	for round := range 3 {
 		for i := range pairs {
 			qb := uint32(0x9000 + i)
-			psn := uint32(i*7+round) & psnMask
+			psn := uint32(i*7+round) & decode.PSNMask
 			add(hostA, hostB, qb, rcWriteOnly, psn, reth(8), payload(8))
 		}
 		for i := range pairs {
 			qa := uint32(0x1000 + i)
-			psn := uint32(i*7+round) & psnMask
+			psn := uint32(i*7+round) & decode.PSNMask
 			add(hostB, hostA, qa, rcAck, psn, aeth(ack))
 		}
 	}

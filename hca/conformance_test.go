@@ -100,7 +100,10 @@ func TestCompletionsMatchKernel(t *testing.T) {
 			}
 			comps := runModel(t, base+".pcap", f, hca.ProfileRXE)
 
-			type key struct{ qpn, psn uint32 }
+			type key struct {
+				qpn uint32
+				psn decode.PSN
+			}
 			req := map[key]hca.Completion{}
 			recv := map[uint32][]hca.Completion{}
 			for _, c := range comps {
@@ -120,11 +123,11 @@ func TestCompletionsMatchKernel(t *testing.T) {
 				}
 				onWire++
 				nReq++
-				c, ok := req[key{wr.QPN, wr.PSNFirst}]
+				c, ok := req[key{wr.QPN, decode.PSN(wr.PSNFirst)}]
 				if !ok {
 					// The MPT does not name the peer of a QP that never
 					// connected: the model cannot know the requester's QPN.
-					c, ok = req[key{0, wr.PSNFirst}]
+					c, ok = req[key{0, decode.PSN(wr.PSNFirst)}]
 				}
 				if !ok {
 					t.Errorf("%s on QP %#x PSN %d: the model predicts no completion, the application saw %q", wr.Opcode, wr.QPN, wr.PSNFirst, wr.Status)

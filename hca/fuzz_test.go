@@ -37,7 +37,7 @@ func FuzzReceive(f *testing.F) {
 				p.Has |= h
 			}
 			p.BTH.DestQP = 0x10 + uint32(b[1]&7)
-			p.BTH.PSN = uint32(b[2])<<16 | uint32(b[3])<<8 | uint32(b[2]^b[3])
+			p.BTH.PSN = decode.PSN(uint32(b[2])<<16 | uint32(b[3])<<8 | uint32(b[2]^b[3]))
 			p.BTH.AckReq = b[4]&1 != 0
 			p.BTH.PadCount = b[4] >> 1 & 3
 			va := 0x10000 + uint64(binary.BigEndian.Uint16(b[5:]))*uint64(1+b[7]&3)
@@ -59,7 +59,7 @@ func FuzzReceive(f *testing.F) {
 			}
 			r := m.Receive(&p, time.Unix(int64(i), 0))
 			for _, x := range r.Responses {
-				if x.PSN > psnMask || x.MSN > psnMask {
+				if x.PSN > decode.PSNMask || x.MSN > decode.PSNMask {
 					t.Fatalf("response PSN %#x MSN %#x beyond 24 bits", x.PSN, x.MSN)
 				}
 				if len(x.Payload) > 1024 || len(x.Known) != len(x.Payload) {
@@ -85,7 +85,7 @@ func BenchmarkReceive(b *testing.B) {
 	rd.Has = decode.HdrBTH | decode.HdrRETH
 	rd.BTH = decode.BTH{Opcode: decode.OpReadRequest, DestQP: 0x11, AckReq: true}
 	rd.RETH = decode.RETH{VA: mrVA, RKey: mrKey, DMALen: 1024}
-	psn := uint32(100)
+	psn := decode.PSN(100)
 	ts := time.Unix(0, 0)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -95,7 +95,7 @@ func BenchmarkReceive(b *testing.B) {
 			p = &rd
 		}
 		p.BTH.PSN = psn
-		psn = (psn + 1) & psnMask
+		psn = psn.Next()
 		p.RETH.VA = mrVA + uint64(i&3)*1024
 		if r := m.Receive(p, ts); len(r.Responses) != 1 {
 			b.Fatalf("packet %d: %d responses", i, len(r.Responses))

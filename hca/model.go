@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // Profile selects how the modeled responder answers where real responders
@@ -291,29 +293,19 @@ func (m *Model) Cache() *TranslationCache { return m.cache }
 // Mem returns the emulated physical memory.
 func (m *Model) Mem() *PhysMem { return m.mem }
 
-// AccessOp is the kind of remote access a request makes.
-type AccessOp uint8
+// AccessOp is the kind of remote access a request makes: decode's MPTOp,
+// one enum for the packet's field and the model's check.
+type AccessOp = decode.MPTOp
 
 // Remote access kinds.
 const (
-	OpRead AccessOp = iota + 1
-	OpWrite
-	OpAtomic
+	OpRead   = decode.MPTOpRead
+	OpWrite  = decode.MPTOpWrite
+	OpAtomic = decode.MPTOpAtomic
 )
 
-func (o AccessOp) String() string {
-	switch o {
-	case OpRead:
-		return "read"
-	case OpWrite:
-		return "write"
-	case OpAtomic:
-		return "atomic"
-	}
-	return "?"
-}
-
-func (o AccessOp) flag() Access {
+// AccessFlag returns the access flag an MR (and a QP) needs for op.
+func AccessFlag(o AccessOp) Access {
 	switch o {
 	case OpRead:
 		return RemoteRead
@@ -437,7 +429,7 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 		c.Verdict = VerdictUnknownQP
 		return c
 	}
-	if qp.Access&op.flag() == 0 {
+	if qp.Access&AccessFlag(op) == 0 {
 		c.Verdict = VerdictQPAccess
 		return c
 	}
@@ -476,7 +468,7 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 	case pd != qp.PD:
 		c.Verdict = VerdictPDMismatch
 		return c
-	case access&op.flag() == 0:
+	case access&AccessFlag(op) == 0:
 		c.Verdict = VerdictAccessDenied
 		return c
 	}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // MPTFile is one MPT file: the protection domains, QPs, memory regions and
@@ -43,11 +45,11 @@ type MPTPD struct {
 type MPTQP struct {
 	QPN    uint32 // 24 bits
 	PD     uint32
-	Type   string // RC, UC, UD or XRC
-	Access Access // QP-level remote access flags
-	MTU    int    // 256, 512, 1024, 2048 or 4096
+	Type   decode.Transport // RC, UC, UD or XRC
+	Access Access           // QP-level remote access flags
+	MTU    int              // 256, 512, 1024, 2048 or 4096
 
-	ExpectedPSN    uint32 // 24 bits
+	ExpectedPSN    decode.PSN
 	HasExpectedPSN bool
 	// RQDepth is the number of receive WQEs posted; 0 means every SEND
 	// meets an empty queue.
@@ -691,16 +693,18 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 	if qp.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
 		return qp, err
 	}
-	if qp.Type, err = w.str(o["type"], path+".type"); err != nil {
+	typ, err := w.str(o["type"], path+".type")
+	if err != nil {
 		return qp, err
 	}
-	if !mptContains(mptQPTypes, qp.Type) {
-		msg := fmt.Sprintf("unknown QP type %q (known: %s)", qp.Type, strings.Join(mptQPTypes, ", "))
-		if mptContains(mptQPTypes, strings.ToUpper(qp.Type)) {
-			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(qp.Type))
+	if !mptContains(mptQPTypes, typ) {
+		msg := fmt.Sprintf("unknown QP type %q (known: %s)", typ, strings.Join(mptQPTypes, ", "))
+		if mptContains(mptQPTypes, strings.ToUpper(typ)) {
+			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(typ))
 		}
 		return qp, w.errf(o["type"], path+".type", "%s", msg)
 	}
+	qp.Type, _ = decode.TransportByName(typ)
 	if qp.Access, err = w.access(o["access"], path+".access"); err != nil {
 		return qp, err
 	}
@@ -721,7 +725,7 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 		if v, err = w.uint(m, path+".expected_psn", 24, mptHintPSN); err != nil {
 			return qp, err
 		}
-		qp.ExpectedPSN, qp.HasExpectedPSN = uint32(v), true
+		qp.ExpectedPSN, qp.HasExpectedPSN = decode.PSN(v), true
 	}
 	if m, ok := o["rq_depth"]; ok {
 		if v, err = w.uint(m, path+".rq_depth", 32, ""); err != nil {
@@ -930,4 +934,11 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 		}
 	}
 	return mw, nil
+}
+
+// NeverConnected reports whether a connected QP (RC, UC, XRC) has neither
+// a peer nor an expected PSN in the file: it never reached RTR, and drops
+// everything, as a QP left in INIT does.
+func (q *MPTQP) NeverConnected() bool {
+	return q.Type.Connected() && q.Remote == nil && !q.HasExpectedPSN
 }

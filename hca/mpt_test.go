@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 func loadMPTOrFail(t *testing.T, name string) *MPTFile {
@@ -94,7 +96,7 @@ func TestMPTRxeFiles(t *testing.T) {
 			}
 			for i, r := range raw.QPs {
 				qp := f.QPs[i]
-				if uint64(qp.QPN) != num(t, r["qpn"]) || qp.Type != r["type"] || qp.Access != bits(r["access"]) ||
+				if uint64(qp.QPN) != num(t, r["qpn"]) || qp.Type.String() != r["type"] || qp.Access != bits(r["access"]) ||
 					qp.MTU != int(r["mtu"].(float64)) {
 					t.Errorf("qps[%d] = %+v, file has %v", i, qp, r)
 				}
@@ -139,7 +141,7 @@ func TestMPTValues(t *testing.T) {
 	if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || len(f.MRs) != 3 {
 		t.Errorf("ipv6_mix: responder %v, %d qps, %d mrs", f.Responder, len(f.QPs), len(f.MRs))
 	}
-	if ud := f.QPs[1]; ud.Type != "UD" || !ud.HasQKey || ud.QKey != 0x11111111 || ud.Access != 0 || ud.Remote != nil || ud.HasExpectedPSN {
+	if ud := f.QPs[1]; ud.Type != decode.TransportUD || !ud.HasQKey || ud.QKey != 0x11111111 || ud.Access != 0 || ud.Remote != nil || ud.HasExpectedPSN {
 		t.Errorf("ipv6_mix UD qp = %+v", ud)
 	}
 

@@ -172,11 +172,11 @@ func (w *mptWriter) qp(q *MPTQP, i int) error {
 	kv = append(kv,
 		`"qpn": `+mptQPN(q.QPN),
 		`"pd": `+strconv.FormatUint(uint64(q.PD), 10),
-		`"type": `+strconv.Quote(q.Type),
+		`"type": `+strconv.Quote(q.Type.String()),
 		`"access": `+acc,
 		`"mtu": `+strconv.Itoa(q.MTU))
 	if q.HasExpectedPSN {
-		kv = append(kv, `"expected_psn": `+mptQPN(q.ExpectedPSN))
+		kv = append(kv, `"expected_psn": `+mptQPN(uint32(q.ExpectedPSN)))
 	}
 	if q.HasRQDepth {
 		kv = append(kv, `"rq_depth": `+strconv.FormatUint(uint64(q.RQDepth), 10))

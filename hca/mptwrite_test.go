@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // TestWriteMPTRoundTrip parses every Soft-RoCE MPT file, writes it and
@@ -75,7 +77,7 @@ func TestWriteMPTLayout(t *testing.T) {
 	base := func() *MPTFile {
 		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("fd77::2"), Profile: "ibta",
 			PDs: []MPTPD{{ID: 0}},
-			QPs: []MPTQP{{QPN: 0x2f, PD: 0, Type: "UD", MTU: 1024, QKey: 0x11111111, HasQKey: true}}}
+			QPs: []MPTQP{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}
 	}
 	tests := []struct {
 		name string
@@ -100,7 +102,7 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"empty recv, no QPs' optional keys", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: "RC", Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []MPTRecv{}}
+			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []MPTRecv{}}
 		}, `{
   "version": 1,
   "responder": { "address": "fd77::2" },
@@ -119,7 +121,7 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"long recv list, one per line", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: "RC", MTU: 1024, HasRecv: true, Recv: []MPTRecv{
+			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []MPTRecv{
 				{Length: 512, PostedAt: at, HasPostedAt: true}, {Length: 4096, PostedAt: at.Add(time.Second), HasPostedAt: true},
 				{Length: 1}}}
 		}, `{
@@ -206,7 +208,7 @@ func TestWriteMPTLayout(t *testing.T) {
 func TestWriteMPTErrors(t *testing.T) {
 	ok := func() *MPTFile {
 		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("10.0.0.1"), PDs: []MPTPD{{}},
-			QPs: []MPTQP{{QPN: 1, Type: "RC", MTU: 1024}}}
+			QPs: []MPTQP{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}
 	}
 	tests := []struct {
 		name string

@@ -26,10 +26,10 @@ func (m *Model) Observe(p *decode.Packet) {
 	case decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly:
 		for i := range qp.res {
 			r := &qp.res[i]
-			if !r.used || r.atomic || !psnIn(psn, r.first, (r.first+r.n-1)&psnMask) {
+			if !r.used || r.atomic || !psn.In(r.first, r.first.Add(int(r.n)-1)) {
 				continue
 			}
-			off := uint64(psnDiff(psn, r.first)) * uint64(qp.MTU)
+			off := uint64(psn.Diff(r.first)) * uint64(qp.MTU)
 			if off >= r.length {
 				return
 			}

@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // RdmaViews is the output of `rdma -j resource show mr`, `... show qp`
@@ -448,16 +450,16 @@ func (e rdmaEntry) selected(sel *RdmaSelect, devs map[string]bool) (bool, error)
 	return true, nil
 }
 
-// rdmaQPType maps rdma's QP type to the MPT file's; "" for the types an
-// MPT file has no place for.
-func rdmaQPType(t string) string {
+// rdmaQPType maps rdma's QP type to the MPT file's; ok is false for the
+// types an MPT file has no place for.
+func rdmaQPType(t string) (decode.Transport, bool) {
 	switch t {
 	case "RC", "UC", "UD":
-		return t
+		return decode.TransportByName(t)
 	case "XRC_TGT":
-		return "XRC"
+		return decode.TransportXRC, true
 	}
-	return ""
+	return 0, false
 }
 
 // rdmaQPStates are rdma's QP state names in the order of the verbs states.
@@ -531,8 +533,8 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		if !has {
 			return nil, e.errf("", "no \"type\" for QP %#06x", qpn)
 		}
-		mtype := rdmaQPType(typ)
-		if mtype == "" {
+		mtype, ok := rdmaQPType(typ)
+		if !ok {
 			skipped = append(skipped, fmt.Sprintf("%#06x (%s)", qpn, typ))
 			continue
 		}
@@ -580,7 +582,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 
 		// Access: verbs UD QPs have no access flags.
 		switch {
-		case mtype == "UD":
+		case mtype == decode.TransportUD:
 		case sel.HasQPAccess:
 			qp.Access = sel.QPAccess
 		default:
@@ -589,7 +591,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		}
 
 		st := slices.Index(rdmaQPStates, state)
-		if mtype != "UD" {
+		if mtype != decode.TransportUD {
 			rcLike = append(rcLike, fmt.Sprintf("%#06x", qpn))
 			switch {
 			case st >= 0 && st < 2:
@@ -606,7 +608,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 					return nil, err
 				}
 				if has {
-					qp.ExpectedPSN, qp.HasExpectedPSN = uint32(psn), true
+					qp.ExpectedPSN, qp.HasExpectedPSN = decode.PSN(psn), true
 				} else {
 					noPSN = append(noPSN, fmt.Sprintf("%#06x", qpn))
 				}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // rdmaScenarios returns the Soft-RoCE scenarios that have both an rdma
@@ -87,7 +89,7 @@ func TestRdmaResRxe(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.ContainsFunc(after.File.QPs, func(q MPTQP) bool { return q.QPN == 0x24 && q.Type == "UD" }) ||
+				if !slices.ContainsFunc(after.File.QPs, func(q MPTQP) bool { return q.QPN == 0x24 && q.Type == decode.TransportUD }) ||
 					!slices.ContainsFunc(after.File.MRs, func(m MPTMR) bool { return m.LKey == 0x1913 && m.RKey == 0 && m.Length == 4096 }) {
 					t.Errorf("the \"after\" snapshot lacks the UD QP 0x24 or MR 0x1913: %+v", after.File)
 				}
@@ -124,7 +126,7 @@ func TestRdmaResRxe(t *testing.T) {
 				if q.Remote != nil || q.HasMaxDestRdAtomic || q.HasMinRNRTimer || q.HasQKey || q.HasRecv || q.HasRQDepth {
 					t.Errorf("%s: values rdma does not print were filled: %+v", what, q)
 				}
-				if q.MTU != 0 || (q.Type != "UD" && q.Access != 0) {
+				if q.MTU != 0 || (q.Type != decode.TransportUD && q.Access != 0) {
 					t.Errorf("%s: MTU %d / access %v filled without being supplied", what, q.MTU, q.Access)
 				}
 			}
@@ -151,7 +153,7 @@ func TestRdmaResRxe(t *testing.T) {
 			var wantGaps []string
 			for i, q := range got.QPs {
 				wantGaps = append(wantGaps, fmt.Sprintf("%d $.qps[%d].mtu %#x", GapMTU, i, q.QPN))
-				if q.Type != "UD" {
+				if q.Type != decode.TransportUD {
 					wantGaps = append(wantGaps, fmt.Sprintf("%d $.qps[%d].access %#x", GapQPAccess, i, q.QPN))
 				}
 			}
@@ -181,7 +183,7 @@ func TestRdmaResRxe(t *testing.T) {
 			}
 			notes := strings.Join(imp.Notes, "\n")
 			wantNotes := []string{"receive queue", "memory windows: not imported (the mw view failed: \"Unknown parameter 'mw'.\")", "pdn"}
-			if slices.ContainsFunc(got.QPs, func(q MPTQP) bool { return q.Type != "UD" }) {
+			if slices.ContainsFunc(got.QPs, func(q MPTQP) bool { return q.Type != decode.TransportUD }) {
 				wantNotes = append(wantNotes, "max_dest_rd_atomic")
 			}
 			for _, s := range wantNotes {
@@ -199,7 +201,7 @@ func TestRdmaResRxe(t *testing.T) {
 				if q.Remote != nil {
 					sel.Remote = q.Remote.Addr
 				}
-				if q.Type != "UD" {
+				if q.Type != decode.TransportUD {
 					sel.QPAccess, sel.HasQPAccess = q.Access, true
 				}
 			}
@@ -271,10 +273,10 @@ func TestRdmaResViews(t *testing.T) {
 			check: func(t *testing.T, imp *RdmaImport) {
 				f := imp.File
 				want := []MPTQP{
-					{QPN: 17, PD: 3, Type: "RC", Access: RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
+					{QPN: 17, PD: 3, Type: decode.TransportRC, Access: RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
 						Remote: &MPTRemote{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
-					{QPN: 19, PD: 3, Type: "UD"},
-					{QPN: 20, PD: 4, Type: "XRC", Access: RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
+					{QPN: 19, PD: 3, Type: decode.TransportUD},
+					{QPN: 20, PD: 4, Type: decode.TransportXRC, Access: RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
 				}
 				if !reflect.DeepEqual(f.QPs, want) {
 					t.Errorf("QPs %+v\nwant %+v", f.QPs, want)

@@ -16,14 +16,14 @@ import (
 type QP struct {
 	QPN    uint32
 	PD     uint32
-	Type   string // RC, UC, UD or XRC
+	Type   decode.Transport // RC, UC, UD or XRC
 	Access Access
 	MTU    int
 	State  QPState
 
-	ExpectedPSN uint32 // the next PSN the responder expects
-	psnKnown    bool   // false: taken from the first request
-	MSN         uint32 // messages completed, 24 bits
+	ExpectedPSN decode.PSN // the next PSN the responder expects
+	psnKnown    bool       // false: taken from the first request
+	MSN         uint32     // messages completed, 24 bits
 
 	MinRNRTimer     uint8
 	MaxDestRdAtomic uint8
@@ -44,7 +44,7 @@ type QP struct {
 	// The message in progress (after a FIRST or MIDDLE).
 	inMsg    bool
 	msgWrite bool // RDMA WRITE, else SEND
-	msgPSN   uint32
+	msgPSN   decode.PSN
 	msgLen   uint64 // bytes so far
 	msgBuf   uint64 // SEND: receive buffer length (0 with recvAll: unlimited)
 	msgHasWQ bool   // SEND/WRITE-imm: a receive WQE was taken
@@ -52,8 +52,8 @@ type QP struct {
 	wrKey    uint32
 	wrVA     uint64
 	wrResid  uint64
-	ucDrop   bool   // UC: drop until the next FIRST/ONLY
-	reqFirst uint32 // UC: first PSN of the requester's current message
+	ucDrop   bool       // UC: drop until the next FIRST/ONLY
+	reqFirst decode.PSN // UC: first PSN of the requester's current message
 
 	res    []rdRes // READ/ATOMIC resources, a ring
 	resPos int
@@ -65,8 +65,8 @@ type QP struct {
 type rdRes struct {
 	used      bool
 	atomic    bool
-	first     uint32 // first PSN
-	n         uint32 // PSNs used
+	first     decode.PSN // first PSN
+	n         uint32     // PSNs used
 	va        uint64
 	length    uint64
 	rkey      uint32
@@ -81,7 +81,7 @@ type rdRes struct {
 
 // pending is a requester message the model has not completed.
 type pending struct {
-	first, last uint32 // PSN range (last grows as packets arrive)
+	first, last decode.PSN // PSN range (last grows as packets arrive)
 	opcode      decode.Opcode
 	frame       int
 	rnr         bool // the last answer was an RNR NAK
@@ -98,7 +98,7 @@ func newQP(q *MPTQP) *QP {
 	}
 	// A connected QP the file gives neither a peer nor an expected PSN
 	// never reached RTR: it drops everything, as a QP left in INIT does.
-	if (qp.Type == "RC" || qp.Type == "UC" || qp.Type == "XRC") && q.Remote == nil && !q.HasExpectedPSN {
+	if q.NeverConnected() {
 		qp.State = QPInit
 	}
 	switch {
@@ -118,7 +118,7 @@ func newQP(q *MPTQP) *QP {
 }
 
 // connected reports whether the QP uses the RC rules (RC and XRC).
-func (qp *QP) reliable() bool { return qp.Type == "RC" || qp.Type == "XRC" }
+func (qp *QP) reliable() bool { return qp.Type.Reliable() }
 
 func (qp *QP) destQP() uint32 {
 	if qp.Remote != nil {
@@ -127,10 +127,8 @@ func (qp *QP) destQP() uint32 {
 	return 0
 }
 
-// psnDiff is a−b in 24-bit serial arithmetic.
-func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
-
-const psnMask = 0xFFFFFF
+// msnMask keeps the 24 bits of an MSN.
+const msnMask = 1<<24 - 1
 
 // opcode positions.
 const (
@@ -212,7 +210,7 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 		r.Drop = DropUnknownQP
 		return r
 	}
-	if !transportMatches(p.BTH.Opcode.Transport(), qp.Type) {
+	if p.BTH.Opcode.Transport() != qp.Type {
 		r.Drop = DropWrongType
 		return r
 	}
@@ -236,7 +234,7 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	switch {
 	case qp.reliable():
 		m.rc(qp, p, info, ts)
-	case qp.Type == "UC":
+	case qp.Type == decode.TransportUC:
 		m.uc(qp, p, info, ts)
 	default:
 		m.ud(qp, p, info, ts)
@@ -244,43 +242,29 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	return r
 }
 
-func transportMatches(t uint8, typ string) bool {
-	switch typ {
-	case "RC":
-		return t == 0x00
-	case "UC":
-		return t == 0x20
-	case "UD":
-		return t == 0x60
-	case "XRC":
-		return t == 0xA0
-	}
-	return false
-}
-
 // nakCode is an AETH NAK syndrome.
 func nakSyn(code uint8) uint8 { return decode.AETHNak<<5 | code }
 
 const synACK = 0x1F // ACK with the credit field "invalid" (no end-to-end credits)
 
-func (m *Model) respond(qp *QP, op decode.Opcode, psn uint32, syn uint8, aeth bool, why string) *Response {
+func (m *Model) respond(qp *QP, op decode.Opcode, psn decode.PSN, syn uint8, aeth bool, why string) *Response {
 	mask := uint8(0xFF)
 	if aeth && syn>>5 == decode.AETHAck && m.Profile != ProfileRXE {
 		mask = 0xE0
 	}
 	m.res.Responses = append(m.res.Responses, Response{Frame: m.frame, QPN: qp.QPN, DestQP: qp.destQP(),
-		Opcode: op, PSN: psn & psnMask, HasAETH: aeth, Syndrome: syn, SyndromeMask: mask, MSN: qp.MSN, Why: why})
+		Opcode: op, PSN: psn, HasAETH: aeth, Syndrome: syn, SyndromeMask: mask, MSN: qp.MSN, Why: why})
 	return &m.res.Responses[len(m.res.Responses)-1]
 }
 
-func (m *Model) ack(qp *QP, psn uint32) {
+func (m *Model) ack(qp *QP, psn decode.PSN) {
 	m.respond(qp, decode.OpAcknowledge, psn, synACK, true, "").Coalescable = true
 }
 
 // nak sends a class A NAK (invalid request, remote access, remote
 // operational error): the QP goes to the error state and the requester's
 // message completes with the matching error.
-func (m *Model) nak(qp *QP, psn uint32, code uint8, why string) {
+func (m *Model) nak(qp *QP, psn decode.PSN, code uint8, why string) {
 	syn := nakSyn(code)
 	m.respond(qp, decode.OpAcknowledge, psn, syn, true, why)
 	qp.State = QPError
@@ -289,29 +273,25 @@ func (m *Model) nak(qp *QP, psn uint32, code uint8, why string) {
 	m.completeRequester(qp, psn, st, true)
 }
 
-func (m *Model) rnrNak(qp *QP, psn uint32) {
+func (m *Model) rnrNak(qp *QP, psn decode.PSN) {
 	m.respond(qp, decode.OpAcknowledge, psn, decode.AETHRNRNak<<5|qp.MinRNRTimer&0x1F, true, "no receive WQE posted")
 	for i := range qp.pend {
-		if pe := &qp.pend[i]; psnIn(psn, pe.first, pe.last) {
+		if pe := &qp.pend[i]; psn.In(pe.first, pe.last) {
 			pe.rnr, pe.answered = true, true
 		}
 	}
 }
 
-func psnIn(psn, first, last uint32) bool {
-	return psnDiff(psn, first) >= 0 && psnDiff(last, psn) >= 0
-}
-
 // track records a request packet on the requester's side, so the model can
 // say how each message completes.
-func (qp *QP) track(p *decode.Packet, info opInfo, last uint32) {
+func (qp *QP) track(p *decode.Packet, info opInfo, last decode.PSN) {
 	psn := p.BTH.PSN
 	for i := range qp.pend {
 		pe := &qp.pend[i]
-		if psnIn(psn, pe.first, pe.last) {
+		if psn.In(pe.first, pe.last) {
 			return
 		}
-		if info.pos&posFirst == 0 && psnDiff(psn, pe.last) == 1 && pe.opcode != decode.OpReadRequest && !isAtomicOp(pe.opcode) {
+		if info.pos&posFirst == 0 && psn.Diff(pe.last) == 1 && pe.opcode != decode.OpReadRequest && !isAtomicOp(pe.opcode) {
 			pe.last = psn
 			pe.opcode = p.BTH.Opcode
 			return
@@ -335,21 +315,21 @@ func isAtomicOp(o decode.Opcode) bool {
 // (upTo), every message whose last PSN is at or before psn succeeds; with
 // a NAK, the message holding psn completes with st and the later ones are
 // flushed (they never reach the wire, so they are dropped from the list).
-func (m *Model) completeRequester(qp *QP, psn uint32, st WCStatus, nak bool) {
+func (m *Model) completeRequester(qp *QP, psn decode.PSN, st WCStatus, nak bool) {
 	keep := qp.pend[:0]
 	for i, pe := range qp.pend {
 		switch {
-		case nak && psnIn(psn, pe.first, pe.last):
+		case nak && psn.In(pe.first, pe.last):
 			m.requesterDone(qp, pe, st)
 			qp.pend = keep
 			return
-		case nak && psnDiff(pe.last, psn) < 0:
+		case nak && pe.last.Diff(psn) < 0:
 			// implicitly acknowledged by the NAK of a later PSN
 			m.requesterDone(qp, pe, WCSuccess)
-		case !nak && psnDiff(pe.last, psn) <= 0:
+		case !nak && pe.last.Diff(psn) <= 0:
 			if pe.opcode == decode.OpReadRequest || isAtomicOp(pe.opcode) {
 				// completed by its own response, not by a later ACK
-				if psnIn(psn, pe.first, pe.last) {
+				if psn.In(pe.first, pe.last) {
 					m.requesterDone(qp, pe, st)
 					continue
 				}
@@ -421,10 +401,10 @@ func (m *Model) rc(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 	if info.read && p.Has&decode.HdrRETH != 0 {
 		npsn = readPSNs(uint64(p.RETH.DMALen), qp.MTU)
 	}
-	qp.track(p, info, (psn+npsn-1)&psnMask)
+	qp.track(p, info, psn.Add(int(npsn)-1))
 
 	// PSN check (C9-91 ff.).
-	d := psnDiff(psn, qp.ExpectedPSN)
+	d := psn.Diff(qp.ExpectedPSN)
 	switch {
 	case d > 0:
 		if qp.nakSent {
@@ -462,7 +442,7 @@ func (m *Model) rc(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 	case info.atomic:
 		op = OpAtomic
 	}
-	if op != 0 && qp.Access&op.flag() == 0 {
+	if op != 0 && qp.Access&AccessFlag(op) == 0 {
 		m.res.Check = Check{Verdict: VerdictQPAccess, Op: op}
 		m.nak(qp, psn, m.qpAccessCode(), fmt.Sprintf("QP %#06x lacks REMOTE_%s", qp.QPN, upper(op.String())))
 		return
@@ -546,7 +526,7 @@ func (m *Model) accessNak(v Verdict) uint8 {
 }
 
 // advance accepts the packet: the expected PSN moves past it.
-func (qp *QP) advance(n uint32) { qp.ExpectedPSN = (qp.ExpectedPSN + n) & psnMask }
+func (qp *QP) advance(n uint32) { qp.ExpectedPSN = qp.ExpectedPSN.Add(int(n)) }
 
 func (m *Model) rcWrite(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 	psn := p.BTH.PSN
@@ -598,7 +578,7 @@ func (m *Model) rcWrite(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 
 // finishMsg completes a SEND or WRITE message: MSN, and the ACK when asked.
 func (m *Model) finishMsg(qp *QP, p *decode.Packet) {
-	qp.MSN = (qp.MSN + 1) & psnMask
+	qp.MSN = (qp.MSN + 1) & msnMask
 	if p.BTH.AckReq {
 		m.ack(qp, p.BTH.PSN)
 		m.completeRequester(qp, p.BTH.PSN, WCSuccess, false)
@@ -660,7 +640,7 @@ func (m *Model) rcSend(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 			// the QP goes to the error state (the message is ACKed).
 			c.Status = WCRemInvReqErr
 			m.res.Completions = append(m.res.Completions, c)
-			qp.MSN = (qp.MSN + 1) & psnMask
+			qp.MSN = (qp.MSN + 1) & msnMask
 			if p.BTH.AckReq {
 				m.ack(qp, psn)
 				m.completeRequester(qp, psn, WCSuccess, false)
@@ -698,12 +678,12 @@ func (m *Model) rcRead(qp *QP, p *decode.Packet, npsn uint32) {
 		return
 	}
 	qp.advance(npsn)
-	qp.MSN = (qp.MSN + 1) & psnMask
+	qp.MSN = (qp.MSN + 1) & msnMask
 	m.res.Executed = true
 	res := qp.newRes()
 	*res = rdRes{used: true, first: psn, n: npsn, va: va, length: length, rkey: rkey, msn: qp.MSN}
 	m.readResponses(qp, c.MR, rkey, psn, va, length, false)
-	m.completeRequester(qp, (psn+npsn-1)&psnMask, WCSuccess, false)
+	m.completeRequester(qp, psn.Add(int(npsn)-1), WCSuccess, false)
 }
 
 func (qp *QP) newRes() *rdRes {
@@ -713,7 +693,7 @@ func (qp *QP) newRes() *rdRes {
 }
 
 // readResponses sends the READ responses for [va, va+length) from psn.
-func (m *Model) readResponses(qp *QP, mr *MR, rkey, psn uint32, va, length uint64, dup bool) {
+func (m *Model) readResponses(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, length uint64, dup bool) {
 	mtu := uint64(qp.MTU)
 	n := readPSNs(length, qp.MTU)
 	if int64(n) > int64(m.readSeriesAt) {
@@ -738,7 +718,7 @@ func (m *Model) readResponses(qp *QP, mr *MR, rkey, psn uint32, va, length uint6
 		if aeth {
 			syn = synACK
 		}
-		r := m.respond(qp, op, psn+i, syn, aeth, "")
+		r := m.respond(qp, op, psn.Add(int(i)), syn, aeth, "")
 		r.Duplicate = dup
 		if chunk > 0 && mr != nil {
 			start := len(m.arena)
@@ -777,7 +757,7 @@ func (m *Model) rcAtomic(qp *QP, p *decode.Packet) {
 		orig, known, _ = c.MR.MTT.CompareSwap(a.VA, a.CompareData, a.SwapAddData)
 	}
 	qp.advance(1)
-	qp.MSN = (qp.MSN + 1) & psnMask
+	qp.MSN = (qp.MSN + 1) & msnMask
 	m.res.Executed = true
 	res := qp.newRes()
 	*res = rdRes{used: true, atomic: true, first: psn, n: 1, va: a.VA, length: 8, rkey: a.RKey,
@@ -796,12 +776,12 @@ func (m *Model) duplicate(qp *QP, p *decode.Packet, info opInfo) {
 	psn := p.BTH.PSN
 	switch {
 	case info.send || info.write:
-		r := m.respond(qp, decode.OpAcknowledge, qp.ExpectedPSN-1, synACK, true, "")
+		r := m.respond(qp, decode.OpAcknowledge, qp.ExpectedPSN.Add(-1), synACK, true, "")
 		r.Duplicate, r.Coalescable = true, true
 	case info.read:
 		for i := range qp.res {
 			res := &qp.res[i]
-			if !res.used || res.atomic || !psnIn(psn, res.first, (res.first+res.n-1)&psnMask) {
+			if !res.used || res.atomic || !psn.In(res.first, res.first.Add(int(res.n)-1)) {
 				continue
 			}
 			va, length := p.RETH.VA, uint64(p.RETH.DMALen)
@@ -858,7 +838,7 @@ func (m *Model) uc(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 	if psn != qp.ExpectedPSN {
 		qp.inMsg, qp.ucDrop = false, true
 	}
-	qp.ExpectedPSN = (psn + 1) & psnMask
+	qp.ExpectedPSN = psn.Next()
 	if qp.ucDrop || qp.inMsg && info.pos&posFirst != 0 || !qp.inMsg && info.pos&posFirst == 0 {
 		if info.pos&posFirst == 0 {
 			qp.inMsg = false
@@ -920,7 +900,7 @@ func (m *Model) uc(qp *QP, p *decode.Packet, info opInfo, ts time.Time) {
 		return
 	}
 	qp.inMsg = false
-	qp.MSN = (qp.MSN + 1) & psnMask
+	qp.MSN = (qp.MSN + 1) & msnMask
 	if info.send || info.imm {
 		if info.write {
 			if _, _, ok := qp.takeRecv(ts); !ok {

@@ -48,12 +48,12 @@ func testFile() *MPTFile {
 	return &MPTFile{Version: 1,
 		PDs: []MPTPD{{ID: 1}, {ID: 2}},
 		QPs: []MPTQP{
-			{QPN: 0x11, PD: 1, Type: "RC", Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, MinRNRTimer: 14},
-			{QPN: 0x12, PD: 1, Type: "RC", Access: RemoteRead, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote},
-			{QPN: 0x13, PD: 1, Type: "RC", Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, HasMaxDestRdAtomic: true},
-			{QPN: 0x14, PD: 1, Type: "UC", Access: RemoteWrite, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote},
-			{QPN: 0x15, PD: 1, Type: "UD", MTU: 1024, QKey: 0x11, HasQKey: true},
-			{QPN: 0x16, PD: 1, Type: "RC", Access: all, MTU: 1024},
+			{QPN: 0x11, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, MinRNRTimer: 14},
+			{QPN: 0x12, PD: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote},
+			{QPN: 0x13, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, HasMaxDestRdAtomic: true},
+			{QPN: 0x14, PD: 1, Type: decode.TransportUC, Access: RemoteWrite, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote},
+			{QPN: 0x15, PD: 1, Type: decode.TransportUD, MTU: 1024, QKey: 0x11, HasQKey: true},
+			{QPN: 0x16, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024},
 		},
 		MRs: []MPTMR{
 			{RKey: mrKey, LKey: mrKey, VA: mrVA, Length: 8192, PD: 1, Access: LocalWrite | all | MWBind},
@@ -82,20 +82,15 @@ func (m *Model) feed(r req) *Result {
 	if qpn == 0 {
 		qpn = 0x11
 	}
-	var transport uint8
+	transport := decode.TransportRC
 	if qp := m.qps[qpn]; qp != nil {
-		switch qp.Type {
-		case "UC":
-			transport = 0x20
-		case "UD":
-			transport = 0x60
-		}
+		transport = qp.Type
 	}
 	var p decode.Packet
 	p.Frame.Number = int(r.psn)
 	p.Has = decode.HdrBTH
-	p.BTH.Opcode = decode.Opcode(transport | r.op)
-	p.BTH.DestQP, p.BTH.PSN, p.BTH.AckReq, p.BTH.PadCount = qpn, r.psn, r.ack, r.pad
+	p.BTH.Opcode = decode.Opcode(uint8(transport) | r.op)
+	p.BTH.DestQP, p.BTH.PSN, p.BTH.AckReq, p.BTH.PadCount = qpn, decode.PSN(r.psn), r.ack, r.pad
 	switch r.op {
 	case decode.OpWriteFirst, decode.OpWriteOnly, decode.OpWriteOnlyImm, decode.OpReadRequest:
 		p.Has |= decode.HdrRETH
@@ -242,7 +237,7 @@ func TestResponderRules(t *testing.T) {
 				res := m.feed(r)
 				var got []resp
 				for _, x := range res.Responses {
-					got = append(got, resp{x.Opcode.Op(), x.PSN, x.Syndrome, x.MSN})
+					got = append(got, resp{x.Opcode.Op(), uint32(x.PSN), x.Syndrome, x.MSN})
 				}
 				if !equalResp(got, tc.want[i]) {
 					t.Errorf("request %d (%s PSN %d): responses %v, want %v (why %q)", i, decode.Opcode(r.op), r.psn, got, tc.want[i], why(res))

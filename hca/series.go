@@ -94,7 +94,7 @@ func (s *ReadSeries) Fill(off uint64, data []byte, known []bool) int {
 // [va, va+length) are copied as pieces (as much memory as the capture
 // wrote there, not the READ's length), and every page is translated
 // through the cache as for listed responses.
-func (m *Model) readSeries(qp *QP, mr *MR, rkey, psn uint32, va, length uint64, n uint32, dup bool) {
+func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, length uint64, n uint32, dup bool) {
 	r := m.respond(qp, decode.OpReadResponseFirst, psn, synACK, true, "")
 	r.Duplicate = dup
 	s := &m.series

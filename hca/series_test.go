@@ -53,7 +53,7 @@ func TestReadSeries(t *testing.T) {
 						if !y.HasAETH {
 							y.Syndrome = 0
 						}
-						y.PSN = (x.PSN + i) & psnMask
+						y.PSN = x.PSN.Add(int(i))
 						y.Payload, y.Known = make([]byte, n), make([]bool, n)
 						s.Fill(off, y.Payload, y.Known)
 						out = append(out, y)

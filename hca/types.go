@@ -131,7 +131,7 @@ type Response struct {
 	QPN    uint32        // the responder QP
 	DestQP uint32        // the requester QP, the response's BTH.DestQP
 	Opcode decode.Opcode // ACK, ATOMIC ACK or READ RESPONSE *
-	PSN    uint32
+	PSN    decode.PSN
 
 	HasAETH  bool
 	Syndrome uint8
@@ -183,8 +183,8 @@ type Completion struct {
 	// Opcode is the message's request opcode (the last packet's for
 	// receive completions, e.g. SEND LAST with Immediate).
 	Opcode  decode.Opcode
-	PSN     uint32 // the first PSN of the message
-	ByteLen uint64 // receive completions: bytes received
+	PSN     decode.PSN // the first PSN of the message
+	ByteLen uint64     // receive completions: bytes received
 	Imm     uint32
 	HasImm  bool
 	// InvRKey is the rkey a SEND with Invalidate invalidated (HasInv).

@@ -29,7 +29,7 @@ func (s *session) name() string {
 		b.WriteString("QP ?")
 	}
 	switch {
-	case s.Type == "UD":
+	case s.InMPT && s.Type == decode.TransportUD:
 		b.WriteString(" (UD)")
 	case s.HasPeerQPN || s.PeerAddr.IsValid():
 		b.WriteString(" ← ")
@@ -55,7 +55,7 @@ func (s *session) name() string {
 type pending struct {
 	frame       int
 	opcode      decode.Opcode
-	psn         uint32
+	psn         decode.PSN
 	msn         uint32
 	hasAETH     bool
 	syndrome    uint8
@@ -82,7 +82,7 @@ type pending struct {
 	isSeries   bool
 	series     hca.ReadSeries
 	next       uint32
-	firstPSN   uint32
+	firstPSN   decode.PSN
 	firstSyn   uint8
 	pieceData  []byte
 	pieceKnown []bool
@@ -122,7 +122,7 @@ func (e *pending) load() {
 	s := &e.series
 	var off, n uint64
 	e.opcode, e.hasAETH, off, n = s.Response(e.next)
-	e.psn = (e.firstPSN + e.next) & 0xFFFFFF
+	e.psn = e.firstPSN.Add(int(e.next))
 	e.syndrome = 0
 	if e.hasAETH {
 		e.syndrome = e.firstSyn
@@ -141,11 +141,11 @@ func (e *pending) load() {
 func (e *pending) last() bool { return !e.isSeries || e.next+1 >= e.series.Count }
 
 // lastPSN is the PSN of e's last response.
-func (e *pending) lastPSN() uint32 {
+func (e *pending) lastPSN() decode.PSN {
 	if !e.isSeries {
 		return e.psn
 	}
-	return (e.firstPSN + e.series.Count - 1) & 0xFFFFFF
+	return e.firstPSN.Add(int(e.series.Count) - 1)
 }
 
 func (e *pending) set(m *hca.Response, v hca.Verdict) {
@@ -177,9 +177,9 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 		}
 	}
 	switch {
-	case e.opcode.Op() == decode.OpAtomicAcknowledge:
+	case e.opcode.Is(decode.PropAtomicAck):
 		e.learnable = !e.atomicKnown
-	case isReadResponse(e.opcode):
+	case e.opcode.Is(decode.PropReadResp):
 		e.learnable = !e.hasPayload || !e.allKnown
 	default:
 		e.learnable = false
@@ -223,10 +223,10 @@ func (r *ring) push() *pending {
 
 // find returns the index of the oldest pending response with the PSN, or
 // -1.
-func (r *ring) find(psn uint32) int {
+func (r *ring) find(psn decode.PSN) int {
 	for i := 0; i < r.n; i++ {
 		e := r.at(i)
-		if e.psn == psn || e.isSeries && psnDiff(psn, e.psn) > 0 && psnDiff(psn, e.lastPSN()) <= 0 {
+		if e.psn == psn || e.isSeries && psn.Diff(e.psn) > 0 && psn.Diff(e.lastPSN()) <= 0 {
 			return i
 		}
 	}
@@ -237,21 +237,21 @@ func (r *ring) find(psn uint32) int {
 // extra response.
 type dropRing struct {
 	e [8]struct {
-		psn   uint32
+		psn   decode.PSN
 		frame int
 		why   hca.Drop
 	}
 	n int
 }
 
-func (d *dropRing) add(psn uint32, frame int, why hca.Drop) {
+func (d *dropRing) add(psn decode.PSN, frame int, why hca.Drop) {
 	e := &d.e[d.n%len(d.e)]
 	e.psn, e.frame, e.why = psn, frame, why
 	d.n++
 }
 
 // find returns the latest dropped request with the PSN.
-func (d *dropRing) find(psn uint32) (frame int, why hca.Drop, ok bool) {
+func (d *dropRing) find(psn decode.PSN) (frame int, why hca.Drop, ok bool) {
 	for i := 0; i < min(d.n, len(d.e)); i++ {
 		e := &d.e[(d.n-1-i)%len(d.e)]
 		if e.psn == psn {
@@ -267,7 +267,7 @@ func (r *Replayer) align(s *session, p *decode.Packet) {
 	i := s.q.find(psn)
 	if i < 0 {
 		// Acknowledgements the responder coalesced into this later one.
-		for s.q.n > 0 && s.q.front().coalescable && psnDiff(psn, s.q.front().psn) > 0 {
+		for s.q.n > 0 && s.q.front().coalescable && psn.Diff(s.q.front().psn) > 0 {
 			s.Coalesced++
 			r.pop(s)
 		}
@@ -293,7 +293,7 @@ func (r *Replayer) align(s *session, p *decode.Packet) {
 		skipped(s.q.front())
 	}
 	// Within a series: the responses before this one are missing.
-	for e := s.q.front(); e.isSeries && e.psn != psn && psnDiff(psn, e.psn) > 0; e = s.q.front() {
+	for e := s.q.front(); e.isSeries && e.psn != psn && psn.Diff(e.psn) > 0; e = s.q.front() {
 		skipped(e)
 	}
 	s.Compared++
@@ -308,9 +308,6 @@ func (r *Replayer) align(s *session, p *decode.Packet) {
 	}
 	r.pop(s)
 }
-
-// psnDiff is a−b in 24-bit serial arithmetic.
-func psnDiff(a, b uint32) int32 { return int32((a-b)<<8) >> 8 }
 
 // add counts a divergence of s and returns the record to fill in, or nil
 // when the report keeps no more in detail.
@@ -430,10 +427,10 @@ func (r *Replayer) compare(s *session, e *pending, p *decode.Packet) {
 			}
 		}
 	}
-	if isReadResponse(e.opcode) && isReadResponse(p.BTH.Opcode) && e.hasPayload {
+	if e.opcode.Is(decode.PropReadResp) && p.BTH.Opcode.Is(decode.PropReadResp) && e.hasPayload {
 		r.compareData(s, e, p)
 	}
-	if e.opcode.Op() == decode.OpAtomicAcknowledge && p.BTH.Opcode.Op() == decode.OpAtomicAcknowledge &&
+	if e.opcode.Is(decode.PropAtomicAck) && p.BTH.Opcode.Is(decode.PropAtomicAck) &&
 		e.atomicKnown && p.Has&decode.HdrAtomicAckETH != 0 && p.AtomicAckETH.OrigRemData != e.atomicOrig {
 		if d := r.pairDiv(s, KindAtomicOrig, e, p); d != nil {
 			d.Expected, d.Actual = hex64(e.atomicOrig), hex64(p.AtomicAckETH.OrigRemData)
@@ -509,14 +506,6 @@ func hexBytes(b []byte, known func(int) bool, off int) string {
 }
 
 const hexDigits = "0123456789abcdef"
-
-func isReadResponse(o decode.Opcode) bool {
-	switch o.Op() {
-	case decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly:
-		return true
-	}
-	return false
-}
 
 // synKind is the AETH kind (ACK, RNR NAK, NAK); a response without an
 // AETH (READ RESPONSE Middle) counts as an ACK.

@@ -60,7 +60,7 @@ type stream struct {
 func (s *stream) set(i, j int) *decode.Packet {
 	p := &s.pkts[i]
 	q := s.pair[i]
-	p.BTH.PSN = (s.psn[i] + uint32(j)*s.span[q]) & benchMask
+	p.BTH.PSN = decode.PSN((s.psn[i] + uint32(j)*s.span[q]) & benchMask)
 	if p.Has&decode.HdrAETH != 0 {
 		p.AETH.MSN = (s.msn[i] + uint32(j)*s.msgs[q]) & benchMask
 	}
@@ -95,8 +95,8 @@ func buildStream(tb testing.TB, npairs, perPair int) *stream {
 				image[i+k] = byte(v >> (8 * k))
 			}
 		}
-		s.mpt.QPs = append(s.mpt.QPs, hca.MPTQP{QPN: respQPN, PD: 1, Type: "RC", Access: all, MTU: benchMTU,
-			ExpectedPSN: psn0, HasExpectedPSN: true, Remote: &hca.MPTRemote{Addr: reqIP, QPN: reqQPN}})
+		s.mpt.QPs = append(s.mpt.QPs, hca.MPTQP{QPN: respQPN, PD: 1, Type: decode.TransportRC, Access: all, MTU: benchMTU,
+			ExpectedPSN: decode.PSN(psn0), HasExpectedPSN: true, Remote: &hca.MPTRemote{Addr: reqIP, QPN: reqQPN}})
 		s.mpt.MRs = append(s.mpt.MRs, hca.MPTMR{RKey: rkey, LKey: rkey, VA: base, Length: uint64(len(image)), PD: 1, Access: all})
 		psn, msn := psn0, uint32(0)
 		off := uint64(0)
@@ -112,7 +112,7 @@ func buildStream(tb testing.TB, npairs, perPair int) *stream {
 				src, dst, destQP = respIP, reqIP, reqQPN
 			}
 			p.IPv4.Src, p.IPv4.Dst = src.As4(), dst.As4()
-			p.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | op), PKey: 0xFFFF, DestQP: destQP, AckReq: ackReq, PSN: psn}
+			p.BTH = decode.BTH{Opcode: decode.Opcode(int(decode.TransportRC) | op), PKey: 0xFFFF, DestQP: destQP, AckReq: ackReq, PSN: decode.PSN(psn)}
 			if reth != nil {
 				p.Has |= decode.HdrRETH
 				p.RETH = *reth

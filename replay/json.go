@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 )
 
@@ -67,33 +68,33 @@ type jsonSession struct {
 }
 
 type jsonDivergence struct {
-	Kind          string  `json:"kind"`
-	Session       int     `json:"session"`
-	SessionName   string  `json:"session_name"`
-	QPN           *string `json:"qpn"`
-	PeerQPN       *string `json:"peer_qpn"`
-	PSN           uint32  `json:"psn"`
-	RequestFrame  int     `json:"request_frame"`
-	ResponseFrame int     `json:"response_frame"`
-	Expected      string  `json:"expected"`
-	Actual        string  `json:"actual"`
-	Offset        *int    `json:"offset,omitempty"`
-	Count         *int    `json:"count,omitempty"`
-	Message       string  `json:"message"`
+	Kind          string     `json:"kind"`
+	Session       int        `json:"session"`
+	SessionName   string     `json:"session_name"`
+	QPN           *string    `json:"qpn"`
+	PeerQPN       *string    `json:"peer_qpn"`
+	PSN           decode.PSN `json:"psn"`
+	RequestFrame  int        `json:"request_frame"`
+	ResponseFrame int        `json:"response_frame"`
+	Expected      string     `json:"expected"`
+	Actual        string     `json:"actual"`
+	Offset        *int       `json:"offset,omitempty"`
+	Count         *int       `json:"count,omitempty"`
+	Message       string     `json:"message"`
 }
 
 type jsonCompletion struct {
-	Frame      int     `json:"frame"`
-	Side       string  `json:"side"`
-	QPN        string  `json:"qpn"`
-	Status     string  `json:"status"`
-	StatusName string  `json:"status_name"`
-	Opcode     string  `json:"opcode"`
-	PSN        uint32  `json:"psn"`
-	ByteLen    *uint64 `json:"byte_len,omitempty"`
-	Imm        *string `json:"imm,omitempty"`
-	InvRKey    *string `json:"invalidated_rkey,omitempty"`
-	SrcQP      *string `json:"src_qp,omitempty"`
+	Frame      int        `json:"frame"`
+	Side       string     `json:"side"`
+	QPN        string     `json:"qpn"`
+	Status     string     `json:"status"`
+	StatusName string     `json:"status_name"`
+	Opcode     string     `json:"opcode"`
+	PSN        decode.PSN `json:"psn"`
+	ByteLen    *uint64    `json:"byte_len,omitempty"`
+	Imm        *string    `json:"imm,omitempty"`
+	InvRKey    *string    `json:"invalidated_rkey,omitempty"`
+	SrcQP      *string    `json:"src_qp,omitempty"`
 }
 
 func strp(s string) *string { return &s }
@@ -138,8 +139,8 @@ func (r *Report) AppendJSON(b []byte) []byte {
 			Requests: s.Requests, Executed: s.Executed, Dropped: map[string]int{},
 			ModelResponses: s.ModelResponses, CapturedResponses: s.CapturedResponses, Compared: s.Compared,
 			Coalesced: s.Coalesced, Divergences: s.Divergences}
-		if s.Type != "" {
-			js.Type = strp(s.Type)
+		if s.InMPT {
+			js.Type = strp(s.Type.String())
 		}
 		if s.PeerAddr.IsValid() {
 			js.Peer.Addr = strp(s.PeerAddr.String())

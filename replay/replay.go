@@ -136,7 +136,7 @@ func New(m Model, opt Options) (*Replayer, error) {
 		q := &opt.QPs[i]
 		s := r.newSession(q.QPN, true)
 		s.Type, s.InMPT = q.Type, true
-		if q.Remote != nil && q.Type != "UD" {
+		if q.Remote != nil && q.Type != decode.TransportUD {
 			s.PeerAddr, s.PeerQPN, s.HasPeerQPN = q.Remote.Addr, q.Remote.QPN, true
 			r.byPeer.set(q.Remote.Addr, q.Remote.QPN, s)
 		}
@@ -234,7 +234,7 @@ func (r *Replayer) request(p *decode.Packet) {
 	r.rep.Requests++
 	s := r.sessionFor(p.BTH.DestQP)
 	s.Requests++
-	if !s.overflow && s.Type != "UD" {
+	if !s.overflow && s.Type != decode.TransportUD {
 		r.learnPeerAddr(s, p)
 	}
 	res := r.m.Receive(p, p.Frame.Time)
@@ -361,7 +361,7 @@ func (r *Replayer) response(p *decode.Packet) {
 // same requester address.
 func (r *Replayer) bindPeer(dst netip.Addr, p *decode.Packet) *session {
 	for _, s := range r.sessions {
-		if s.HasPeerQPN || !s.HasQPN || s.Type == "UD" || s.PeerAddr.IsValid() && s.PeerAddr != dst {
+		if s.HasPeerQPN || !s.HasQPN || s.Type == decode.TransportUD || s.PeerAddr.IsValid() && s.PeerAddr != dst {
 			continue
 		}
 		if s.q.find(p.BTH.PSN) < 0 {

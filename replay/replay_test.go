@@ -18,7 +18,7 @@ type fakeModel struct {
 	next     int
 	res      hca.Result
 	buf      []byte
-	observed []uint32 // PSNs of the responses observed
+	observed []decode.PSN // PSNs of the responses observed
 	finish   []hca.Completion
 }
 
@@ -72,13 +72,13 @@ const (
 // named), QP 0x31 (UD).
 func testQPs() []hca.MPTQP {
 	return []hca.MPTQP{
-		{QPN: respQP, Type: "RC", Remote: &hca.MPTRemote{Addr: requester, QPN: reqQP}},
-		{QPN: 0x21, Type: "RC", ExpectedPSN: 1, HasExpectedPSN: true},
-		{QPN: 0x31, Type: "UD"},
+		{QPN: respQP, Type: decode.TransportRC, Remote: &hca.MPTRemote{Addr: requester, QPN: reqQP}},
+		{QPN: 0x21, Type: decode.TransportRC, ExpectedPSN: 1, HasExpectedPSN: true},
+		{QPN: 0x31, Type: decode.TransportUD},
 	}
 }
 
-func ipPacket(frame int, src, dst netip.Addr, op decode.Opcode, destQP, psn uint32) *decode.Packet {
+func ipPacket(frame int, src, dst netip.Addr, op decode.Opcode, destQP uint32, psn decode.PSN) *decode.Packet {
 	p := &decode.Packet{}
 	p.Frame.Number = frame
 	p.Frame.Time = time.Unix(1767225600, int64(frame)*1000)
@@ -89,12 +89,12 @@ func ipPacket(frame int, src, dst netip.Addr, op decode.Opcode, destQP, psn uint
 }
 
 // req is a request to the responder's QP 0x11.
-func req(frame int, psn uint32, op decode.Opcode) *decode.Packet {
+func req(frame int, psn decode.PSN, op decode.Opcode) *decode.Packet {
 	return ipPacket(frame, requester, responder, op, respQP, psn)
 }
 
 // resp is a captured response to the requester's QP 0x12.
-func resp(frame int, psn uint32, op decode.Opcode, syn uint8, msn uint32) *decode.Packet {
+func resp(frame int, psn decode.PSN, op decode.Opcode, syn uint8, msn uint32) *decode.Packet {
 	p := ipPacket(frame, responder, requester, op, reqQP, psn)
 	if op != decode.OpReadResponseMiddle {
 		p.Has |= decode.HdrAETH
@@ -111,19 +111,19 @@ func withOrig(p *decode.Packet, v uint64) *decode.Packet {
 	return p
 }
 
-func ack(psn uint32, msn uint32) hca.Response {
+func ack(psn decode.PSN, msn uint32) hca.Response {
 	return hca.Response{Opcode: decode.OpAcknowledge, PSN: psn, HasAETH: true, Syndrome: 0x1F, SyndromeMask: 0xFF, MSN: msn, DestQP: reqQP}
 }
 
 func coalescable(r hca.Response) hca.Response { r.Coalescable = true; return r }
 
-func nak(psn uint32, syn uint8, msn uint32, why string) hca.Response {
+func nak(psn decode.PSN, syn uint8, msn uint32, why string) hca.Response {
 	r := ack(psn, msn)
 	r.Syndrome, r.Why = syn, why
 	return r
 }
 
-func readResp(op decode.Opcode, psn, msn uint32, data []byte, known []bool) hca.Response {
+func readResp(op decode.Opcode, psn decode.PSN, msn uint32, data []byte, known []bool) hca.Response {
 	r := hca.Response{Opcode: op, PSN: psn, HasAETH: op != decode.OpReadResponseMiddle, MSN: msn, Payload: data, Known: known, DestQP: reqQP}
 	if r.HasAETH {
 		r.Syndrome, r.SyndromeMask = 0x1F, 0xFF
@@ -223,7 +223,7 @@ func TestAlign(t *testing.T) {
 	data := []byte{1, 2, 3, 4, 5, 6, 7, 8}
 	allKnown := []bool{true, true, true, true, true, true, true, true}
 	halfKnown := []bool{true, true, true, true, false, false, false, false}
-	atomic := func(psn uint32, orig uint64, known bool) hca.Response {
+	atomic := func(psn decode.PSN, orig uint64, known bool) hca.Response {
 		r := hca.Response{Opcode: aa, PSN: psn, HasAETH: true, Syndrome: 0x1F, SyndromeMask: 0xFF, MSN: 1,
 			AtomicOrig: orig, AtomicKnown: known, DestQP: reqQP}
 		return r

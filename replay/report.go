@@ -3,6 +3,7 @@ package replay
 import (
 	"net/netip"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 )
 
@@ -72,7 +73,7 @@ type Divergence struct {
 	HasPeerQPN bool
 	// PSN is the model response's PSN, or the captured one's when the
 	// model has none (extra responses).
-	PSN uint32
+	PSN decode.PSN
 	// RequestFrame is the frame of the request the model answered (0 when
 	// unknown: an extra response no dropped request explains);
 	// ResponseFrame the captured response's frame (0 for a missing
@@ -104,12 +105,11 @@ func (d *Divergence) Frame() int {
 type Session struct {
 	ID   int    // 1-based, in order of appearance (the MPT's QPs first)
 	Name string // "QP 0x000011 ← 10.77.0.1 QP 0x000012"
-	// QPN is the responder QP (HasQPN), Type its transport from the MPT
-	// ("RC", "UC", "UD", "XRC"; "" when the MPT does not describe it) and
-	// InMPT whether the MPT describes it.
+	// QPN is the responder QP (HasQPN), InMPT whether the MPT describes
+	// it and Type, when it does, its transport.
 	QPN    uint32
 	HasQPN bool
-	Type   string
+	Type   decode.Transport
 	InMPT  bool
 	// Peer is the requester: its address (invalid when unknown) and QPN
 	// (HasPeerQPN), from the MPT's remote or learned from the capture.
@@ -130,6 +130,15 @@ type Session struct {
 	// acknowledgement (hca.Response.Coalescable).
 	Coalesced   int
 	Divergences int
+}
+
+// typeName is the session's transport, or "-" when the MPT does not
+// describe its QP.
+func (s *Session) typeName() string {
+	if !s.InMPT {
+		return "-"
+	}
+	return s.Type.String()
 }
 
 // numDrops bounds hca.Drop values.

@@ -176,7 +176,7 @@ func (r *Report) appendSessionTable(b []byte) []byte {
 		for _, n := range s.Dropped {
 			dropped += n
 		}
-		rows = append(rows, []string{s.Name, nonEmpty(s.Type, "-"), strconv.Itoa(s.Requests), strconv.Itoa(s.Executed),
+		rows = append(rows, []string{s.Name, s.typeName(), strconv.Itoa(s.Requests), strconv.Itoa(s.Executed),
 			strconv.Itoa(dropped), strconv.Itoa(s.ModelResponses), strconv.Itoa(s.CapturedResponses),
 			strconv.Itoa(s.Compared), strconv.Itoa(s.Divergences)})
 	}

@@ -80,7 +80,7 @@ type ladderRow struct {
 	rel    int64 // ns since the session's first packet
 	ev     decode.Event
 	op     decode.Opcode
-	psn    uint32
+	psn    decode.PSN
 	plen   uint32 // payload bytes
 	dma    uint32 // RETH DMA length
 	dqp    uint32 // destination QP

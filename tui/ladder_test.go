@@ -249,7 +249,7 @@ type rvPacket struct {
 	session uint32
 	dir     decode.Direction
 	op      decode.Opcode
-	psn     uint32
+	psn     decode.PSN
 	bth     bool
 	syn     uint8
 	aeth    bool

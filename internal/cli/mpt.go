@@ -476,7 +476,7 @@ func appendMPTSummary(b []byte, name string, f *hca.MPTFile) []byte {
 		if q.HasRecv {
 			b = fmt.Appendf(b, "  recv %d", len(q.Recv))
 		}
-		if (q.Type == "RC" || q.Type == "UC" || q.Type == "XRC") && q.Remote == nil && !q.HasExpectedPSN {
+		if q.NeverConnected() {
 			b = append(b, "  (no remote and no expected_psn: never reached RTR, drops every packet)"...)
 		}
 		b = append(b, '\n')

@@ -153,8 +153,8 @@ type Recovery struct {
 	// learned from the capture's responses; 0 when a timeout recovery
 	// found none.
 	RequesterQP uint32
-	PSN         uint32 // PSN of the first lost request: the NAK's PSN
-	Lost        []int  // input frames of the stream's dropped requests, in PSN order
+	PSN         decode.PSN // PSN of the first lost request: the NAK's PSN
+	Lost        []int      // input frames of the stream's dropped requests, in PSN order
 
 	// Timeout is set for a tail drop: no later request of the stream
 	// showed the gap, so the requester timed out and retransmitted the
@@ -176,7 +176,7 @@ type Recovery struct {
 // Out. PSN is its BTH PSN.
 type Copy struct {
 	In, Out int
-	PSN     uint32
+	PSN     decode.PSN
 }
 
 // OutNumber returns the output number of input frame in (for a moved
@@ -524,7 +524,8 @@ type pkt struct {
 	bth      bool // has a BTH (any encapsulation)
 	src, dst netip.Addr
 	op       decode.Opcode
-	qp, psn  uint32
+	qp       uint32
+	psn      decode.PSN
 	aeth     bool
 	msn      uint32
 }
@@ -574,12 +575,6 @@ func decodeAll(frames []Frame) []pkt {
 	return out
 }
 
-// psnAfter reports whether a comes after b in 24-bit PSN order.
-func psnAfter(a, b uint32) bool {
-	d := (a - b) & 0xFFFFFF
-	return d != 0 && d < 1<<23
-}
-
 // recovery is a Recovery with input indexes (0-based).
 type recovery struct {
 	Recovery
@@ -620,7 +615,7 @@ func findRecoveries(frames []Frame, pk []pkt, dropped []bool, drops []int) ([]*r
 			}
 			// The capture resends the lost PSN (or an older one) itself:
 			// the responder never sees a gap.
-			plain = !psnAfter(q.psn, p.psn)
+			plain = !q.psn.After(p.psn)
 			rc.trigger = j
 			break
 		}
@@ -662,7 +657,7 @@ func (rc *recovery) connect(frames []Frame, pk []pkt, dropped []bool) error {
 		end = rc.trigger
 	}
 	for j := d + 1; j < end; j++ {
-		if isResp(j) && !psnAfter(rc.PSN, pk[j].psn) {
+		if isResp(j) && !rc.PSN.After(pk[j].psn) {
 			rc.moved = append(rc.moved, j)
 		}
 	}
@@ -683,7 +678,7 @@ func (rc *recovery) connect(frames []Frame, pk []pkt, dropped []bool) error {
 		if !q.answers(s) || q.qp != qp || !q.aeth {
 			continue
 		}
-		if q.op.Op() == decode.OpAcknowledge && (bestAck < 0 || absInt(j-d) < absInt(bestAck-d)) {
+		if q.op.Is(decode.PropAck) && (bestAck < 0 || absInt(j-d) < absInt(bestAck-d)) {
 			bestAck = j
 		}
 		if best < 0 || absInt(j-d) < absInt(best-d) {
@@ -716,7 +711,7 @@ func absInt(v int) int {
 // dest QP of the nearest response to frame d whose PSN is one s sent, or
 // of every response between the two addresses when they all agree.
 func requesterQP(pk []pkt, s streamKey, d int) (uint32, bool, error) {
-	psns := map[uint32]bool{}
+	psns := map[decode.PSN]bool{}
 	for i := range pk {
 		if q := &pk[i]; q.rcRequest() && q.roce && q.stream() == s {
 			psns[q.psn] = true
@@ -760,7 +755,7 @@ func hexList(v []uint32) string {
 func (rc *recovery) fill(pk []pkt) {
 	byPSN := func(v []int) {
 		sort.SliceStable(v, func(a, b int) bool {
-			return (pk[v[a]].psn-rc.PSN)&0xFFFFFF < (pk[v[b]].psn-rc.PSN)&0xFFFFFF
+			return pk[v[a]].psn.Dist(rc.PSN) < pk[v[b]].psn.Dist(rc.PSN)
 		})
 	}
 	byPSN(rc.lost)
@@ -814,7 +809,7 @@ var errNotRoCEv2 = errors.New("template is not a RoCEv2 RC response")
 // buildNAK turns a copy of an RC response into an RC Acknowledge carrying
 // a NAK PSN sequence error (AETH syndrome 0x60) for psn, with msn, and
 // fixes lengths, checksums and the ICRC.
-func buildNAK(t Frame, psn, msn uint32) ([]byte, error) {
+func buildNAK(t Frame, psn decode.PSN, msn uint32) ([]byte, error) {
 	var p decode.Packet
 	p.Frame.Len = t.Info.Length
 	decode.Decode(&p, t.Data, t.Info.LinkType)
@@ -848,11 +843,11 @@ func buildNAK(t Frame, psn, msn uint32) ([]byte, error) {
 		}
 		be.PutUint16(b[l4+4:], uint16(end-l4))
 	}
-	b[bth] = byte(decode.TransportRC | decode.OpAcknowledge)
+	b[bth] = byte(decode.Opcode(decode.TransportRC | decode.OpAcknowledge))
 	b[bth+1] &^= 0x80 | 0x30 // no solicited event, no pad
 	b[bth+4] &^= 0xC0        // no FECN, BECN
 	b[bth+8] = 0             // AckReq 0, reserved
-	put24(b[bth+9:], psn)
+	put24(b[bth+9:], uint32(psn))
 	b[aeth] = 0x60 // NAK, PSN sequence error
 	put24(b[aeth+1:], msn)
 	if err := decode.FixCRCs(b, t.Info.LinkType); err != nil {

@@ -406,7 +406,7 @@ func checkNAK(t *testing.T, f Frame, w nakWant) {
 	if p.Has&decode.HdrAETH == 0 || p.BTH.Opcode != decode.Opcode(decode.TransportRC|decode.OpAcknowledge) {
 		t.Fatalf("NAK is %v", p.BTH.Opcode)
 	}
-	if p.AETH.Syndrome != 0x60 || p.BTH.PSN != w.psn || p.AETH.MSN != w.msn || p.BTH.DestQP != w.destQP {
+	if p.AETH.Syndrome != 0x60 || p.BTH.PSN != decode.PSN(w.psn) || p.AETH.MSN != w.msn || p.BTH.DestQP != w.destQP {
 		t.Errorf("NAK syndrome %#x PSN %d MSN %d QP %#x, want 0x60 %d %d %#x", p.AETH.Syndrome, p.BTH.PSN, p.AETH.MSN, p.BTH.DestQP, w.psn, w.msn, w.destQP)
 	}
 	if p.ICRCStatus != decode.CRCGood {

@@ -242,12 +242,12 @@ func Frames(kind, n int, psn0 uint32) ([][]byte, error) {
 		psn := (psn0 + uint32(i)) & 0xFFFFFF
 		var f synth.RoCEv2
 		if kind == Writes || kind == Mixed && i%2 == 0 {
-			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: psn, AckReq: true, PKey: 0xFFFF}
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpWriteOnly), DestQP: 0x11, PSN: decode.PSN(psn), AckReq: true, PKey: 0xFFFF}
 			f.T.RETH = decode.RETH{VA: 0x10000 + uint64(i%4096)*1024, RKey: 0x1234, DMALen: 1024}
 			f.T.Payload = payload
 		} else {
 			f.Reverse = true
-			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: (psn - 1) & 0xFFFFFF, PKey: 0xFFFF}
+			f.T.BTH = decode.BTH{Opcode: decode.Opcode(decode.TransportRC | decode.OpAcknowledge), DestQP: 0x12, PSN: decode.PSN(psn).Add(-1), PKey: 0xFFFF}
 			f.T.AETH = decode.AETH{Syndrome: 0x1F, MSN: uint32(i) & 0xFFFFFF}
 		}
 		b, _, _, err := f.Build()

@@ -180,7 +180,7 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 		j.QPN = &q
 	}
 	if e.HasStart {
-		v := e.StartPSN
+		v := uint32(e.StartPSN)
 		j.StartPSN = &v
 	}
 	return j

@@ -73,11 +73,11 @@ func Files() ([]File, error) {
 func (b *fileBuilder) done() (File, error) { return b.f, b.err }
 
 // Opcode shorthands.
-func rc(op uint8) decode.Opcode  { return decode.Opcode(decode.TransportRC | op) }
-func uc(op uint8) decode.Opcode  { return decode.Opcode(decode.TransportUC | op) }
-func rd(op uint8) decode.Opcode  { return decode.Opcode(decode.TransportRD | op) }
-func ud(op uint8) decode.Opcode  { return decode.Opcode(decode.TransportUD | op) }
-func xrc(op uint8) decode.Opcode { return decode.Opcode(decode.TransportXRC | op) }
+func rc(op uint8) decode.Opcode  { return decode.TransportRC.Opcode(op) }
+func uc(op uint8) decode.Opcode  { return decode.TransportUC.Opcode(op) }
+func rd(op uint8) decode.Opcode  { return decode.TransportRD.Opcode(op) }
+func ud(op uint8) decode.Opcode  { return decode.TransportUD.Opcode(op) }
+func xrc(op uint8) decode.Opcode { return decode.TransportXRC.Opcode(op) }
 
 // padFor returns the pad count that makes n payload bytes a multiple of 4.
 func padFor(n int) uint8 { return uint8(-n & 3) }
@@ -92,7 +92,7 @@ type rcConn struct {
 }
 
 func (c *rcConn) bth(op decode.Opcode, n int, ack bool) decode.BTH {
-	b := decode.BTH{Opcode: op, PKey: c.pkey, DestQP: c.qpB, PSN: c.psn, PadCount: padFor(n), AckReq: ack}
+	b := decode.BTH{Opcode: op, PKey: c.pkey, DestQP: c.qpB, PSN: decode.PSN(c.psn), PadCount: padFor(n), AckReq: ack}
 	c.psn = (c.psn + 1) & 0xFFFFFF
 	return b
 }
@@ -110,7 +110,7 @@ func (c *rcConn) req(op decode.Opcode, n int, ack bool, t Transport) RoCEv2 {
 
 // resp returns a response frame (B → A) for the request with PSN psn.
 func (c *rcConn) resp(op decode.Opcode, psn uint32, n int, t Transport) RoCEv2 {
-	t.BTH = decode.BTH{Opcode: op, PKey: c.pkey, DestQP: c.qpA, PSN: psn & 0xFFFFFF, PadCount: padFor(n)}
+	t.BTH = decode.BTH{Opcode: op, PKey: c.pkey, DestQP: c.qpA, PSN: decode.PSNOf(psn), PadCount: padFor(n)}
 	if n > 0 {
 		t.Payload = payload(n, byte(psn)+0x80)
 	}
@@ -245,7 +245,7 @@ func ucUDRDXRCCNP() (File, error) {
 	// UD.
 	udFrame := func(op decode.Opcode, dqp, qkey, sqp, psn uint32, pl []byte, ecn uint8) RoCEv2 {
 		return RoCEv2{ECN: ecn, T: Transport{
-			BTH:     decode.BTH{Opcode: op, PKey: 0xFFFF, DestQP: dqp, PSN: psn, PadCount: padFor(len(pl)), SE: true},
+			BTH:     decode.BTH{Opcode: op, PKey: 0xFFFF, DestQP: dqp, PSN: decode.PSN(psn), PadCount: padFor(len(pl)), SE: true},
 			DETH:    decode.DETH{QKey: qkey, SrcQP: sqp},
 			ImmDt:   decode.ImmDt{Data: 0x0badcafe},
 			Payload: pl,
@@ -264,7 +264,7 @@ func ucUDRDXRCCNP() (File, error) {
 	// RD: RDETH (+ DETH on requests).
 	const ee = 0x000777
 	rdReq := func(op decode.Opcode, psn uint32, n int, t Transport) RoCEv2 {
-		t.BTH = decode.BTH{Opcode: op, PKey: 0x7FFF, DestQP: 0x000501, PSN: psn, PadCount: padFor(n), AckReq: true}
+		t.BTH = decode.BTH{Opcode: op, PKey: 0x7FFF, DestQP: 0x000501, PSN: decode.PSN(psn), PadCount: padFor(n), AckReq: true}
 		t.RDETH = decode.RDETH{EECnxt: ee}
 		t.DETH = decode.DETH{QKey: 0x22222222, SrcQP: 0x000502}
 		if n > 0 {
@@ -273,7 +273,7 @@ func ucUDRDXRCCNP() (File, error) {
 		return RoCEv2{T: t}
 	}
 	rdResp := func(op decode.Opcode, psn uint32, n int, t Transport) RoCEv2 {
-		t.BTH = decode.BTH{Opcode: op, PKey: 0x7FFF, DestQP: 0x000502, PSN: psn, PadCount: padFor(n)}
+		t.BTH = decode.BTH{Opcode: op, PKey: 0x7FFF, DestQP: 0x000502, PSN: decode.PSN(psn), PadCount: padFor(n)}
 		t.RDETH = decode.RDETH{EECnxt: ee}
 		if n > 0 {
 			t.Payload = payload(n, byte(psn))
@@ -442,7 +442,7 @@ func ibBadVCRC() (File, error) {
 	b := newFile("ib_bad_vcrc.pcap", PcapMicro, decode.LinkTypeInfiniBand)
 	send := func(psn uint32) IB {
 		return IB{LRH: ibLRH(0, 0, 0x0002, 0x0001), T: Transport{
-			BTH: decode.BTH{Opcode: rc(decode.OpSendOnly), PKey: 0xFFFF, DestQP: 0x49, PSN: psn}, Payload: payload(16, byte(psn))}}
+			BTH: decode.BTH{Opcode: rc(decode.OpSendOnly), PKey: 0xFFFF, DestQP: 0x49, PSN: decode.PSN(psn)}, Payload: payload(16, byte(psn))}}
 	}
 	r := b.add("VCRC wrong, ICRC good", send(1))
 	r.Data[len(r.Data)-1] ^= 0xFF

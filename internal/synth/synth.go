@@ -83,7 +83,7 @@ type Want struct {
 	Note   string // what the frame shows
 	Encap  decode.Encapsulation
 	Opcode decode.Opcode // when Has includes HdrBTH
-	PSN    uint32
+	PSN    decode.PSN
 	DestQP uint32
 	Has    decode.Hdr
 	Ignore decode.Hdr // header bits not compared (e.g. MAD on QP1)

@@ -101,14 +101,14 @@ type node struct {
 
 type qpInfo struct {
 	qpn        uint32
-	transport  uint8
-	firstPSN   uint32
+	transport  decode.Transport
+	firstPSN   decode.PSN
 	session    uint32
 	maxPayload int // largest request or READ response payload
 
 	answered  bool
 	seqNAK    bool // its first answer was a PSN sequence error NAK
-	seqPSN    uint32
+	seqPSN    decode.PSN
 	seqFrame  int
 	remote    netip.Addr
 	remoteQPN uint32
@@ -169,7 +169,7 @@ type reqRec struct {
 	dst      netip.Addr
 	qpn      uint32
 	kind     decode.MsgKind
-	op       uint8
+	op       decode.Opcode
 	latest   time.Time // its latest transmission
 	msgFirst int       // frame of its message's first packet
 	before   uint64    // message payload before this packet
@@ -261,61 +261,17 @@ func (m *mrInfo) add(op hca.AccessOp, va, length uint64) {
 		m.hi = end
 	}
 	m.has = true
-	m.access |= opFlag(op)
-}
-
-func opFlag(op hca.AccessOp) hca.Access {
-	switch op {
-	case hca.OpRead:
-		return hca.RemoteRead
-	case hca.OpWrite:
-		return hca.RemoteWrite
-	case hca.OpAtomic:
-		return hca.RemoteAtomic
-	}
-	return 0
-}
-
-// position of an opcode within its message.
-func isFirst(op uint8) bool {
-	switch op {
-	case decode.OpSendMiddle, decode.OpSendLast, decode.OpSendLastImm, decode.OpSendLastInv,
-		decode.OpWriteMiddle, decode.OpWriteLast, decode.OpWriteLastImm:
-		return false
-	}
-	return true
-}
-
-func isLast(op uint8) bool {
-	switch op {
-	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpWriteFirst, decode.OpWriteMiddle:
-		return false
-	}
-	return true
+	m.access |= hca.AccessFlag(op)
 }
 
 // packetAccess returns the access a request packet's RETH, AtomicETH or
 // IETH carries.
 func packetAccess(p *decode.Packet) access {
-	switch p.BTH.Opcode.Op() {
-	case decode.OpReadRequest:
-		if p.Has&decode.HdrRETH != 0 {
-			return access{op: hca.OpRead, rkey: p.RETH.RKey, va: p.RETH.VA, length: uint64(p.RETH.DMALen)}
-		}
-	case decode.OpWriteFirst, decode.OpWriteOnly, decode.OpWriteOnlyImm:
-		if p.Has&decode.HdrRETH != 0 {
-			return access{op: hca.OpWrite, rkey: p.RETH.RKey, va: p.RETH.VA, length: uint64(p.RETH.DMALen)}
-		}
-	case decode.OpCompareSwap, decode.OpFetchAdd:
-		if p.Has&decode.HdrAtomicETH != 0 {
-			return access{op: hca.OpAtomic, rkey: p.AtomicETH.RKey, va: p.AtomicETH.VA, length: 8}
-		}
-	case decode.OpSendLastInv, decode.OpSendOnlyInv:
-		if p.Has&decode.HdrIETH != 0 {
-			return access{inv: true, rkey: p.IETH.RKey}
-		}
+	a := p.Access()
+	if a.Op == decode.MPTOpInvalidate {
+		return access{inv: true, rkey: a.RKey}
 	}
-	return access{}
+	return access{op: a.Op, rkey: a.RKey, va: a.VA, length: a.Len}
 }
 
 func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
@@ -340,7 +296,7 @@ func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
 		return
 	}
 	q.maxPayload = max(q.maxPayload, len(p.Payload))
-	op := p.BTH.Opcode.Op()
+	op := p.BTH.Opcode
 	a := &p.Analysis
 	if a.OrigFrame != 0 {
 		// A transmission again: the original's latest copy is this one.
@@ -373,17 +329,17 @@ func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
 	// the message it belongs to.
 	key := dirKey{src, dst, qpn}
 	c := l.cur[key]
-	if isFirst(op) || c == nil {
+	if op.Is(decode.PropStart) || c == nil {
 		c = &curMsg{first: p.Frame.Number, acc: packetAccess(p)}
 		l.cur[key] = c
 	}
-	r := &reqRec{frame: p.Frame.Number, dst: dst, qpn: qpn, kind: decode.MsgKindOf(op), op: op, latest: p.Frame.Time,
+	r := &reqRec{frame: p.Frame.Number, dst: dst, qpn: qpn, kind: op.MsgKind(), op: op, latest: p.Frame.Time,
 		msgFirst: c.first, before: c.bytes, payload: uint64(len(p.Payload)), acc: c.acc}
 	if pa := packetAccess(p); pa.inv {
 		r.acc = pa
 	}
 	c.bytes += r.payload
-	if isLast(op) {
+	if op.Is(decode.PropEnd) {
 		delete(l.cur, key)
 	}
 	l.recs[p.Frame.Number] = r
@@ -392,7 +348,7 @@ func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
 		f := l.order[l.head]
 		l.head++
 		if old := l.recs[f]; old != nil {
-			if isLast(old.op) {
+			if old.op.Is(decode.PropEnd) {
 				l.forgotten++ // a message that was never answered, or whose answer is still to come
 			}
 			delete(l.recs, f)
@@ -441,22 +397,22 @@ func (l *Learner) response(p *decode.Packet, src, dst netip.Addr) {
 	l.responses[src]++
 	a := &p.Analysis
 	q := l.respQP(p, src)
-	op := p.BTH.Opcode.Op()
+	op := p.BTH.Opcode
 	if q != nil {
 		if !q.hasRemote {
 			q.remote, q.remoteQPN, q.hasRemote = dst, p.BTH.DestQP, true
 		}
-		if op >= decode.OpReadResponseFirst && op <= decode.OpReadResponseOnly {
+		if op.Is(decode.PropReadResp) {
 			q.maxPayload = max(q.maxPayload, len(p.Payload))
 		}
 	}
 	for _, f := range a.Acked {
 		l.executed(l.recs[f])
 	}
-	switch op {
-	case decode.OpReadResponseFirst, decode.OpReadResponseOnly, decode.OpAtomicAcknowledge:
+	switch {
+	case op.Is(decode.PropReadResp | decode.PropStart), op.Is(decode.PropAtomicAck):
 		l.executed(l.recs[a.RequestFrame])
-	case decode.OpAcknowledge:
+	case op.Is(decode.PropAck):
 		if p.Has&decode.HdrAETH == 0 {
 			break
 		}
@@ -519,7 +475,7 @@ func (l *Learner) executed(r *reqRec) {
 		if r.acc.op == 0 {
 			break // its first packet is not in the capture
 		}
-		q.acked |= opFlag(r.acc.op)
+		q.acked |= hca.AccessFlag(r.acc.op)
 		if r.acc.length > 0 {
 			m := n.mr(r.acc.rkey)
 			m.add(r.acc.op, r.acc.va, r.acc.length)
@@ -569,7 +525,7 @@ func (l *Learner) naked(r *reqRec, code uint8, nakFrame int) {
 		if r.acc.op == 0 {
 			return
 		}
-		flag := opFlag(r.acc.op)
+		flag := hca.AccessFlag(r.acc.op)
 		switch {
 		case code == decode.NakRemoteAccessError:
 			q.nak62 |= flag
@@ -581,7 +537,7 @@ func (l *Learner) naked(r *reqRec, code uint8, nakFrame int) {
 			m := n.mr(r.acc.rkey)
 			m.add(r.acc.op, r.acc.va, 8)
 			m.misaligned = true
-		case code == decode.NakInvalidRequest && isFirst(r.op):
+		case code == decode.NakInvalidRequest && r.op.Is(decode.PropStart):
 			if q.nak61&flag == 0 && q.nak61 == 0 {
 				q.nak61Frame = nakFrame
 			}
@@ -683,19 +639,13 @@ func (l *Learner) Finish() (*Result, error) {
 		name := fmt.Sprintf("QP %#06x", qpn)
 		qp := hca.MPTQP{QPN: qpn, PD: 0}
 		switch q.transport {
-		case decode.TransportRC:
-			qp.Type = "RC"
-		case decode.TransportUC:
-			qp.Type = "UC"
-		case decode.TransportUD:
-			qp.Type = "UD"
-		case decode.TransportXRC:
-			qp.Type = "XRC"
+		case decode.TransportRC, decode.TransportUC, decode.TransportUD, decode.TransportXRC:
+			qp.Type = q.transport
 		default:
 			n.skipped[fmt.Sprintf("transport %#02x", q.transport)]++
 			continue
 		}
-		reliable := qp.Type == "RC" || qp.Type == "XRC"
+		reliable := qp.Type.Reliable()
 		qp.Access = q.acked | q.nak62
 		if q.misaligned {
 			qp.Access |= hca.RemoteAtomic
@@ -746,14 +696,14 @@ func (l *Learner) Finish() (*Result, error) {
 			if q.hasRemote {
 				qp.Remote = &hca.MPTRemote{Addr: q.remote, QPN: q.remoteQPN}
 			}
-		case qp.Type == "UC":
+		case qp.Type == decode.TransportUC:
 			qp.ExpectedPSN, qp.HasExpectedPSN = q.firstPSN, true
 			if s != nil && s.A.QPNKnown && s.A.Addr.IsValid() && s.B.QPN == qpn {
 				qp.Remote = &hca.MPTRemote{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
 			} else {
 				ucNoPeer = append(ucNoPeer, fmt.Sprintf("%#06x", qpn))
 			}
-		case qp.Type == "UD":
+		case qp.Type == decode.TransportUD:
 			udQKey = append(udQKey, fmt.Sprintf("%#06x", qpn))
 		}
 		if q.ucUnconfirmed > 0 {

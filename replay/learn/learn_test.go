@@ -154,7 +154,7 @@ func TestLearnRxe(t *testing.T) {
 					t.Errorf("QP %#06x: access %v, but the QP has only %v", q.QPN, q.Access, w.Access)
 				case q.HasExpectedPSN != w.HasExpectedPSN || q.ExpectedPSN != w.ExpectedPSN:
 					t.Errorf("QP %#06x: expected_psn %#06x (%v), want %#06x (%v)", q.QPN, q.ExpectedPSN, q.HasExpectedPSN, w.ExpectedPSN, w.HasExpectedPSN)
-				case q.Type != "UC" && (q.Remote == nil) != (w.Remote == nil) || q.Remote != nil && *q.Remote != *w.Remote:
+				case q.Type != decode.TransportUC && (q.Remote == nil) != (w.Remote == nil) || q.Remote != nil && *q.Remote != *w.Remote:
 					t.Errorf("QP %#06x: remote %v, want %v", q.QPN, q.Remote, w.Remote)
 				case q.HasMinRNRTimer && q.MinRNRTimer != w.MinRNRTimer:
 					t.Errorf("QP %#06x: min_rnr_timer %d, want %d", q.QPN, q.MinRNRTimer, w.MinRNRTimer)
@@ -272,7 +272,7 @@ func TestLearnInferences(t *testing.T) {
 			}
 		}},
 		{"uc", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
-			if q := f.QPs[0]; q.Type != "UC" || q.Access != 0 || len(f.MRs) != 0 || !q.HasExpectedPSN || !strings.Contains(notes, "UC WRITE(s) not counted") {
+			if q := f.QPs[0]; q.Type != decode.TransportUC || q.Access != 0 || len(f.MRs) != 0 || !q.HasExpectedPSN || !strings.Contains(notes, "UC WRITE(s) not counted") {
 				t.Errorf("QP %+v, MRs %+v\n%s", q, f.MRs, notes)
 			}
 		}},
@@ -282,7 +282,7 @@ func TestLearnInferences(t *testing.T) {
 			}
 		}},
 		{"ipv6_mix", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
-			if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || f.QPs[1].Type != "UD" || f.QPs[1].HasQKey {
+			if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || f.QPs[1].Type != decode.TransportUD || f.QPs[1].HasQKey {
 				t.Errorf("responder %s, QPs %+v", f.Responder, f.QPs)
 			}
 		}},
@@ -346,7 +346,7 @@ func (s *synth) pkt(fromResponder bool, op decode.Opcode, qp, psn uint32) *decod
 		a, b = b, a
 	}
 	p.IPv4.Src, p.IPv4.Dst = a, b
-	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = op, qp, psn
+	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = op, qp, decode.PSN(psn)
 	return p
 }
 

@@ -455,7 +455,7 @@ func (q *qpPair) buildTemplate(kind, pair int) (template, error) {
 	if !isRequest(kind) {
 		src, dst = dst, src
 	}
-	op := kindOpcode[kind] | decode.TransportRC
+	op := kindOpcode[kind] | decode.Opcode(decode.TransportRC)
 	eth := &layers.Ethernet{SrcMAC: src.mac, DstMAC: dst.mac, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Flags: layers.IPv4DontFragment, Protocol: layers.IPProtocolUDP, SrcIP: src.ip.To4(), DstIP: dst.ip.To4()}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(src.port), DstPort: layers.UDPPort(decode.RoCEv2Port)}
