@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 var (
@@ -60,7 +62,7 @@ func genFile(tb testing.TB, format string, size int64, small bool) (string, int)
 	var write func(PacketInfo, []byte) error
 	switch format {
 	case "pcap":
-		w, err := NewPcapWriter(bw, LinkTypeEthernet, 0, false)
+		w, err := NewPcapWriter(bw, layers.LinkTypeEthernet, 0, false)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -70,7 +72,7 @@ func genFile(tb testing.TB, format string, size int64, small bool) (string, int)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		w.AddInterface(LinkTypeEthernet, 0, "eth0", true)
+		w.AddInterface(layers.LinkTypeEthernet, 0, "eth0", true)
 		write = w.WritePacket
 	case "erf":
 		w := NewERFWriter(bw)
@@ -249,7 +251,7 @@ func TestThroughputVsCat(t *testing.T) {
 func TestWritersDoNotAllocate(t *testing.T) {
 	data := make([]byte, 1082)
 	info := PacketInfo{Timestamp: t0, Length: 2000}
-	pw, err := NewPcapWriter(io.Discard, LinkTypeEthernet, 0, true)
+	pw, err := NewPcapWriter(io.Discard, layers.LinkTypeEthernet, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestWritersDoNotAllocate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nw.AddInterface(LinkTypeInfiniBand, 0, "ib0", true)
+	nw.AddInterface(layers.LinkType(247), 0, "ib0", true)
 	ew := NewERFWriter(io.Discard)
 	rec := erfRecord(t0, data, 1, erfTypeETH)
 	for name, f := range map[string]func() error{

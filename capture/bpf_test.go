@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/net/bpf"
+
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
-	"golang.org/x/net/bpf"
 )
 
 // wantRoCE is the filter's job as the decoder sees the frame: RoCEv2 to
@@ -72,7 +73,7 @@ func TestRoCEFilterCaptures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", f, err)
 				}
-				if info.LinkType != capture.LinkTypeEthernet {
+				if info.LinkType != decode.LinkTypeEthernet {
 					continue
 				}
 				p.Frame = decode.Frame{Number: n, Len: info.Length}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // built is a capture file with the layout of its blocks.
@@ -36,15 +38,15 @@ func builtPcapng() built {
 	fr := frames(11, 10, 200)
 	g := &ngBuild{}
 	g.shb(binary.LittleEndian)
-	g.idb(LinkTypeEthernet, 0, -1, 0)
+	g.idb(layers.LinkTypeEthernet, 0, -1, 0)
 	g.epb(0, 1e15, len(fr[0]), fr[0])
 	g.block(5, make([]byte, 12))
-	g.idb(LinkTypeInfiniBand, 0, 9, 0)
+	g.idb(layers.LinkType(247), 0, 9, 0)
 	g.epb(1, 2e18, len(fr[1]), fr[1])
 	g.spb(len(fr[2]), fr[2])
 	g.opb(1, 3e18, len(fr[3]), fr[3])
 	g.shb(binary.BigEndian)
-	g.idb(LinkTypeRaw, 0, 0x80|10, 0)
+	g.idb(layers.LinkTypeRaw, 0, 0x80|10, 0)
 	g.epb(0, 1<<40, len(fr[4]), fr[4])
 	g.block(4, []byte{0, 0, 0, 0})
 	g.epb(0, 1<<41, len(fr[5]), fr[5])

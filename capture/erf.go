@@ -172,7 +172,7 @@ func (r *Reader) nextERF(info *PacketInfo) ([]byte, error) {
 		info.Timestamp = erfTime(binary.LittleEndian.Uint64(rec))
 		info.CaptureLength = rlen
 		info.Length = int(binary.BigEndian.Uint16(rec[14:])) + hl
-		info.LinkType = LinkTypeERF
+		info.LinkType = linkTypeERF
 		return rec, nil
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 func TestOpenErrors(t *testing.T) {
@@ -112,7 +114,7 @@ func TestERFDetection(t *testing.T) {
 }
 
 func TestFCSLength(t *testing.T) {
-	b := pcapBuild(binary.LittleEndian, false, 0x04000000|2<<28|uint32(LinkTypeEthernet), 0, nil)
+	b := pcapBuild(binary.LittleEndian, false, 0x04000000|2<<28|uint32(layers.LinkTypeEthernet), 0, nil)
 	r, err := NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -120,13 +122,13 @@ func TestFCSLength(t *testing.T) {
 	if r.FCSLength() != 4 {
 		t.Errorf("FCSLength() = %d, want 4", r.FCSLength())
 	}
-	b = pcapBuild(binary.LittleEndian, false, uint32(LinkTypeEthernet), 0, testPackets(1, 1))
+	b = pcapBuild(binary.LittleEndian, false, uint32(layers.LinkTypeEthernet), 0, testPackets(1, 1))
 	r, _ = NewReader(bytes.NewReader(b))
 	if r.FCSLength() != -1 {
 		t.Errorf("FCSLength() = %d, want -1", r.FCSLength())
 	}
 	_, info, err := r.Next()
-	if err != nil || info.LinkType != LinkTypeEthernet {
+	if err != nil || info.LinkType != layers.LinkTypeEthernet {
 		t.Errorf("link type %d, %v", info.LinkType, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 	"testing/iotest"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 var writeSeeds = flag.Bool("writeseeds", false, "rewrite the committed fuzz seed corpus in testdata/fuzz")
@@ -125,14 +127,14 @@ func fuzzSeeds() [][]byte {
 	pcapBE := pcapBuild(binary.BigEndian, true, 247, 65535, pkts)
 	g := &ngBuild{}
 	g.shb(binary.LittleEndian)
-	g.idb(LinkTypeEthernet, 0, -1, 0)
-	g.idb(LinkTypeInfiniBand, 64, 0x80|20, 5)
+	g.idb(layers.LinkTypeEthernet, 0, -1, 0)
+	g.idb(layers.LinkType(247), 64, 0x80|20, 5)
 	g.epb(0, 1e15, 40, pkts[0].data[:30])
 	g.spb(70, pkts[1].data[:20])
 	g.opb(1, 1<<40, 20, pkts[2].data[:20])
 	g.block(5, make([]byte, 12))
 	g.shb(binary.BigEndian)
-	g.idb(LinkTypeRaw, 0, 9, 0)
+	g.idb(layers.LinkTypeRaw, 0, 9, 0)
 	g.epb(0, 2e18, 10, pkts[0].data[:10])
 	ng := g.buf
 	var erf []byte
@@ -220,7 +222,7 @@ func rewriteCheck(t *testing.T, pkts []pkt) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ifOf := map[uint16]int{}
+	ifOf := map[layers.LinkType]int{}
 	var want []pkt
 	for _, p := range pkts {
 		id, ok := ifOf[p.info.LinkType]

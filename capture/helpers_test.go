@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // order is a byte order that can also append.
@@ -155,8 +157,8 @@ func (g *ngBuild) shb(bo order) {
 }
 
 // idb adds an interface; tsresol < 0 omits the option, tsoffset 0 omits it.
-func (g *ngBuild) idb(linkType uint16, snaplen uint32, tsresol int, tsoffset int64) {
-	b := g.bo.AppendUint16(nil, linkType)
+func (g *ngBuild) idb(linkType layers.LinkType, snaplen uint32, tsresol int, tsoffset int64) {
+	b := g.bo.AppendUint16(nil, uint16(linkType))
 	b = g.bo.AppendUint16(b, 0)
 	b = g.bo.AppendUint32(b, snaplen)
 	b = g.opt(b, 2, []byte("eth0"))

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Live capture. A Backend opens a LiveSource on a network interface (or,
@@ -77,7 +79,7 @@ type LiveSource interface {
 	// then io.EOF.
 	Stop()
 	// LinkType and Snaplen describe the packets (for a file's header).
-	LinkType() uint16
+	LinkType() layers.LinkType
 	Snaplen() int
 	// Interface is the name of what is captured on; Backend the backend's
 	// name.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/afpacket"
+	"github.com/gopacket/gopacket/layers"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -148,11 +149,11 @@ type afLive struct {
 	mu       sync.Mutex // Stats against Close
 }
 
-func (l *afLive) LinkType() uint16  { return LinkTypeEthernet }
-func (l *afLive) Snaplen() int      { return l.opts.Snaplen }
-func (l *afLive) Interface() string { return l.opts.Interface }
-func (l *afLive) Backend() string   { return "afpacket" }
-func (l *afLive) Stop()             { l.stop.stop() }
+func (l *afLive) LinkType() layers.LinkType { return layers.LinkTypeEthernet }
+func (l *afLive) Snaplen() int              { return l.opts.Snaplen }
+func (l *afLive) Interface() string         { return l.opts.Interface }
+func (l *afLive) Backend() string           { return "afpacket" }
+func (l *afLive) Stop()                     { l.stop.stop() }
 
 // Next returns the next packet; after Stop, the packets the ring received
 // before it, then io.EOF.
@@ -182,7 +183,7 @@ func (l *afLive) Next() ([]byte, PacketInfo, error) {
 		}
 		l.received.Add(1)
 		l.bytes.Add(uint64(ci.Length))
-		return data, PacketInfo{Timestamp: ci.Timestamp, CaptureLength: len(data), Length: max(ci.Length, len(data)), LinkType: LinkTypeEthernet}, nil
+		return data, PacketInfo{Timestamp: ci.Timestamp, CaptureLength: len(data), Length: max(ci.Length, len(data)), LinkType: layers.LinkTypeEthernet}, nil
 	}
 }
 

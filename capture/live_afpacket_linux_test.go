@@ -116,7 +116,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 		if !bytes.Equal(got[i].data, frames[i]) {
 			t.Fatalf("frame %d differs: captured %d bytes, sent %d", i+1, len(got[i].data), len(frames[i]))
 		}
-		if got[i].info.Length != len(frames[i]) || got[i].info.LinkType != capture.LinkTypeEthernet || got[i].info.Timestamp.Before(t0) {
+		if got[i].info.Length != len(frames[i]) || got[i].info.LinkType != decode.LinkTypeEthernet || got[i].info.Timestamp.Before(t0) {
 			t.Fatalf("frame %d: info %+v", i+1, got[i].info)
 		}
 	}
@@ -139,7 +139,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.AddInterface(capture.LinkTypeEthernet, capture.DefaultSnaplen, v.IfB, true); err != nil {
+	if _, err := w.AddInterface(decode.LinkTypeEthernet, capture.DefaultSnaplen, v.IfB, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range got {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcap"
 )
 
@@ -212,7 +213,7 @@ func (l *lpLive) setFilter() error {
 		l.filter = full
 		return nil
 	}
-	if l.linkType == LinkTypeEthernet {
+	if l.linkType == layers.LinkTypeEthernet {
 		return fmt.Errorf("the built-in RoCE filter %q does not compile for %s: libpcap says: %v", full, l.opts.Interface, err)
 	}
 	// Linux cooked captures have no VLAN tests; InfiniBand has nothing
@@ -229,19 +230,19 @@ func (l *lpLive) setFilter() error {
 // lpLinkType is the LINKTYPE_ value (what files and PacketInfo carry) of a
 // libpcap DLT_ value (what pcap_datalink returns): they differ for a few
 // old link types, of which Linux gives raw IP (tun devices).
-func lpLinkType(dlt int) uint16 {
+func lpLinkType(dlt int) layers.LinkType {
 	if dlt == 12 { // DLT_RAW everywhere but OpenBSD
-		return LinkTypeRaw
+		return layers.LinkTypeRaw
 	}
-	return uint16(dlt)
+	return layers.LinkType(dlt)
 }
 
 // lpLive is a running libpcap capture.
 type lpLive struct {
 	h        *pcap.Handle
 	opts     LiveOptions
-	dlt      int    // pcap_datalink
-	linkType uint16 // its LINKTYPE_ value
+	dlt      int             // pcap_datalink
+	linkType layers.LinkType // its LINKTYPE_ value
 	snaplen  int
 	filter   string // the pcap expression applied; "" is none
 
@@ -255,10 +256,10 @@ type lpLive struct {
 	mu         sync.Mutex // Stats against Close
 }
 
-func (l *lpLive) LinkType() uint16  { return l.linkType }
-func (l *lpLive) Snaplen() int      { return l.snaplen }
-func (l *lpLive) Interface() string { return l.opts.Interface }
-func (l *lpLive) Backend() string   { return "libpcap" }
+func (l *lpLive) LinkType() layers.LinkType { return l.linkType }
+func (l *lpLive) Snaplen() int              { return l.snaplen }
+func (l *lpLive) Interface() string         { return l.opts.Interface }
+func (l *lpLive) Backend() string           { return "libpcap" }
 
 // Filter is the pcap filter expression the capture applies, "" when it
 // keeps every packet (see libpcapBackend).

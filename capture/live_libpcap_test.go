@@ -90,7 +90,7 @@ func TestLibpcapRoCEExprCaptures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", f, err)
 				}
-				if info.LinkType != LinkTypeEthernet {
+				if info.LinkType != layers.LinkTypeEthernet {
 					continue
 				}
 				if info.CaptureLength < info.Length {
@@ -329,8 +329,8 @@ func TestLibpcapFilterChoice(t *testing.T) {
 			}
 		})
 	}
-	if got := lpOfflineLive(t, 101, LiveOptions{}).linkType; got != LinkTypeRaw {
-		t.Errorf("raw IP: link type %d, want LINKTYPE_RAW %d (libpcap's DLT_RAW is 12)", got, LinkTypeRaw)
+	if got := lpOfflineLive(t, 101, LiveOptions{}).linkType; got != layers.LinkTypeRaw {
+		t.Errorf("raw IP: link type %d, want LINKTYPE_RAW %d (libpcap's DLT_RAW is 12)", got, layers.LinkTypeRaw)
 	}
 }
 
@@ -649,7 +649,7 @@ func TestLibpcapLive(t *testing.T) {
 			if !bytes.Equal(got[i], f.b) {
 				t.Errorf("packet %d (%s):\n got % x\nwant % x", i, f.name, got[i], f.b)
 			}
-			if in := infos[i]; in.CaptureLength != len(f.b) || in.Length != len(f.b) || in.LinkType != LinkTypeEthernet || time.Since(in.Timestamp) > time.Minute {
+			if in := infos[i]; in.CaptureLength != len(f.b) || in.Length != len(f.b) || in.LinkType != layers.LinkTypeEthernet || time.Since(in.Timestamp) > time.Minute {
 				t.Errorf("packet %d (%s): info %+v, want %d bytes, Ethernet, a timestamp of now", i, f.name, in, len(f.b))
 			}
 		}
@@ -674,7 +674,7 @@ func TestLibpcapLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.LinkType() != LinkTypeEthernet || l.Snaplen() != DefaultSnaplen || l.Interface() != v.capIf || l.Backend() != "libpcap" || l.Filter() != RoCEFilterExpr(false) {
+		if l.LinkType() != layers.LinkTypeEthernet || l.Snaplen() != DefaultSnaplen || l.Interface() != v.capIf || l.Backend() != "libpcap" || l.Filter() != RoCEFilterExpr(false) {
 			t.Errorf("link type %d, snaplen %d, interface %q, backend %q, filter %q", l.LinkType(), l.Snaplen(), l.Interface(), l.Backend(), l.Filter())
 		}
 		check(t, l, func(f fr) bool { return f.roce })

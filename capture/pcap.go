@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Classic pcap file header (24 bytes), in the writer's byte order:
@@ -50,7 +52,7 @@ func (r *Reader) initPcap() error {
 	}
 	r.snaplen = r.u32(h[16:])
 	lt := r.u32(h[20:])
-	r.linkType = uint16(lt)
+	r.linkType = layers.LinkType(lt)
 	if lt&0x04000000 != 0 { // FCS length present, in 16-bit words
 		r.fcsLen = 2 * int(lt>>28)
 	}

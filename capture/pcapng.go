@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Every pcapng block has the same frame:
@@ -39,7 +41,7 @@ const (
 
 // ngInterface is what packets need from an Interface Description Block.
 type ngInterface struct {
-	linkType uint16
+	linkType layers.LinkType
 	snaplen  uint32
 	tsKind   uint8
 	shift    uint   // binary resolution: 2^-shift seconds
@@ -223,7 +225,7 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 			if len(body) < 8 {
 				return r.fail(false, "Interface Description Block of %d bytes is too short (minimum 20)", n)
 			}
-			f := ngInterface{linkType: r.u16(body), snaplen: r.u32(body[4:])}
+			f := ngInterface{linkType: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:])}
 			if v, ok := r.ngOption(body[8:], ngOptTSResol, 1); ok && !f.setResolution(v[0]) {
 				return r.fail(false, "interface %d has timestamp resolution %s, too fine for 64-bit timestamps", len(r.ifaces), resolName(v[0]))
 			}

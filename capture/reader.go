@@ -9,16 +9,18 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // PacketInfo describes one record. It holds no pointers besides the
 // timestamp's location, so it can be filled without allocating.
 type PacketInfo struct {
-	Timestamp      time.Time // absolute; zero for pcapng Simple Packet Blocks, which carry none
-	CaptureLength  int       // bytes present in data
-	Length         int       // original length on the wire
-	InterfaceIndex int       // pcapng interface id; 0 for pcap and ERF
-	LinkType       uint16    // pcap LINKTYPE_* value (1 Ethernet, 101 raw IP, 113 SLL, 276 SLL2, 247 InfiniBand, 197 ERF, ...)
+	Timestamp      time.Time       // absolute; zero for pcapng Simple Packet Blocks, which carry none
+	CaptureLength  int             // bytes present in data
+	Length         int             // original length on the wire
+	InterfaceIndex int             // pcapng interface id; 0 for pcap and ERF
+	LinkType       layers.LinkType // pcap LINKTYPE_* value (1 Ethernet, 101 raw IP, 113 SLL, 276 SLL2, 247 InfiniBand, 197 ERF, ...)
 }
 
 // Source yields packets in file order. data is valid only until the next
@@ -28,15 +30,10 @@ type Source interface {
 	Close() error
 }
 
-// Link types this package itself needs to know.
-const (
-	LinkTypeEthernet   uint16 = 1
-	LinkTypeRaw        uint16 = 101
-	LinkTypeLinuxSLL   uint16 = 113
-	LinkTypeERF        uint16 = 197
-	LinkTypeInfiniBand uint16 = 247
-	LinkTypeLinuxSLL2  uint16 = 276
-)
+// linkTypeERF is LINKTYPE_ERF: an ERF file's records are handed on whole,
+// header included, with this link type (decode unwraps them and names the
+// value decode.LinkTypeERF; capture does not import decode).
+const linkTypeERF layers.LinkType = 197
 
 const (
 	defaultBufSize = 1 << 20   // read buffer; records larger than this grow it
@@ -84,7 +81,7 @@ type Reader struct {
 	bigEndian bool
 
 	// pcap
-	linkType uint16
+	linkType layers.LinkType
 	tsMul    int64 // nanoseconds per fractional timestamp unit (1000 or 1)
 	limit    uint32
 	snaplen  uint32

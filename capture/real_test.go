@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -120,7 +121,7 @@ func comparePcapgo(t *testing.T, path string, got []pkt) {
 		g := got[i]
 		if !bytes.Equal(data, g.data) || !ci.Timestamp.Equal(g.info.Timestamp) ||
 			ci.CaptureLength != g.info.CaptureLength || ci.Length != g.info.Length ||
-			uint16(pr.LinkType()) != g.info.LinkType {
+			pr.LinkType() != g.info.LinkType {
 			t.Fatalf("packet %d differs: pcapgo %v/%d/%d/lt %d, ours %v/%d/%d/lt %d", i+1,
 				ci.Timestamp, ci.CaptureLength, ci.Length, pr.LinkType(),
 				g.info.Timestamp, g.info.CaptureLength, g.info.Length, g.info.LinkType)
@@ -201,7 +202,7 @@ func TestTsharkGoldens(t *testing.T) {
 			if len(got) != len(want) || len(got) != c.packets {
 				t.Fatalf("read %d packets, tshark %d, expected %d", len(got), len(want), c.packets)
 			}
-			linkOf := map[int]uint16{}
+			linkOf := map[int]layers.LinkType{}
 			for i, g := range got {
 				w := want[i]
 				length, caplen := g.info.Length, g.info.CaptureLength
@@ -225,12 +226,12 @@ func TestTsharkGoldens(t *testing.T) {
 				}
 				linkOf[g.info.InterfaceIndex] = g.info.LinkType
 			}
-			if c.file == "mixed_linktypes.pcapng" && (linkOf[0] != LinkTypeEthernet || linkOf[1] != LinkTypeRaw) {
+			if c.file == "mixed_linktypes.pcapng" && (linkOf[0] != layers.LinkTypeEthernet || linkOf[1] != layers.LinkTypeRaw) {
 				t.Errorf("link types per interface = %v, want 0:1 (Ethernet) 1:101 (raw IP)", linkOf)
 			}
 			if c.format == "erf" {
 				for _, g := range got {
-					if g.info.LinkType != LinkTypeERF {
+					if g.info.LinkType != linkTypeERF {
 						t.Fatalf("ERF packet has link type %d", g.info.LinkType)
 					}
 				}

@@ -37,7 +37,7 @@ func truncTime(ts time.Time, nano bool) time.Time {
 	return ts.Truncate(time.Microsecond)
 }
 
-func checkPackets(t *testing.T, got, want []pkt, nano bool, linkType uint16) {
+func checkPackets(t *testing.T, got, want []pkt, nano bool, linkType layers.LinkType) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d packets, want %d", len(got), len(want))
@@ -74,10 +74,10 @@ func TestPcapRoundTrip(t *testing.T) {
 		{"ns-big", true, binary.BigEndian, "pcap-ns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			file := pcapBuild(tc.bo, tc.nano, uint32(LinkTypeInfiniBand), 65535, pkts)
+			file := pcapBuild(tc.bo, tc.nano, uint32(layers.LinkType(247)), 65535, pkts)
 			if tc.bo == binary.LittleEndian {
 				var buf bytes.Buffer
-				w, err := NewPcapWriter(&buf, LinkTypeInfiniBand, 65535, tc.nano)
+				w, err := NewPcapWriter(&buf, layers.LinkType(247), 65535, tc.nano)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +101,7 @@ func TestPcapRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPackets(t, got, pkts, tc.nano, LinkTypeInfiniBand)
+			checkPackets(t, got, pkts, tc.nano, layers.LinkType(247))
 
 			// pcapgo as the oracle.
 			pr, err := pcapgo.NewReader(bytes.NewReader(file))
@@ -149,7 +149,7 @@ func TestPcapgoWritesWeRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkPackets(t, got, pkts, nano, LinkTypeLinuxSLL)
+		checkPackets(t, got, pkts, nano, layers.LinkTypeLinuxSLL)
 	}
 
 	// pcapng: three interfaces, different link types.
@@ -161,14 +161,14 @@ func TestPcapgoWritesWeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, intf := range []pcapgo.NgInterface{
-		{Name: "ib0", LinkType: layers.LinkType(LinkTypeInfiniBand), TimestampResolution: 9},
+		{Name: "ib0", LinkType: layers.LinkType(layers.LinkType(247)), TimestampResolution: 9},
 		{Name: "any", LinkType: layers.LinkTypeLinuxSLL2, TimestampResolution: 9},
 	} {
 		if _, err := nw.AddInterface(intf); err != nil {
 			t.Fatal(err)
 		}
 	}
-	links := []uint16{LinkTypeEthernet, LinkTypeInfiniBand, LinkTypeLinuxSLL2}
+	links := []layers.LinkType{layers.LinkTypeEthernet, layers.LinkType(247), layers.LinkTypeLinuxSLL2}
 	for i, p := range pkts {
 		ci := gopacket.CaptureInfo{Timestamp: p.info.Timestamp, CaptureLength: len(p.data), Length: p.info.Length, InterfaceIndex: i % 3}
 		if err := nw.WritePacket(ci, p.data); err != nil {
@@ -206,14 +206,14 @@ func TestPcapngWriterRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	ifaces := []struct {
-		lt   uint16
+		lt   layers.LinkType
 		snap int
 		name string
 		nano bool
 	}{
-		{LinkTypeEthernet, 0, "eth0", false},
-		{LinkTypeInfiniBand, 0, "ib0", true},
-		{LinkTypeRaw, 200, "", false},
+		{layers.LinkTypeEthernet, 0, "eth0", false},
+		{layers.LinkType(247), 0, "ib0", true},
+		{layers.LinkTypeRaw, 200, "", false},
 	}
 	for i, f := range ifaces {
 		id, err := w.AddInterface(f.lt, f.snap, f.name, f.nano)
@@ -268,7 +268,7 @@ func TestPcapngWriterRoundTrip(t *testing.T) {
 			ci.Length != want[i].info.Length || ci.InterfaceIndex != want[i].info.InterfaceIndex {
 			t.Fatalf("pcapgo packet %d: %+v", i+1, ci)
 		}
-		if intf, _ := nr.Interface(ci.InterfaceIndex); uint16(intf.LinkType) != want[i].info.LinkType {
+		if intf, _ := nr.Interface(ci.InterfaceIndex); intf.LinkType != want[i].info.LinkType {
 			t.Fatalf("pcapgo packet %d: link type %d", i+1, intf.LinkType)
 		}
 	}
@@ -288,16 +288,16 @@ func TestPcapngHandBuilt(t *testing.T) {
 		ts     time.Time
 		length int
 		iface  int
-		lt     uint16
+		lt     layers.LinkType
 	}
 	var wants []want
 	sec := uint64(t0.Unix())
 
 	// Section 1, little-endian: default µs, 10^-3 with an offset, 2^-20.
 	g.shb(binary.LittleEndian)
-	g.idb(LinkTypeEthernet, 0, -1, 0)
-	g.idb(LinkTypeInfiniBand, 0, 3, 3600)
-	g.idb(LinkTypeRaw, 0, 0x80|20, 0)
+	g.idb(layers.LinkTypeEthernet, 0, -1, 0)
+	g.idb(layers.LinkType(247), 0, 3, 3600)
+	g.idb(layers.LinkTypeRaw, 0, 0x80|20, 0)
 	g.block(4, []byte{0, 0, 0, 0})                    // NRB, empty
 	g.epb(0, sec*1e6+123456, len(fr[0])+10, fr[0])    // µs
 	g.epb(1, sec*1e3+789, len(fr[1]), fr[1])          // ms + 1 h
@@ -308,35 +308,35 @@ func TestPcapngHandBuilt(t *testing.T) {
 	g.block(0x40000BAD, []byte{0, 0, 0x7e, 0x7e, 42}) // custom, padded
 	g.block(0x12345678, []byte{1})                    // unknown
 	wants = append(wants,
-		want{fr[0], time.Unix(int64(sec), 123456000), len(fr[0]) + 10, 0, LinkTypeEthernet},
-		want{fr[1], time.Unix(int64(sec)+3600, 789e6), len(fr[1]), 1, LinkTypeInfiniBand},
-		want{fr[2], time.Unix(int64(sec), 5e8), len(fr[2]), 2, LinkTypeRaw},
-		want{fr[3], time.Unix(int64(sec)+3600, 1e6), len(fr[3]), 1, LinkTypeInfiniBand},
+		want{fr[0], time.Unix(int64(sec), 123456000), len(fr[0]) + 10, 0, layers.LinkTypeEthernet},
+		want{fr[1], time.Unix(int64(sec)+3600, 789e6), len(fr[1]), 1, layers.LinkType(247)},
+		want{fr[2], time.Unix(int64(sec), 5e8), len(fr[2]), 2, layers.LinkTypeRaw},
+		want{fr[3], time.Unix(int64(sec)+3600, 1e6), len(fr[3]), 1, layers.LinkType(247)},
 	)
 
 	// Section 2, big-endian: interfaces are reset; SPB with a snaplen.
 	g.shb(binary.BigEndian)
-	g.idb(LinkTypeLinuxSLL2, 100, 9, 0)
-	g.idb(LinkTypeEthernet, 0, 0x80|30, -10)
+	g.idb(layers.LinkTypeLinuxSLL2, 100, 9, 0)
+	g.idb(layers.LinkTypeEthernet, 0, 0x80|30, -10)
 	g.epb(0, sec*1e9+999999999, len(fr[4]), fr[4])
 	g.spb(len(fr[5]), fr[5]) // captured = min(snaplen 100, orig, room)
 	g.epb(1, sec<<30|(3<<28), len(fr[6]), fr[6])
 	capSPB := min(100, len(fr[5]))
 	wants = append(wants,
-		want{fr[4], time.Unix(int64(sec), 999999999), len(fr[4]), 0, LinkTypeLinuxSLL2},
-		want{fr[5][:capSPB], time.Time{}, len(fr[5]), 0, LinkTypeLinuxSLL2},
-		want{fr[6], time.Unix(int64(sec)-10, 750000000), len(fr[6]), 1, LinkTypeEthernet},
+		want{fr[4], time.Unix(int64(sec), 999999999), len(fr[4]), 0, layers.LinkTypeLinuxSLL2},
+		want{fr[5][:capSPB], time.Time{}, len(fr[5]), 0, layers.LinkTypeLinuxSLL2},
+		want{fr[6], time.Unix(int64(sec)-10, 750000000), len(fr[6]), 1, layers.LinkTypeEthernet},
 	)
 
 	// Section 3, little-endian again: an SPB whose original length is
 	// smaller than its data, and 10^-12 resolution.
 	g.shb(binary.LittleEndian)
-	g.idb(LinkTypeInfiniBand, 0, 12, 0)
+	g.idb(layers.LinkType(247), 0, 12, 0)
 	g.spb(20, fr[7])
 	g.epb(0, 1e6*1e12+5e11+1999, len(fr[8]), fr[8]) // 10^-12 s units overflow 64 bits after 213 days
 	wants = append(wants,
-		want{fr[7][:20], time.Time{}, 20, 0, LinkTypeInfiniBand},
-		want{fr[8], time.Unix(1e6, 5e8+1), len(fr[8]), 0, LinkTypeInfiniBand},
+		want{fr[7][:20], time.Time{}, 20, 0, layers.LinkType(247)},
+		want{fr[8], time.Unix(1e6, 5e8+1), len(fr[8]), 0, layers.LinkType(247)},
 	)
 
 	for _, src := range []struct {
@@ -439,7 +439,7 @@ func TestERFRoundTrip(t *testing.T) {
 		for i, g := range got {
 			hl := erfHeaderLength(recs[i])
 			wlen := int(binary.BigEndian.Uint16(recs[i][14:]))
-			if !bytes.Equal(g.data, recs[i]) || g.info.Length != wlen+hl || g.info.LinkType != LinkTypeERF ||
+			if !bytes.Equal(g.data, recs[i]) || g.info.Length != wlen+hl || g.info.LinkType != linkTypeERF ||
 				!g.info.Timestamp.Equal(times[i]) || g.info.InterfaceIndex != 0 {
 				t.Fatalf("record %d: %+v (want ts %v len %d)", i+1, g.info, times[i], wlen+hl)
 			}
@@ -504,12 +504,12 @@ func TestLargeRecords(t *testing.T) {
 	big := frames(40, 3, 100)
 	big[1] = bytes.Repeat([]byte{0xab, 0xcd, 0xef}, 1<<20) // 3 MiB
 	var pc, ng bytes.Buffer
-	pw, err := NewPcapWriter(&pc, LinkTypeEthernet, 8<<20, false)
+	pw, err := NewPcapWriter(&pc, layers.LinkTypeEthernet, 8<<20, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	nw, _ := NewPcapngWriter(&ng)
-	nw.AddInterface(LinkTypeEthernet, 0, "", false)
+	nw.AddInterface(layers.LinkTypeEthernet, 0, "", false)
 	for _, f := range big {
 		pw.WritePacket(PacketInfo{Timestamp: t0}, f)
 		nw.WritePacket(PacketInfo{Timestamp: t0}, f)

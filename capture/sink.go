@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // SinkOptions say where and how a Sink writes, as dumpcap's -w and -b
@@ -25,7 +27,7 @@ type SinkOptions struct {
 
 	// LinkType and Snaplen go in the file headers; Snaplen <= 0 is
 	// DefaultSnaplen. Packets are cut to Snaplen.
-	LinkType uint16
+	LinkType layers.LinkType
 	Snaplen  int
 	// Interface is written as the pcapng if_name, Filter as if_filter;
 	// empty leaves them out.
@@ -89,7 +91,7 @@ type Sink struct {
 
 	path    string
 	stdout  io.Writer
-	linkTyp uint16
+	linkTyp layers.LinkType
 	snaplen int
 	iface   string
 	filter  string

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // TestSinkDiskFull fills a real 64 kB tmpfs (root only).
@@ -23,7 +25,7 @@ func TestSinkDiskFull(t *testing.T) {
 	}
 	defer syscall.Unmount(dir, 0)
 	path := filepath.Join(dir, "cap.pcapng")
-	s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet, bufSize: 8192})
+	s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, bufSize: 8192})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +55,5 @@ func TestSinkDiskFull(t *testing.T) {
 	if len(got) == 0 || uint64(len(got)) != we.Packets {
 		t.Fatalf("file holds %d packets, the error says %d", len(got), we.Packets)
 	}
-	checkPackets(t, got, pkts[:len(got)], true, LinkTypeEthernet)
+	checkPackets(t, got, pkts[:len(got)], true, layers.LinkTypeEthernet)
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // testClock is a clock the test moves.
@@ -127,7 +129,7 @@ func checkSinkFiles(t *testing.T, names []string, want []pkt, st LiveStats) []si
 			t.Errorf("%s (not last): has drop counters %d %d", name, osd, ifd)
 		}
 	}
-	checkPackets(t, all, want, true, LinkTypeEthernet)
+	checkPackets(t, all, want, true, layers.LinkTypeEthernet)
 	return files
 }
 
@@ -173,7 +175,7 @@ func TestSinkSingleFile(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "cap.pcapng")
 			clk := &testClock{t: clockStart}
-			s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet, Interface: "eth0", Filter: "udp dst port 4791", Now: clk.Now})
+			s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, Interface: "eth0", Filter: "udp dst port 4791", Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -241,7 +243,7 @@ func TestSinkRotateBySize(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			clk := &testClock{t: clockStart}
-			s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: LinkTypeEthernet, FileSizeKB: tc.kb, Now: clk.Now})
+			s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: tc.kb, Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,7 +321,7 @@ func TestSinkRotateByDuration(t *testing.T) {
 			dir := t.TempDir()
 			clk := &testClock{t: clockStart}
 			path := filepath.Join(dir, "cap.pcapng")
-			s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet, Duration: tc.dur, FileSizeKB: tc.kb, Now: clk.Now})
+			s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, Duration: tc.dur, FileSizeKB: tc.kb, Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,7 +386,7 @@ func TestSinkRing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			clk := &testClock{t: clockStart}
-			s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: LinkTypeEthernet, FileSizeKB: tc.kb, Duration: tc.dur, Files: tc.keep, Now: clk.Now})
+			s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: tc.kb, Duration: tc.dur, Files: tc.keep, Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,7 +428,7 @@ func TestSinkRing(t *testing.T) {
 // and that NewReader reads.
 func TestSinkStdout(t *testing.T) {
 	var out bytes.Buffer
-	s, err := NewSink(SinkOptions{Path: "-", Stdout: &out, LinkType: LinkTypeEthernet, Snaplen: 1000})
+	s, err := NewSink(SinkOptions{Path: "-", Stdout: &out, LinkType: layers.LinkTypeEthernet, Snaplen: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +466,7 @@ func TestSinkStdout(t *testing.T) {
 			want[i].data = want[i].data[:1000]
 		}
 	}
-	checkPackets(t, got, want, true, LinkTypeEthernet)
+	checkPackets(t, got, want, true, layers.LinkTypeEthernet)
 	if len(s.Files()) != 0 || s.Written() != 30 {
 		t.Errorf("Files() = %q, Written() = %d; want none, 30", s.Files(), s.Written())
 	}
@@ -566,7 +568,7 @@ func TestSinkWriteFailure(t *testing.T) {
 	// does not fail.
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.pcapng")
-	s, err := NewSink(SinkOptions{Path: ref, LinkType: LinkTypeEthernet})
+	s, err := NewSink(SinkOptions{Path: ref, LinkType: layers.LinkTypeEthernet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +604,7 @@ func TestSinkWriteFailure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cap.pcapng")
 			fa := &failAfter{n: tc.failAt, err: tc.cause}
-			s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet, bufSize: tc.bufSize,
+			s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, bufSize: tc.bufSize,
 				wrapOut: func(w io.Writer) io.Writer { fa.w = w; return fa }})
 			if err != nil {
 				t.Fatal(err)
@@ -677,7 +679,7 @@ func TestSinkWriteFailure(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cut-back file: %v", err)
 			}
-			checkPackets(t, got, pkts[:want], true, LinkTypeEthernet)
+			checkPackets(t, got, pkts[:want], true, layers.LinkTypeEthernet)
 		})
 	}
 }
@@ -688,7 +690,7 @@ func TestSinkWriteFailureRotated(t *testing.T) {
 	dir := t.TempDir()
 	var fa *failAfter
 	opened := 0
-	s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: LinkTypeEthernet, FileSizeKB: 4, bufSize: 1024,
+	s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: 4, bufSize: 1024,
 		wrapOut: func(w io.Writer) io.Writer {
 			opened++
 			if opened < 3 {
@@ -731,7 +733,7 @@ func TestSinkWriteFailureRotated(t *testing.T) {
 		}
 		got = append(got, p...)
 	}
-	checkPackets(t, got, pkts[:len(got)], true, LinkTypeEthernet)
+	checkPackets(t, got, pkts[:len(got)], true, layers.LinkTypeEthernet)
 	if len(got) >= n {
 		t.Errorf("%d packets in the files, but the failure came at packet %d", len(got), n+1)
 	}
@@ -745,7 +747,7 @@ func TestSinkWriteFailureRotated(t *testing.T) {
 func TestSinkStdoutFailure(t *testing.T) {
 	var out bytes.Buffer
 	fa := &failAfter{w: &out, n: 5000, err: syscall.EPIPE}
-	s, err := NewSink(SinkOptions{Path: "-", Stdout: fa, LinkType: LinkTypeEthernet, bufSize: 2048})
+	s, err := NewSink(SinkOptions{Path: "-", Stdout: fa, LinkType: layers.LinkTypeEthernet, bufSize: 2048})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -766,14 +768,14 @@ func TestSinkStdoutFailure(t *testing.T) {
 	if uint64(len(got)) != we.Packets || !strings.Contains(err.Error(), fmt.Sprintf("%d packets went out", len(got))) {
 		t.Errorf("stream holds %d whole packets, error: %v", len(got), err)
 	}
-	checkPackets(t, got, pkts[:len(got)], true, LinkTypeEthernet)
+	checkPackets(t, got, pkts[:len(got)], true, layers.LinkTypeEthernet)
 }
 
 // TestSinkPacketErrors: a packet the writer refuses writes nothing and the
 // sink goes on; after Close every call says it is closed.
 func TestSinkPacketErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cap.pcapng")
-	s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet})
+	s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -810,7 +812,7 @@ func TestSinkPacketErrors(t *testing.T) {
 func TestSinkConcurrentFlush(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cap.pcapng")
 	clk := &testClock{t: clockStart}
-	s, err := NewSink(SinkOptions{Path: path, LinkType: LinkTypeEthernet, FileSizeKB: 50, Files: 4, Now: clk.Now, bufSize: 4096})
+	s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, FileSizeKB: 50, Files: 4, Now: clk.Now, bufSize: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -848,7 +850,7 @@ func TestSinkConcurrentFlush(t *testing.T) {
 func TestSinkRotatedFilesTshark(t *testing.T) {
 	tshark := requireTool(t, "tshark", "tshark")
 	dir := t.TempDir()
-	s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: LinkTypeEthernet, Interface: "eth0", FileSizeKB: 20})
+	s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, Interface: "eth0", FileSizeKB: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -919,9 +921,9 @@ func BenchmarkSinkWritePacket(b *testing.B) {
 		{"ring/1082", 1082, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			opts := SinkOptions{Path: os.DevNull, LinkType: LinkTypeEthernet}
+			opts := SinkOptions{Path: os.DevNull, LinkType: layers.LinkTypeEthernet}
 			if bc.ring {
-				opts = SinkOptions{Path: filepath.Join(b.TempDir(), "cap.pcapng"), LinkType: LinkTypeEthernet, FileSizeKB: 100_000, Files: 2}
+				opts = SinkOptions{Path: filepath.Join(b.TempDir(), "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: 100_000, Files: 2}
 			}
 			s, err := NewSink(opts)
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // The writers below make several small writes per packet and allocate
@@ -24,7 +26,7 @@ type PcapWriter struct {
 // NewPcapWriter writes a pcap file header to w and returns a writer for its
 // packets. snaplen <= 0 means 262144; packets longer than snaplen are cut to
 // it. nanosecond selects the a1b23c4d magic and nanosecond timestamps.
-func NewPcapWriter(w io.Writer, linkType uint16, snaplen int, nanosecond bool) (*PcapWriter, error) {
+func NewPcapWriter(w io.Writer, linkType layers.LinkType, snaplen int, nanosecond bool) (*PcapWriter, error) {
 	if snaplen <= 0 {
 		snaplen = standardSnaplen
 	}
@@ -153,12 +155,12 @@ type InterfaceOptions struct {
 // to be used as PacketInfo.InterfaceIndex. snaplen <= 0 means no limit;
 // name, if not empty, is written as if_name; tsresolNanos selects nanosecond
 // timestamps (if_tsresol 9) instead of the default microseconds.
-func (w *PcapngWriter) AddInterface(linkType uint16, snaplen int, name string, tsresolNanos bool) (int, error) {
+func (w *PcapngWriter) AddInterface(linkType layers.LinkType, snaplen int, name string, tsresolNanos bool) (int, error) {
 	return w.AddInterfaceWith(linkType, snaplen, InterfaceOptions{Name: name, Nanoseconds: tsresolNanos})
 }
 
 // AddInterfaceWith is AddInterface with every option it can write.
-func (w *PcapngWriter) AddInterfaceWith(linkType uint16, snaplen int, o InterfaceOptions) (int, error) {
+func (w *PcapngWriter) AddInterfaceWith(linkType layers.LinkType, snaplen int, o InterfaceOptions) (int, error) {
 	if snaplen < 0 {
 		snaplen = 0
 	}
@@ -196,7 +198,7 @@ func (w *PcapngWriter) AddInterfaceWith(linkType uint16, snaplen int, o Interfac
 	b := make([]byte, 0, blen)
 	b = le.AppendUint32(b, ngBlockIDB)
 	b = le.AppendUint32(b, uint32(blen))
-	b = le.AppendUint16(b, linkType)
+	b = le.AppendUint16(b, uint16(linkType))
 	b = le.AppendUint16(b, 0)
 	b = le.AppendUint32(b, uint32(snaplen))
 	b = append(b, opts...)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // ngTestBlock is one block of a little-endian pcapng file, parsed
@@ -153,7 +155,7 @@ func TestPcapngInterfaceStats(t *testing.T) {
 			io := InterfaceOptions{Name: "eth0", Description: "RoCE port 1", Filter: "udp dst port 4791", Nanoseconds: tc.nano}
 			var id int
 			for i := range tc.ifaces {
-				if id, err = w.AddInterfaceWith(LinkTypeEthernet, 9000+i, io); err != nil {
+				if id, err = w.AddInterfaceWith(layers.LinkTypeEthernet, 9000+i, io); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -231,7 +233,7 @@ func TestPcapngInterfaceStats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkPackets(t, got, pkts, tc.nano, LinkTypeEthernet)
+			checkPackets(t, got, pkts, tc.nano, layers.LinkTypeEthernet)
 
 			// tshark reads every packet, and its pcapng file dissector
 			// sees the options.
@@ -330,7 +332,7 @@ func TestPcapngInterfaceStatsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			w, _ := NewPcapngWriter(&buf)
-			if _, err := w.AddInterface(LinkTypeEthernet, 0, "", true); err != nil {
+			if _, err := w.AddInterface(layers.LinkTypeEthernet, 0, "", true); err != nil {
 				t.Fatal(err)
 			}
 			n := buf.Len()
@@ -344,7 +346,7 @@ func TestPcapngInterfaceStatsErrors(t *testing.T) {
 		})
 	}
 	w, _ := NewPcapngWriter(&bytes.Buffer{})
-	if _, err := w.AddInterfaceWith(LinkTypeEthernet, 0, InterfaceOptions{Filter: strings.Repeat("x", 0xfff0)}); err == nil {
+	if _, err := w.AddInterfaceWith(layers.LinkTypeEthernet, 0, InterfaceOptions{Filter: strings.Repeat("x", 0xfff0)}); err == nil {
 		t.Error("a filter longer than an option can hold was accepted")
 	}
 }

@@ -166,7 +166,7 @@ func TestGopacketAgreesWithDecode(t *testing.T) {
 	for _, f := range frames {
 		where := f.name + " frame " + strconv.Itoa(f.number)
 		p.Frame.Len = f.wire
-		decode.Decode(&p, f.data, uint16(f.link))
+		decode.Decode(&p, f.data, f.link)
 		data, link := f.data, f.link
 		if f.link == decode.LinkTypeERF {
 			data, link = erfInner(t, f.data)

@@ -19,6 +19,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
@@ -30,7 +31,7 @@ const cmCaptureDir = "../../shared/captures"
 type cmFrame struct {
 	data     []byte
 	wireLen  int
-	linkType uint16
+	linkType LinkType
 }
 
 // cmCaptures returns the cm_*.pcap files, or skips the test.

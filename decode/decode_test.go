@@ -8,6 +8,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/testcap"
 )
@@ -15,7 +16,7 @@ import (
 type frame struct {
 	name string
 	data []byte
-	link uint16
+	link decode.LinkType
 }
 
 // realFrames reads every frame of the Soft-RoCE captures in testdata/rxe.
@@ -213,7 +214,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{}, uint16(decode.LinkTypeInfiniBand))
 	f.Fuzz(func(t *testing.T, data []byte, link uint16) {
 		var p decode.Packet
-		for _, lt := range []uint16{link, decode.LinkTypeEthernet, decode.LinkTypeRaw, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeInfiniBand, decode.LinkTypeERF} {
+		for _, lt := range []decode.LinkType{decode.LinkType(link), decode.LinkTypeEthernet, decode.LinkTypeRaw, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeInfiniBand, decode.LinkTypeERF} {
 			p.Frame.Len = len(data) + int(link%3)
 			decode.Decode(&p, data, lt)
 			var vals []decode.Value

@@ -39,7 +39,7 @@ func NewDecoder(extraPorts ...uint16) *Decoder {
 var defaultDecoder = NewDecoder()
 
 // Decode decodes data with the default Decoder (UDP port 4791).
-func Decode(p *Packet, data []byte, linkType uint16) { defaultDecoder.Decode(p, data, linkType) }
+func Decode(p *Packet, data []byte, linkType LinkType) { defaultDecoder.Decode(p, data, linkType) }
 
 func (d *Decoder) isRoCEPort(port uint16) bool {
 	for i := 0; i < d.nport; i++ {
@@ -53,7 +53,7 @@ func (d *Decoder) isRoCEPort(port uint16) bool {
 // Decode decodes data, captured with the given link type, into p. It keeps
 // p.Frame except Data, CapLen and LinkType, and never allocates for a frame
 // that decodes cleanly. Problems are recorded in p.Flags and p.Err.
-func (d *Decoder) Decode(p *Packet, data []byte, linkType uint16) {
+func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 	p.Has, p.Flags, p.Encap, p.NumVLAN, p.Err = 0, 0, EncapNone, 0, nil
 	p.ICRCStatus, p.VCRCStatus = CRCAbsent, CRCAbsent
 	p.Payload, p.Pad, p.IB = nil, nil, nil

@@ -23,7 +23,7 @@ var (
 // The frame must be complete: FixCRCs returns an error wrapping
 // ErrNoTransport when it finds no BTH, and one wrapping ErrTruncated or
 // ErrNoCRC when the frame is too short to hold its trailers.
-func FixCRCs(frame []byte, linkType uint16) error {
+func FixCRCs(frame []byte, linkType LinkType) error {
 	var p Packet
 	Decode(&p, frame, linkType)
 	if p.Flags&FlagUnsupportedLink != 0 {

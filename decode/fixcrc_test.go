@@ -141,7 +141,7 @@ func fixIB(t testing.TB, s fixSpec) []byte {
 	return frame
 }
 
-func fixDecode(frame []byte, link uint16) *decode.Packet {
+func fixDecode(frame []byte, link decode.LinkType) *decode.Packet {
 	p := &decode.Packet{}
 	p.Frame.Len = len(frame)
 	decode.Decode(p, frame, link)
@@ -150,7 +150,7 @@ func fixDecode(frame []byte, link uint16) *decode.Packet {
 
 // trailer returns the offset of the ICRC in a frame built above (RoCEv2 may
 // carry Ethernet padding after it).
-func fixICRCOffset(t testing.TB, frame []byte, link uint16) int {
+func fixICRCOffset(t testing.TB, frame []byte, link decode.LinkType) int {
 	t.Helper()
 	p := fixDecode(frame, link)
 	off := p.Offset(p.ICRC.Contents)
@@ -161,7 +161,7 @@ func fixICRCOffset(t testing.TB, frame []byte, link uint16) int {
 }
 
 func fixSamples(t testing.TB) map[string]struct {
-	link  uint16
+	link  decode.LinkType
 	frame []byte
 } {
 	write := fixSpec{
@@ -197,7 +197,7 @@ func fixSamples(t testing.TB) map[string]struct {
 	binary.BigEndian.PutUint16(erfEth[14:], uint16(len(eth)))
 	erfEth = append(erfEth, eth...)
 	return map[string]struct {
-		link  uint16
+		link  decode.LinkType
 		frame []byte
 	}{
 		"rocev2/ipv4 write":   {decode.LinkTypeEthernet, fixRoCEv2(t, write)},
@@ -275,7 +275,7 @@ func TestFixCRCsErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		frame   []byte
-		link    uint16
+		link    decode.LinkType
 		wantErr error
 	}{
 		{"pfc", pfc, decode.LinkTypeEthernet, decode.ErrNoTransport},
@@ -324,7 +324,7 @@ func fixRealCaptures(t testing.TB) []string {
 
 type fixCaptured struct {
 	name  string
-	link  uint16
+	link  decode.LinkType
 	data  []byte
 	frame int
 }

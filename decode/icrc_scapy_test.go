@@ -50,7 +50,7 @@ func requireOracle(t *testing.T) {
 // oracleFrame is one frame sent to the oracle.
 type oracleFrame struct {
 	name  string
-	link  uint16 // 1 or 247
+	link  decode.LinkType // 1 or 247
 	data  []byte
 	real  bool // from a real capture
 	ctl   bool // control: a copy with a corrupted ICRC (and VCRC)
@@ -146,7 +146,7 @@ func syntheticOracleFrames(t *testing.T) []oracleFrame {
 	}
 	ops = append(ops, 0x1A, 0x3F, 0xE5, 0xFF)
 	var out []oracleFrame
-	add := func(kind string, link uint16, frame []byte) {
+	add := func(kind string, link decode.LinkType, frame []byte) {
 		if err := decode.FixCRCs(frame, link); err != nil {
 			t.Fatalf("%s: FixCRCs: %v", kind, err)
 		}

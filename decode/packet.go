@@ -3,6 +3,8 @@ package decode
 import (
 	"net/netip"
 	"time"
+
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Frame holds what the capture file says about one record. The caller fills
@@ -14,22 +16,29 @@ type Frame struct {
 	TimeDelta    time.Duration // since the previous frame
 	CapLen       int           // bytes captured
 	Len          int           // bytes on the wire
-	LinkType     uint16        // pcap LINKTYPE_*
+	LinkType     LinkType      // pcap LINKTYPE_*
 	Interface    int           // pcapng interface index
 	Data         []byte        // the captured bytes (not owned)
 }
 
-// Link types Decode understands (pcap LINKTYPE_* values).
+// LinkType is a pcap LINKTYPE_* value. It is gopacket's enum, so that
+// capture (which reads it from files and live sources), decode and any
+// gopacket program share one type, with String(); decode registers the
+// names of the two values gopacket lacks (ERF, InfiniBand).
+type LinkType = layers.LinkType
+
+// Link types Decode understands. The first ones are gopacket's.
 const (
-	LinkTypeEthernet   = 1
-	LinkTypeRaw        = 101
-	LinkTypeLinuxSLL   = 113
-	LinkTypeERF        = 197
-	LinkTypeIPv4       = 228
-	LinkTypeIPv6       = 229
-	LinkTypeIPoIB      = 242
-	LinkTypeInfiniBand = 247
-	LinkTypeLinuxSLL2  = 276
+	LinkTypeEthernet  = layers.LinkTypeEthernet
+	LinkTypeRaw       = layers.LinkTypeRaw
+	LinkTypeLinuxSLL  = layers.LinkTypeLinuxSLL
+	LinkTypeIPv4      = layers.LinkTypeIPv4
+	LinkTypeIPv6      = layers.LinkTypeIPv6
+	LinkTypeLinuxSLL2 = layers.LinkTypeLinuxSLL2
+
+	LinkTypeERF        LinkType = 197 // LINKTYPE_ERF: Endace ERF records, header included
+	LinkTypeIPoIB      LinkType = 242 // LINKTYPE_IPOIB
+	LinkTypeInfiniBand LinkType = 247 // LINKTYPE_INFINIBAND: native InfiniBand, LRH first
 )
 
 // Encapsulation says how the InfiniBand transport was carried.

@@ -35,9 +35,14 @@ func init() {
 	layers.EthernetTypeMetadata[EtherTypeRoCEv1] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeGRH), Name: "RoCEv1", LayerType: LayerTypeGRH,
 	}
-	layers.LinkTypeMetadata[layers.LinkType(LinkTypeInfiniBand)] = layers.EnumMetadata{
+	layers.LinkTypeMetadata[LinkTypeInfiniBand] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeLRH), Name: "InfiniBand", LayerType: LayerTypeLRH,
 	}
+	// ERF records are unwrapped by Decode only: the name is for String(),
+	// the decoder stays gopacket's (an error).
+	erf := layers.LinkTypeMetadata[LinkTypeERF]
+	erf.Name = "ERF"
+	layers.LinkTypeMetadata[LinkTypeERF] = erf
 }
 
 func decodeICRC(data []byte, p gopacket.PacketBuilder) error {

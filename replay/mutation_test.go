@@ -47,8 +47,8 @@ func mrByKey(t *testing.T, f *hca.MPTFile, rkey uint32) *hca.MPTMR {
 // payloadByte returns an edit that flips byte off of frame n's RoCE
 // payload and recomputes its ICRC, as a responder that sends a wrong byte
 // would.
-func payloadByte(t *testing.T, frame, off int) func(int, []byte, uint16) {
-	return func(n int, data []byte, lt uint16) {
+func payloadByte(t *testing.T, frame, off int) func(int, []byte, decode.LinkType) {
+	return func(n int, data []byte, lt decode.LinkType) {
 		if n != frame {
 			return
 		}
@@ -66,8 +66,8 @@ func payloadByte(t *testing.T, frame, off int) func(int, []byte, uint16) {
 
 // notRoCE returns an edit that makes frame frame's UDP destination port
 // 4792, so it is no longer RoCE: the packet is lost to the replay.
-func notRoCE(t *testing.T, frame int) func(int, []byte, uint16) {
-	return func(n int, data []byte, lt uint16) {
+func notRoCE(t *testing.T, frame int) func(int, []byte, decode.LinkType) {
+	return func(n int, data []byte, lt decode.LinkType) {
 		if n != frame {
 			return
 		}
@@ -85,7 +85,7 @@ func TestReplayMutations(t *testing.T) {
 		name    string
 		capture string
 		mpt     func(t *testing.T, f *hca.MPTFile)
-		frame   func(t *testing.T) func(int, []byte, uint16)
+		frame   func(t *testing.T) func(int, []byte, decode.LinkType)
 		want    []wantDiv
 	}{
 		// Frame 1 writes the MR's last 256 bytes: one byte less and it
@@ -131,7 +131,7 @@ func TestReplayMutations(t *testing.T) {
 		{
 			name:    "one wrong byte in a READ response",
 			capture: "ipv6_mix",
-			frame:   func(t *testing.T) func(int, []byte, uint16) { return payloadByte(t, 14, 100) },
+			frame:   func(t *testing.T) func(int, []byte, decode.LinkType) { return payloadByte(t, 14, 100) },
 			want: []wantDiv{
 				{replay.KindReadData, 13, 14, "61 61 61 61 61 61 61 61", "3b 61 61 61 61 61 61 61", 100, 1},
 			},
@@ -142,7 +142,7 @@ func TestReplayMutations(t *testing.T) {
 		{
 			name:    "a READ response lost",
 			capture: "ipv6_mix",
-			frame:   func(t *testing.T) func(int, []byte, uint16) { return notRoCE(t, 14) },
+			frame:   func(t *testing.T) func(int, []byte, decode.LinkType) { return notRoCE(t, 14) },
 			want: []wantDiv{
 				{replay.KindMissingResponse, 13, 0, "RC RDMA Read Response First PSN 1800 ACK (0x1f) MSN 5", "", 0, 0},
 			},
@@ -158,7 +158,7 @@ func TestReplayMutations(t *testing.T) {
 			if c.mpt != nil {
 				c.mpt(t, f)
 			}
-			var edit func(int, []byte, uint16)
+			var edit func(int, []byte, decode.LinkType)
 			if c.frame != nil {
 				edit = c.frame(t)
 			}

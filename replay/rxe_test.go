@@ -33,7 +33,7 @@ func replayFile(t testing.TB, pcap, mpt string, opt hca.Options) *replay.Report 
 
 // replayEdited replays a capture into a model of f; editFrame, when not
 // nil, may change each frame (numbered from 1) before it is decoded.
-func replayEdited(t testing.TB, pcap string, f *hca.MPTFile, opt hca.Options, editFrame func(n int, data []byte, linkType uint16)) *replay.Report {
+func replayEdited(t testing.TB, pcap string, f *hca.MPTFile, opt hca.Options, editFrame func(n int, data []byte, linkType decode.LinkType)) *replay.Report {
 	t.Helper()
 	m, err := hca.NewModel(f, opt)
 	if err != nil {

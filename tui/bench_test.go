@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 )
 
@@ -20,7 +21,7 @@ func benchCapture(b testing.TB, n int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := capture.NewPcapWriter(f, capture.LinkTypeEthernet, 65535, true)
+	w, err := capture.NewPcapWriter(f, decode.LinkTypeEthernet, 65535, true)
 	if err != nil {
 		b.Fatal(err)
 	}

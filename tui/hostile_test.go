@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/printer"
@@ -76,7 +77,7 @@ func hostileCapture(t *testing.T, dir string) (string, [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := capture.NewPcapWriter(f, capture.LinkTypeEthernet, 65535, false)
+	w, err := capture.NewPcapWriter(f, decode.LinkTypeEthernet, 65535, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ type Index struct {
 	mu     sync.RWMutex
 	chunks [][]entry
 	n      int // entries
-	links  []uint16
+	links  []decode.LinkType
 	// Err is what stopped the index early: a corrupt file (a
 	// *capture.FormatError, after every good packet before it).
 	err  error
@@ -175,7 +175,7 @@ type Entry struct {
 	Time     time.Time
 	CapLen   int
 	Length   int
-	LinkType uint16
+	LinkType decode.LinkType
 	Session  uint32
 	Events   decode.Event
 	Offset   int64

@@ -197,7 +197,7 @@ func (a *App) writeShown(path string) (int, error) {
 		os.Remove(path)
 		return 0, err
 	}
-	ifaces := map[uint16]int{}
+	ifaces := map[decode.LinkType]int{}
 	var buf []byte
 	n := a.content.count()
 	for pos := 0; pos < n; pos++ {

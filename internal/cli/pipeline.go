@@ -40,7 +40,7 @@ type batch struct {
 	n      int
 	frames []decode.Frame
 	spans  []span
-	links  []uint16
+	links  []decode.LinkType
 	arena  []byte
 	out    []byte
 	ends   []int
@@ -78,7 +78,7 @@ func runPipeline(o *readOptions, ios IO, po pipelineOptions, out *outBuf) (writt
 	done := make(chan struct{})
 	for range inFlight {
 		free <- &batch{frames: make([]decode.Frame, batchSize), spans: make([]span, batchSize),
-			links: make([]uint16, batchSize), ends: make([]int, batchSize), ready: make(chan struct{}, 1)}
+			links: make([]decode.LinkType, batchSize), ends: make([]int, batchSize), ready: make(chan struct{}, 1)}
 	}
 	go readBatches(r, prog, free, work, order, done)
 	for range workers {

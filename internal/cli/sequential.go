@@ -134,7 +134,7 @@ func trackBatches(r *capture.Reader, prog *progress, dec *decode.Decoder, to tra
 	done := make(chan struct{})
 	for range inFlight {
 		free <- &batch{frames: make([]decode.Frame, batchSize), spans: make([]span, batchSize),
-			links: make([]uint16, batchSize), ready: make(chan struct{}, 1)}
+			links: make([]decode.LinkType, batchSize), ready: make(chan struct{}, 1)}
 	}
 	go readBatches(r, prog, free, work, order, done)
 	// Batches need no work here before they come in order.

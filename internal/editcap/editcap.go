@@ -36,7 +36,7 @@ type Frame struct {
 // Read reads a whole capture (pcap, pcapng or ERF) into memory and returns
 // its frames and their link type. Every frame must have the same link type,
 // since Write writes pcap.
-func Read(path string) ([]Frame, uint16, error) {
+func Read(path string) ([]Frame, decode.LinkType, error) {
 	r, err := capture.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -44,7 +44,7 @@ func Read(path string) ([]Frame, uint16, error) {
 	defer r.Close()
 	var (
 		frames []Frame
-		link   uint16
+		link   decode.LinkType
 	)
 	for {
 		data, info, err := r.Next()
@@ -67,7 +67,7 @@ func Read(path string) ([]Frame, uint16, error) {
 // Write writes frames to a pcap file with the given link type. Timestamps
 // are written in nanoseconds when some frame's timestamp has a fraction of
 // a microsecond, in microseconds otherwise.
-func Write(path string, frames []Frame, linkType uint16) (err error) {
+func Write(path string, frames []Frame, linkType decode.LinkType) (err error) {
 	nano := false
 	snaplen := 0
 	for i, f := range frames {

@@ -11,7 +11,7 @@ import (
 
 // Frame is anything that builds one frame: RoCEv2, RoCEv1, IB, PFC.
 type Frame interface {
-	Build() ([]byte, uint16, Want, error)
+	Build() ([]byte, decode.LinkType, Want, error)
 }
 
 // epoch is the time of the first record of every file.
@@ -25,7 +25,7 @@ type fileBuilder struct {
 	step time.Duration
 }
 
-func newFile(name string, format Format, linkType uint16) *fileBuilder {
+func newFile(name string, format Format, linkType decode.LinkType) *fileBuilder {
 	return &fileBuilder{f: File{Name: name, Format: format, LinkType: linkType}, next: epoch, step: 250 * time.Microsecond}
 }
 

@@ -133,7 +133,7 @@ const (
 	LinkRaw                  // raw IP (101)
 )
 
-var linkTypes = [...]uint16{decode.LinkTypeEthernet, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeRaw}
+var linkTypes = [...]decode.LinkType{decode.LinkTypeEthernet, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeRaw}
 
 // VLAN is an 802.1Q (TPID 0x8100) or 802.1ad (0x88a8) tag.
 type VLAN struct {
@@ -219,7 +219,7 @@ func serialize(ls ...gopacket.SerializableLayer) ([]byte, error) {
 }
 
 // Build returns the frame, its link type and what Decode must report.
-func (s RoCEv2) Build() ([]byte, uint16, Want, error) {
+func (s RoCEv2) Build() ([]byte, decode.LinkType, Want, error) {
 	tr, trHas := s.T.layers()
 	sport, dport := s.ports()
 	ttl := s.TTL
@@ -314,7 +314,7 @@ type RoCEv1 struct {
 }
 
 // Build returns the frame, its link type and what Decode must report.
-func (s RoCEv1) Build() ([]byte, uint16, Want, error) {
+func (s RoCEv1) Build() ([]byte, decode.LinkType, Want, error) {
 	tr, trHas := s.T.layers()
 	sgid, dgid := gidA, gidB
 	if s.Reverse {
@@ -346,7 +346,7 @@ type IB struct {
 }
 
 // Build returns the packet, link type 247 and what Decode must report.
-func (s IB) Build() ([]byte, uint16, Want, error) {
+func (s IB) Build() ([]byte, decode.LinkType, Want, error) {
 	tr, trHas := s.T.layers()
 	lrh := s.LRH
 	lrh.LNH = decode.LNHLocal
@@ -388,7 +388,7 @@ type PFC struct {
 }
 
 // Build returns the frame, link type 1 and what Decode must report.
-func (s PFC) Build() ([]byte, uint16, Want, error) {
+func (s PFC) Build() ([]byte, decode.LinkType, Want, error) {
 	mc := &macControl{Opcode: 0x0101, ClassEnable: s.ClassEnable, Quanta: s.Quanta}
 	w := Want{Has: decode.HdrEth | decode.HdrPFC, ECN: -1, AETH: -1,
 		PFC: &decode.PFCHdr{Opcode: 0x0101, ClassEnable: s.ClassEnable, Quanta: s.Quanta}}

@@ -46,15 +46,15 @@ const (
 // Iface is a pcapng interface.
 type Iface struct {
 	Name     string
-	LinkType uint16
+	LinkType decode.LinkType
 }
 
 // File is one capture file.
 type File struct {
 	Name     string // file name under testdata/synth/
 	Format   Format
-	LinkType uint16 // pcap link type (pcap formats)
-	SnapLen  uint32 // pcap snapshot length (0: 65535)
+	LinkType decode.LinkType // pcap link type (pcap formats)
+	SnapLen  uint32          // pcap snapshot length (0: 65535)
 	Ifaces   []Iface
 	Records  []Record
 }
@@ -69,7 +69,7 @@ type Record struct {
 }
 
 // LinkTypeOf returns the link type of record r of f.
-func (f *File) LinkTypeOf(r *Record) uint16 {
+func (f *File) LinkTypeOf(r *Record) decode.LinkType {
 	if f.Format == PcapNG {
 		return f.Ifaces[r.Iface].LinkType
 	}

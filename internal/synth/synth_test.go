@@ -88,7 +88,7 @@ func TestGolden(t *testing.T) {
 // record is one frame read back from a committed file.
 type record struct {
 	ci   gopacket.CaptureInfo
-	link uint16
+	link decode.LinkType
 	data []byte
 }
 
@@ -121,7 +121,7 @@ func readFile(t *testing.T, f *File) []record {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, record{ci, uint16(ifc.LinkType), data})
+			out = append(out, record{ci, ifc.LinkType, data})
 		}
 	}
 	r, err := pcapgo.NewReader(fh)
@@ -142,7 +142,7 @@ func readFile(t *testing.T, f *File) []record {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, record{ci, uint16(r.LinkType()), data})
+		out = append(out, record{ci, r.LinkType(), data})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -19,7 +20,7 @@ type Frame struct {
 	Number   int    // 1-based
 	Data     []byte
 	Len      int // length on the wire
-	LinkType uint16
+	LinkType layers.LinkType
 	Time     time.Time
 }
 
@@ -45,6 +46,6 @@ func ReadPcap(t testing.TB, path string) []Frame {
 		if err != nil {
 			t.Fatalf("%s frame %d: %v", path, n, err)
 		}
-		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: uint16(r.LinkType()), Time: ci.Timestamp})
+		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: r.LinkType(), Time: ci.Timestamp})
 	}
 }
