@@ -118,3 +118,27 @@ func SyndromeString(s uint8) string {
 	}
 	return "Reserved (0x" + strconv.FormatUint(uint64(s), 16) + ")"
 }
+
+// registerAETHFields registers the AETH fields.
+func registerAETHFields(ib *Field) {
+	ack := hdrField("infiniband.aeth", "ACK Extended Transport Header", FTBytes, HdrAETH, func(p *Packet) []byte { return p.AETH.Contents })
+	ack.Parent = ib
+	syn := uintField(ack, "infiniband.aeth.syndrome", "Syndrome", FTUint8, BaseDec, 0, 0, 1, func(p *Packet) uint64 { return uint64(p.AETH.Syndrome) })
+	syn.names = func(v uint64) string { return SyndromeString(uint8(v)) }
+	uintField(ack, "infiniband.aeth.syndrome.reserved", "Reserved", FTUint8, BaseDec, 0x80, 0, 1, func(p *Packet) uint64 { return uint64(p.AETH.Syndrome >> 7) })
+	kind := uintField(ack, "infiniband.aeth.syndrome.opcode", "OpCode", FTUint8, BaseDec, 0x60, 0, 1, func(p *Packet) uint64 { return uint64(p.AETH.Kind()) })
+	kind.names = func(v uint64) string { return [4]string{"Acknowledge", "RNR NAK", "Reserved", "NAK"}[v&3] }
+	isKind := func(k uint8) func(*Packet) bool { return func(p *Packet) bool { return p.AETH.Kind() == k } }
+	low := func(p *Packet) uint64 { return uint64(p.AETH.Value()) }
+	condUint(ack, "infiniband.aeth.syndrome.credit_count", "Credit Count", FTUint8, BaseDec, 0x1f, 0, 1, isKind(AETHAck), low)
+	condUint(ack, "infiniband.aeth.syndrome.timer", "Timer", FTUint8, BaseDec, 0x1f, 0, 1, isKind(AETHRNRNak), low)
+	condUint(ack, "infiniband.aeth.syndrome.reserved_value", "Reserved (Invalid Opcode)", FTUint8, BaseDec, 0x1f, 0, 1, isKind(AETHReserved), low)
+	ec := condUint(ack, "infiniband.aeth.syndrome.error_code", "Error Code", FTUint8, BaseDec, 0x1f, 0, 1, isKind(AETHNak), low)
+	ec.names = func(v uint64) string {
+		if v < uint64(len(nakNames)) {
+			return nakNames[v]
+		}
+		return ""
+	}
+	uintField(ack, "infiniband.aeth.msn", "Message Sequence Number", FTUint24, BaseDec, 0, 1, 3, func(p *Packet) uint64 { return uint64(p.AETH.MSN) })
+}

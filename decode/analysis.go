@@ -310,3 +310,146 @@ func (e Event) MaxSeverity() (Severity, bool) {
 	}
 	return s, true
 }
+
+// registerAnalysisFields registers the fields of the session analysis
+// under rt: rocetap.session.*, .msg.*, .analysis.*, .expert.* and .mpt.*.
+// They exist only on packets a tracker looked at; Field.Stateful marks
+// them so a command knows to run the tracker when a filter or -e names one.
+func registerAnalysisFields(rt *Field) {
+	tracked := func(p *Packet) bool { return p.Analysis.Tracked }
+	var all []*Field
+	u := func(abbrev, name string, t FieldType, base Base, ok func(*Packet) bool, get func(*Packet) uint64) {
+		all = append(all, condUint(rt, abbrev, name, t, base, 0, -1, 0, func(p *Packet) bool { return p.Analysis.Tracked && ok(p) }, get))
+	}
+	s := func(abbrev, name string, get func(*Packet) string) {
+		all = append(all, stringField(rt, abbrev, name, 0, func(p *Packet) string {
+			if !p.Analysis.Tracked {
+				return ""
+			}
+			return get(p)
+		}))
+	}
+	frame := func(abbrev, name string, get func(a *Analysis) int) {
+		u(abbrev, name, FTUint32, BaseDec, func(p *Packet) bool { return get(&p.Analysis) > 0 }, func(p *Packet) uint64 { return uint64(get(&p.Analysis)) })
+	}
+	a := func(p *Packet) *Analysis { return &p.Analysis }
+
+	u("rocetap.session.id", "Session", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Session > 0 }, func(p *Packet) uint64 { return uint64(a(p).Session) })
+	s("rocetap.session.pairing", "Session pairing learned from", func(p *Packet) string {
+		if a(p).Session == 0 {
+			return ""
+		}
+		return a(p).Learned.String()
+	})
+	s("rocetap.session.direction", "Direction", func(p *Packet) string {
+		if a(p).Session == 0 {
+			return ""
+		}
+		return [2]string{"A->B", "B->A"}[a(p).Dir&1]
+	})
+
+	s("rocetap.msg.kind", "Message kind", func(p *Packet) string { return a(p).MsgKind.String() })
+	msg := func(p *Packet) bool { return a(p).MsgKind != MsgNone }
+	u("rocetap.msg.length", "Message length", FTUint64, BaseDec, msg, func(p *Packet) uint64 { return a(p).MsgLength })
+	frame("rocetap.msg.first_frame", "Message starts in frame", func(a *Analysis) int { return a.MsgFirst })
+	u("rocetap.msg.packets", "Message packets", FTUint32, BaseDec, msg, func(p *Packet) uint64 { return uint64(a(p).MsgPackets) })
+	u("rocetap.msg.partial", "Message started before the capture", FTBoolean, BaseNone, func(p *Packet) bool { return msg(p) && a(p).MsgPartial }, func(p *Packet) uint64 { return 1 })
+
+	u("rocetap.analysis.expected_psn", "Expected PSN", FTUint24, BaseDec, func(p *Packet) bool { return a(p).HasExpected }, func(p *Packet) uint64 { return uint64(a(p).ExpectedPSN) })
+	u("rocetap.analysis.psn_gap", "PSNs missing before this packet", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventPSNGap != 0 }, func(p *Packet) uint64 { return uint64(a(p).Lost) })
+	for i := range numEvents {
+		e := Event(1) << i
+		if e == EventPSNGap {
+			continue
+		}
+		in := &eventTable[i]
+		u("rocetap.analysis."+in.name, in.summary, FTBoolean, BaseNone, func(p *Packet) bool { return a(p).Events&e != 0 }, func(p *Packet) uint64 { return 1 })
+	}
+	frame("rocetap.analysis.original_frame", "First sent in frame", func(a *Analysis) int { return a.OrigFrame })
+	s("rocetap.analysis.cause", "Retransmission cause", func(p *Packet) string { return a(p).Cause.String() })
+	frame("rocetap.analysis.cause_frame", "Retransmission asked for in frame", func(a *Analysis) int { return a.CauseFrame })
+	frame("rocetap.analysis.request_frame", "Response to the request in frame", func(a *Analysis) int { return a.RequestFrame })
+	u("rocetap.analysis.ack_rtt", "Time since the request", FTRelTime, BaseNone, func(p *Packet) bool { return a(p).HasRTT }, func(p *Packet) uint64 { return uint64(a(p).RTT) })
+	acked := multiField(rt, "rocetap.analysis.acked_frame", "Completes the request in frame", FTUint32, BaseDec, 0, func(p *Packet, out []Value) []Value {
+		if !p.Analysis.Tracked {
+			return out
+		}
+		for _, f := range p.Analysis.Acked {
+			out = append(out, Value{U: uint64(f)})
+		}
+		return out
+	})
+	all = append(all, acked)
+	u("rocetap.analysis.acked_count", "Requests completed", FTUint32, BaseDec, func(p *Packet) bool { return len(a(p).Acked) > 0 }, func(p *Packet) uint64 { return uint64(len(a(p).Acked)) })
+	u("rocetap.analysis.mtu", "Path MTU (inferred)", FTUint32, BaseDec, func(p *Packet) bool { return a(p).MTU > 0 }, func(p *Packet) uint64 { return uint64(a(p).MTU) })
+
+	s("rocetap.expert.severity", "Expert severity", func(p *Packet) string {
+		if s, ok := a(p).Events.MaxSeverity(); ok {
+			return s.String()
+		}
+		return ""
+	})
+	all = append(all, multiField(rt, "rocetap.expert.kind", "Expert event", FTString, BaseNone, 0, func(p *Packet, out []Value) []Value {
+		if !tracked(p) {
+			return out
+		}
+		for i := range numEvents {
+			if p.Analysis.Events&(1<<i) != 0 {
+				out = append(out, Value{S: eventTable[i].name})
+			}
+		}
+		return out
+	}))
+	all = append(all, mptFields(rt)...)
+	for _, f := range all {
+		f.Stateful = true
+	}
+}
+
+// mptFields registers the rocetap.mpt.* fields under rt and returns them.
+func mptFields(rt *Field) []*Field {
+	var all []*Field
+	m := func(p *Packet) *MPTCheck { return &p.Analysis.MPT }
+	checked := func(p *Packet) bool { return p.Analysis.Tracked && p.Analysis.MPT.Checked }
+	u := func(abbrev, name string, t FieldType, base Base, ok func(*MPTCheck) bool, get func(*MPTCheck) uint64) {
+		all = append(all, condUint(rt, abbrev, name, t, base, 0, -1, 0,
+			func(p *Packet) bool { return checked(p) && ok(m(p)) },
+			func(p *Packet) uint64 { return get(m(p)) }))
+	}
+	always := func(*MPTCheck) bool { return true }
+	one := func(*MPTCheck) uint64 { return 1 }
+	s := func(abbrev, name string, get func(*MPTCheck) string) {
+		all = append(all, stringField(rt, abbrev, name, 0, func(p *Packet) string {
+			if !p.Analysis.Tracked {
+				return ""
+			}
+			return get(m(p))
+		}))
+	}
+
+	u("rocetap.mpt.checked", "Checked against the MPT", FTBoolean, BaseNone, always, one)
+	s("rocetap.mpt.op", "MPT access", func(c *MPTCheck) string {
+		if !c.Checked {
+			return ""
+		}
+		return c.Op.String()
+	})
+	s("rocetap.mpt.verdict", "MPT verdict", func(c *MPTCheck) string {
+		if !c.Checked {
+			return ""
+		}
+		return c.VerdictName
+	})
+	u("rocetap.mpt.violation", "The MPT forbids this access", FTBoolean, BaseNone, func(c *MPTCheck) bool { return !c.Allowed }, one)
+	u("rocetap.mpt.rkey", "MPT R_Key", FTUint32, BaseHex, always, func(c *MPTCheck) uint64 { return uint64(c.RKey) })
+	u("rocetap.mpt.mr", "MPT memory region (R_Key)", FTUint32, BaseHex, func(c *MPTCheck) bool { return c.HasMR }, func(c *MPTCheck) uint64 { return uint64(c.MR) })
+	u("rocetap.mpt.window", "Memory window", FTBoolean, BaseNone, func(c *MPTCheck) bool { return c.HasRange }, func(c *MPTCheck) uint64 { return b2u(c.Window) })
+	u("rocetap.mpt.mr_va", "Range granted: start", FTUint64, BaseHex, func(c *MPTCheck) bool { return c.HasRange }, func(c *MPTCheck) uint64 { return c.Base })
+	u("rocetap.mpt.mr_len", "Range granted: length", FTUint64, BaseDec, func(c *MPTCheck) bool { return c.HasRange }, func(c *MPTCheck) uint64 { return c.Size })
+	u("rocetap.mpt.offset", "Offset into the range", FTUint64, BaseDec, func(c *MPTCheck) bool { return c.HasOffset }, func(c *MPTCheck) uint64 { return c.Offset })
+	u("rocetap.mpt.pa", "Physical address of the first byte", FTUint64, BaseHex, func(c *MPTCheck) bool { return c.HasPA }, func(c *MPTCheck) uint64 { return c.PA })
+	u("rocetap.mpt.over", "Bytes out of bounds", FTUint64, BaseDec, func(c *MPTCheck) bool { return c.Over > 0 }, func(c *MPTCheck) uint64 { return c.Over })
+	u("rocetap.mpt.cache_hit", "Translation cache hit", FTBoolean, BaseNone, func(c *MPTCheck) bool { return c.HasCache }, func(c *MPTCheck) uint64 { return b2u(c.CacheHit) })
+	s("rocetap.mpt.finding", "MPT finding", func(c *MPTCheck) string { return c.Finding.String() })
+	return all
+}

@@ -45,3 +45,10 @@ func (h *AtomicAckETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serial
 	binary.BigEndian.PutUint64(d, h.OrigRemData)
 	return nil
 }
+
+// registerAtomicAckETHFields registers the AtomicAckETH fields.
+func registerAtomicAckETHFields(ib *Field) {
+	aack := hdrField("infiniband.atomicacketh", "Atomic ACK Extended Transport Header", FTBytes, HdrAtomicAckETH, func(p *Packet) []byte { return p.AtomicAckETH.Contents })
+	aack.Parent = ib
+	uintField(aack, "infiniband.atomicacketh.origremdt", "Original Remote Data", FTUint64, BaseDec, 0, 0, 8, func(p *Packet) uint64 { return p.AtomicAckETH.OrigRemData })
+}

@@ -60,3 +60,13 @@ func (h *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serialize
 	binary.BigEndian.PutUint64(d[20:], h.CompareData)
 	return nil
 }
+
+// registerAtomicETHFields registers the AtomicETH fields.
+func registerAtomicETHFields(ib *Field) {
+	aeth := hdrField("infiniband.atomiceth", "Atomic Extended Transport Header", FTBytes, HdrAtomicETH, func(p *Packet) []byte { return p.AtomicETH.Contents })
+	aeth.Parent = ib
+	uintField(aeth, "rocetap.atomiceth.va", "Virtual Address", FTUint64, BaseHex, 0, 0, 8, func(p *Packet) uint64 { return p.AtomicETH.VA })
+	uintField(aeth, "rocetap.atomiceth.r_key", "Remote Key", FTUint32, BaseHex, 0, 8, 4, func(p *Packet) uint64 { return uint64(p.AtomicETH.RKey) })
+	uintField(aeth, "infiniband.atomiceth.swapdt", "Swap (Or Add) Data", FTUint64, BaseDec, 0, 12, 8, func(p *Packet) uint64 { return p.AtomicETH.SwapAddData })
+	uintField(aeth, "infiniband.atomiceth.cmpdt", "Compare Data", FTUint64, BaseDec, 0, 20, 8, func(p *Packet) uint64 { return p.AtomicETH.CompareData })
+}

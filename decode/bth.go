@@ -109,3 +109,23 @@ func put24(d []byte, v uint32) {
 }
 
 func get24(d []byte) uint32 { return uint32(d[0])<<16 | uint32(d[1])<<8 | uint32(d[2]) }
+
+// registerBTHFields registers the BTH fields (Wireshark 4.0 names, types and bases; rocetap.bth.* for what Wireshark does not name).
+func registerBTHFields(ib *Field) {
+	bth := hdrField("infiniband.bth", "Base Transport Header", FTBytes, HdrBTH, func(p *Packet) []byte { return p.BTH.Contents })
+	bth.Parent = ib
+	op := uintField(bth, "infiniband.bth.opcode", "Opcode", FTUint8, BaseDec, 0, 0, 1, func(p *Packet) uint64 { return uint64(p.BTH.Opcode) })
+	op.names = func(v uint64) string { return Opcode(v).String() }
+	boolField(bth, "infiniband.bth.se", "Solicited Event", 0x80, 1, func(p *Packet) bool { return p.BTH.SE })
+	boolField(bth, "infiniband.bth.m", "MigReq", 0x40, 1, func(p *Packet) bool { return p.BTH.MigReq })
+	uintField(bth, "infiniband.bth.padcnt", "Pad Count", FTUint8, BaseDec, 0x30, 1, 1, func(p *Packet) uint64 { return uint64(p.BTH.PadCount) })
+	uintField(bth, "infiniband.bth.tver", "Header Version", FTUint8, BaseDec, 0x0f, 1, 1, func(p *Packet) uint64 { return uint64(p.BTH.TVer) })
+	uintField(bth, "infiniband.bth.p_key", "Partition Key", FTUint16, BaseDec, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.BTH.PKey) })
+	boolField(bth, "rocetap.bth.fecn", "Forward ECN", 0x80, 4, func(p *Packet) bool { return p.BTH.FECN })
+	boolField(bth, "rocetap.bth.becn", "Backward ECN", 0x40, 4, func(p *Packet) bool { return p.BTH.BECN })
+	uintField(bth, "rocetap.bth.reserved6", "Reserved (6 bits)", FTUint8, BaseHex, 0x3f, 4, 1, func(p *Packet) uint64 { return uint64(p.BTH.Reserved6) })
+	uintField(bth, "infiniband.bth.destqp", "Destination Queue Pair", FTUint24, BaseHex, 0, 5, 3, func(p *Packet) uint64 { return uint64(p.BTH.DestQP) })
+	boolField(bth, "infiniband.bth.a", "Acknowledge Request", 0x80, 8, func(p *Packet) bool { return p.BTH.AckReq })
+	uintField(bth, "infiniband.bth.reserved7", "Reserved (7 bits)", FTUint8, BaseDec, 0x7f, 8, 1, func(p *Packet) uint64 { return uint64(p.BTH.Reserved7) })
+	uintField(bth, "infiniband.bth.psn", "Packet Sequence Number", FTUint24, BaseDec, 0, 9, 3, func(p *Packet) uint64 { return uint64(p.BTH.PSN) })
+}

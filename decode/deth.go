@@ -53,3 +53,11 @@ func (h *DETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 	put24(d[5:], h.SrcQP)
 	return nil
 }
+
+// registerDETHFields registers the DETH fields.
+func registerDETHFields(ib *Field) {
+	deth := hdrField("infiniband.deth", "Datagram Extended Transport Header", FTBytes, HdrDETH, func(p *Packet) []byte { return p.DETH.Contents })
+	deth.Parent = ib
+	uintField(deth, "infiniband.deth.q_key", "Queue Key", FTUint64, BaseHex, 0, 0, 4, func(p *Packet) uint64 { return uint64(p.DETH.QKey) })
+	uintField(deth, "infiniband.deth.srcqp", "Source Queue Pair", FTUint32, BaseHex, 0, 5, 3, func(p *Packet) uint64 { return uint64(p.DETH.SrcQP) })
+}

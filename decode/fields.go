@@ -179,6 +179,34 @@ var (
 	byName   = map[string]*Field{}
 )
 
+// init registers every field, in one fixed order: each header's rows live
+// next to the header (lrh.go, bth.go, reth.go, ...), and this is the one
+// place that calls them. The order is the order of a header's fields in
+// Fields(), -V and rocetap fields.
+func init() {
+	ib := registerInfiniBandField()
+	registerLRHFields(ib)
+	registerGRHFields(ib)
+	registerBTHFields(ib)
+	registerRDETHFields(ib)
+	registerDETHFields(ib)
+	registerXRCETHFields(ib)
+	registerFETHFields(ib)
+	registerRETHFields(ib)
+	registerAtomicETHFields(ib)
+	registerAETHFields(ib)
+	registerAtomicAckETHFields(ib)
+	registerImmDtFields(ib)
+	registerIETHFields(ib)
+	registerCNPFields(ib)
+	registerPayloadFields(ib)
+	rt := registerDecodeFields()
+	registerNetFields()
+	registerAnalysisFields(rt)
+	registerMADFields(ib)
+	registerCMFields(ib)
+}
+
 // rootRank orders protocols as they nest on the wire.
 var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "ieee8021ad": 4, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11}
 

@@ -2,7 +2,9 @@ package decode
 
 // Frame, link and network fields with Wireshark's names.
 
-func init() {
+// registerNetFields registers the frame, ERF, SLL, Ethernet, VLAN, MAC
+// control, IP and UDP fields.
+func registerNetFields() {
 	fr := hdrField("frame", "Frame", FTProtocol, 0, func(p *Packet) []byte { return p.Frame.Data })
 	uintField(fr, "frame.number", "Frame Number", FTUint32, BaseDec, 0, -1, 0, func(p *Packet) uint64 { return uint64(p.Frame.Number) })
 	uintField(fr, "frame.interface_id", "Interface id", FTUint32, BaseDec, 0, -1, 0, func(p *Packet) uint64 { return uint64(p.Frame.Interface) })

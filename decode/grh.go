@@ -81,3 +81,17 @@ func (h *GRH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOpt
 	copy(d[24:], h.DGID[:])
 	return nil
 }
+
+// registerGRHFields registers the GRH fields (Wireshark 4.0 names, types and bases).
+func registerGRHFields(ib *Field) {
+	grh := hdrField("infiniband.grh", "Global Route Header", FTBytes, HdrGRH, func(p *Packet) []byte { return p.GRH.Contents })
+	grh.Parent = ib
+	uintField(grh, "infiniband.grh.ipver", "IP Version", FTUint8, BaseDec, 0xf0, 0, 1, func(p *Packet) uint64 { return uint64(p.GRH.IPVer) })
+	uintField(grh, "infiniband.grh.tclass", "Traffic Class", FTUint16, BaseDec, 0x0ff0, 0, 2, func(p *Packet) uint64 { return uint64(p.GRH.TrafficClass) })
+	uintField(grh, "infiniband.grh.flowlabel", "Flow Label", FTUint32, BaseDec, 0xfffff, 0, 4, func(p *Packet) uint64 { return uint64(p.GRH.FlowLabel) })
+	uintField(grh, "infiniband.grh.paylen", "Payload Length", FTUint16, BaseDec, 0, 4, 2, func(p *Packet) uint64 { return uint64(p.GRH.PayLen) })
+	uintField(grh, "infiniband.grh.nxthdr", "Next Header", FTUint8, BaseDec, 0, 6, 1, func(p *Packet) uint64 { return uint64(p.GRH.NextHeader) })
+	uintField(grh, "infiniband.grh.hoplmt", "Hop Limit", FTUint8, BaseDec, 0, 7, 1, func(p *Packet) uint64 { return uint64(p.GRH.HopLimit) })
+	bytesField(grh, "infiniband.grh.sgid", "Source GID", FTIPv6, 8, 16, func(p *Packet) []byte { return p.GRH.SGID[:] })
+	bytesField(grh, "infiniband.grh.dgid", "Destination GID", FTIPv6, 24, 16, func(p *Packet) []byte { return p.GRH.DGID[:] })
+}

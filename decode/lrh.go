@@ -88,3 +88,18 @@ func (h *LRH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOpt
 	binary.BigEndian.PutUint16(d[6:], h.SLID)
 	return nil
 }
+
+// registerLRHFields registers the LRH fields (Wireshark 4.0 names, types and bases).
+func registerLRHFields(ib *Field) {
+	lrh := hdrField("infiniband.lrh", "Local Route Header", FTBytes, HdrLRH, func(p *Packet) []byte { return p.LRH.Contents })
+	lrh.Parent = ib
+	uintField(lrh, "infiniband.lrh.vl", "Virtual Lane", FTUint8, BaseHex, 0xf0, 0, 1, func(p *Packet) uint64 { return uint64(p.LRH.VL) })
+	uintField(lrh, "infiniband.lrh.lver", "Link Version", FTUint8, BaseDec, 0x0f, 0, 1, func(p *Packet) uint64 { return uint64(p.LRH.LVer) })
+	uintField(lrh, "infiniband.lrh.sl", "Service Level", FTUint8, BaseDec, 0xf0, 1, 1, func(p *Packet) uint64 { return uint64(p.LRH.SL) })
+	uintField(lrh, "infiniband.lrh.reserved2", "Reserved (2 bits)", FTUint8, BaseDec, 0x0c, 1, 1, func(p *Packet) uint64 { return uint64(p.LRH.Reserved2) })
+	uintField(lrh, "infiniband.lrh.lnh", "Link Next Header", FTUint8, BaseHex, 0x03, 1, 1, func(p *Packet) uint64 { return uint64(p.LRH.LNH) })
+	uintField(lrh, "infiniband.lrh.dlid", "Destination Local ID", FTUint16, BaseDec, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.LRH.DLID) })
+	uintField(lrh, "infiniband.lrh.reserved5", "Reserved (5 bits)", FTUint16, BaseDec, 0xf800, 4, 2, func(p *Packet) uint64 { return uint64(p.LRH.Reserved5) })
+	uintField(lrh, "infiniband.lrh.pktlen", "Packet Length", FTUint16, BaseDec, 0x07ff, 4, 2, func(p *Packet) uint64 { return uint64(p.LRH.PktLen) })
+	uintField(lrh, "infiniband.lrh.slid", "Source Local ID", FTUint16, BaseDec, 0, 6, 2, func(p *Packet) uint64 { return uint64(p.LRH.SLID) })
+}

@@ -151,7 +151,6 @@ func (m *MAD) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOption
 
 // The MAD and CM fields (fields_cm.go) are registered here: this file's
 // init runs after fields_ib.go's, which registers their parent.
-func init() { registerMADFields() }
 
 // decodeMAD decodes the payload of a UD SEND to QP0/QP1 into p.MAD (and
 // p.CM for a CM MAD) in place, without allocating. A MAD shorter than
@@ -266,3 +265,33 @@ var madMethodNames = map[uint8]string{
 // MADMethodString names a method byte as Wireshark does ("Send()"), or
 // returns "".
 func MADMethodString(m uint8) string { return madMethodNames[m] }
+
+// registerMADFields registers the MAD common header fields under ib, named,
+// typed and based as Wireshark 4.0 declares them (tshark -G fields);
+// rocetap.mad.* holds what Wireshark lacks.
+func registerMADFields(ib *Field) {
+	// Wireshark's MAD item covers the whole MAD (header and data).
+	mad := hdrField("infiniband.mad", "MAD (Management Datagram) Common Header", FTBytes, HdrMAD, func(p *Packet) []byte { return p.MAD.Bytes() })
+	mad.Parent = ib
+	uintField(mad, "infiniband.mad.baseversion", "Base Version", FTUint8, BaseHex, 0, 0, 1, func(p *Packet) uint64 { return uint64(p.MAD.BaseVersion) })
+	mc := uintField(mad, "infiniband.mad.mgmtclass", "Management Class", FTUint8, BaseHex, 0, 1, 1, func(p *Packet) uint64 { return uint64(p.MAD.MgmtClass) })
+	mc.names = func(v uint64) string { return MgmtClassString(uint8(v)) }
+	uintField(mad, "infiniband.mad.classversion", "Class Version", FTUint8, BaseHex, 0, 2, 1, func(p *Packet) uint64 { return uint64(p.MAD.ClassVersion) })
+	me := uintField(mad, "infiniband.mad.method", "Method", FTUint8, BaseHex, 0, 3, 1, func(p *Packet) uint64 { return uint64(p.MAD.MethodByte()) })
+	me.names = func(v uint64) string { return MADMethodString(uint8(v)) }
+	boolField(mad, "rocetap.mad.r", "Response", 0x80, 3, func(p *Packet) bool { return p.MAD.R })
+	uintField(mad, "infiniband.mad.status", "Status", FTUint16, BaseHex, 0, 4, 2, func(p *Packet) uint64 { return uint64(p.MAD.Status) })
+	uintField(mad, "infiniband.mad.classspecific", "Class Specific", FTUint16, BaseHex, 0, 6, 2, func(p *Packet) uint64 { return uint64(p.MAD.ClassSpecific) })
+	uintField(mad, "infiniband.mad.transactionid", "Transaction ID", FTUint64, BaseHex, 0, 8, 8, func(p *Packet) uint64 { return p.MAD.TransactionID })
+	// Attribute IDs are named as CM attributes, the class rocetap decodes.
+	ai := uintField(mad, "infiniband.mad.attributeid", "Attribute ID", FTUint16, BaseHex, 0, 16, 2, func(p *Packet) uint64 { return uint64(p.MAD.AttributeID) })
+	ai.names = func(v uint64) string { return CMAttrString(uint16(v)) }
+	uintField(mad, "rocetap.mad.reserved", "Reserved", FTUint16, BaseHex, 0, 18, 2, func(p *Packet) uint64 { return uint64(p.MAD.Reserved) })
+	uintField(mad, "infiniband.mad.attributemodifier", "Attribute Modifier", FTUint32, BaseHex, 0, 20, 4, func(p *Packet) uint64 { return uint64(p.MAD.AttributeModifier) })
+	bytesField(mad, "infiniband.mad.data", "MAD Data Payload", FTBytes, MADHeaderLen, MADDataLen, func(p *Packet) []byte {
+		if len(p.MAD.Payload) == 0 {
+			return nil
+		}
+		return p.MAD.Payload[:min(len(p.MAD.Payload), MADDataLen)]
+	})
+}

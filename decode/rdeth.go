@@ -46,3 +46,10 @@ func (h *RDETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOpti
 	put24(d[1:], h.EECnxt)
 	return nil
 }
+
+// registerRDETHFields registers the RDETH fields.
+func registerRDETHFields(ib *Field) {
+	rdeth := hdrField("infiniband.rdeth", "RD Extended Transport Header", FTBytes, HdrRDETH, func(p *Packet) []byte { return p.RDETH.Contents })
+	rdeth.Parent = ib
+	uintField(rdeth, "infiniband.rdeth.eecnxt", "E2E Context", FTUint24, BaseDec, 0, 1, 3, func(p *Packet) uint64 { return uint64(p.RDETH.EECnxt) })
+}

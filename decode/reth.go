@@ -53,3 +53,27 @@ func (h *RETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 	binary.BigEndian.PutUint32(d[12:], h.DMALen)
 	return nil
 }
+
+// registerRETHFields registers the RETH fields.
+func registerRETHFields(ib *Field) {
+	// Wireshark shows the VA and R_Key of an AtomicETH under the RETH
+	// names; rocetap does the same and adds rocetap.atomiceth.* names.
+	hasVA := func(p *Packet) bool { return p.Has&(HdrRETH|HdrAtomicETH) != 0 }
+	reth := hdrField("infiniband.reth", "RDMA Extended Transport Header", FTBytes, HdrRETH, func(p *Packet) []byte { return p.RETH.Contents })
+	reth.Parent = ib
+	vaF := condUint(reth, "infiniband.reth.va", "Virtual Address", FTUint64, BaseHex, 0, 0, 8, hasVA, func(p *Packet) uint64 {
+		if p.Has&HdrRETH != 0 {
+			return p.RETH.VA
+		}
+		return p.AtomicETH.VA
+	})
+	vaF.hdr = 0
+	rk := condUint(reth, "infiniband.reth.r_key", "Remote Key", FTUint32, BaseHex, 0, 8, 4, hasVA, func(p *Packet) uint64 {
+		if p.Has&HdrRETH != 0 {
+			return uint64(p.RETH.RKey)
+		}
+		return uint64(p.AtomicETH.RKey)
+	})
+	rk.hdr = 0
+	uintField(reth, "infiniband.reth.dmalen", "DMA Length", FTUint32, BaseDecHex, 0, 12, 4, func(p *Packet) uint64 { return uint64(p.RETH.DMALen) })
+}

@@ -137,3 +137,31 @@ func (h *CNPPadding) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serializ
 
 // setNext does nothing: nothing follows the CNP's padding but the ICRC.
 func (h *CNPPadding) setNext(gopacket.LayerType) {}
+
+// registerFETHFields registers the FETH fields (rocetap.*: Wireshark 4.0 has none).
+func registerFETHFields(ib *Field) {
+	feth := hdrField("rocetap.feth", "FLUSH Extended Transport Header", FTBytes, HdrFETH, func(p *Packet) []byte { return p.FETH.Contents })
+	feth.Parent = ib
+	uintField(feth, "rocetap.feth.sel", "Selectivity Level", FTUint8, BaseDec, 0x30, 3, 1, func(p *Packet) uint64 { return uint64(p.FETH.Selectivity) })
+	uintField(feth, "rocetap.feth.plt", "Placement Type", FTUint8, BaseDec, 0x0f, 3, 1, func(p *Packet) uint64 { return uint64(p.FETH.Placement) })
+}
+
+// registerImmDtFields registers the ImmDt fields.
+func registerImmDtFields(ib *Field) {
+	imm := hdrField("infiniband.immdt", "Immediate Data", FTBytes, HdrImmDt, func(p *Packet) []byte { return p.ImmDt.Contents })
+	imm.Parent = ib
+	uintField(imm, "rocetap.immdt.value", "Immediate Data", FTUint32, BaseHex, 0, 0, 4, func(p *Packet) uint64 { return uint64(p.ImmDt.Data) })
+}
+
+// registerIETHFields registers the IETH fields.
+func registerIETHFields(ib *Field) {
+	ieth := hdrField("infiniband.ieth", "RKey", FTBytes, HdrIETH, func(p *Packet) []byte { return p.IETH.Contents })
+	ieth.Parent = ib
+	uintField(ieth, "rocetap.ieth.r_key", "Invalidated Remote Key", FTUint32, BaseHex, 0, 0, 4, func(p *Packet) uint64 { return uint64(p.IETH.RKey) })
+}
+
+// registerCNPFields registers the CNP padding (rocetap.cnp).
+func registerCNPFields(ib *Field) {
+	cnp := hdrField("rocetap.cnp", "CNP Reserved", FTBytes, HdrCNP, func(p *Packet) []byte { return p.CNP.Contents })
+	cnp.Parent = ib
+}

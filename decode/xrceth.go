@@ -46,3 +46,10 @@ func (h *XRCETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOpt
 	put24(d[1:], h.XRCSRQ)
 	return nil
 }
+
+// registerXRCETHFields registers the XRCETH fields (rocetap.*: Wireshark 4.0 has none).
+func registerXRCETHFields(ib *Field) {
+	xrceth := hdrField("rocetap.xrceth", "XRC Extended Transport Header", FTBytes, HdrXRCETH, func(p *Packet) []byte { return p.XRCETH.Contents })
+	xrceth.Parent = ib
+	uintField(xrceth, "rocetap.xrceth.xrcsrq", "XRC Shared Receive Queue", FTUint24, BaseHex, 0, 1, 3, func(p *Packet) uint64 { return uint64(p.XRCETH.XRCSRQ) })
+}
