@@ -1,6 +1,6 @@
 # rocetap — two commands do everything on a fresh machine:
 #   make run    decode a bundled capture, list its sessions, replay it into the model
-#   make test   install what the tests need, then run every test
+#   make test   install what the tests need, lint (gofmt, vet, staticcheck), then run every test
 # Optional: make build-libpcap (bin/rocetap-libpcap, with the libpcap capture
 # backend: pcap filter expressions, RDMA sniffer devices such as mlx5_0) and
 # make test-libpcap (its tests; those that capture need root).
@@ -37,8 +37,7 @@ test-deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-test: test-deps
-	$(GO) vet ./...
+test: test-deps lint
 	$(GO) test -race -count=1 ./...
 
 # The libpcap capture backend is built with cgo against the system's
@@ -56,10 +55,13 @@ build-libpcap: libpcap-deps
 test-libpcap: libpcap-deps
 	CGO_ENABLED=1 $(GO) test -race -count=1 -tags libpcap ./capture
 
+# gofmt, go vet and staticcheck (pinned: the same checks on every machine);
+# make test runs it first.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
-	gofmt -l . | (! grep .) || (echo "gofmt: run gofmt -w on the files above"; exit 1)
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "$$out"; echo "gofmt: run gofmt -w on the files above"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # Run every fuzz target for FUZZTIME each (corpus in */testdata/fuzz).
 FUZZTIME ?= 30s
