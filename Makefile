@@ -12,7 +12,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS  := tshark python3-scapy
 export ROCETAP_REQUIRE_ORACLES ?= 1
 
-.PHONY: all build run test deps test-deps lint fuzz bench clean libpcap-deps build-libpcap test-libpcap
+.PHONY: all build run test deps test-deps lint fuzz bench bench-ab clean libpcap-deps build-libpcap test-libpcap
 
 all: build
 
@@ -78,6 +78,13 @@ bench: build test-deps
 	@mkdir -p bench/out
 	set -o pipefail; $(GO) test -run XXX -bench . -benchmem ./decode ./decode/filter ./capture ./internal/printer | tee bench/out/gotest.txt
 	bash bench/run.sh
+
+# Before and after: the same commands on the same files with two builds,
+# interleaved, median and min–max (bench/ab.sh); BASE is the "before"
+# commit (default HEAD~1). Writes bench/AB.md.
+BASE ?= HEAD~1
+bench-ab:
+	BASE=$(BASE) bash bench/ab.sh
 
 clean:
 	rm -rf bin bench/out
