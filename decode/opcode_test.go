@@ -147,7 +147,7 @@ func TestOpcodeProps(t *testing.T) {
 		{rc.Opcode(decode.OpFlush), decode.PropFlush | decode.PropOnly, decode.PropPayload, decode.MsgOther, true, false},
 		{decode.CNP, decode.PropCNP, decode.PropRequest | decode.PropResponse, decode.MsgOther, false, false},
 		{uc.Opcode(decode.OpReadRequest), 0, ^decode.OpProp(0), decode.MsgOther, false, false}, // no READ on UC
-		{0x1A, 0, ^decode.OpProp(0), decode.MsgOther, false, false},                             // reserved
+		{0x1A, 0, ^decode.OpProp(0), decode.MsgOther, false, false},                            // reserved
 	}
 	for _, tt := range tests {
 		if !tt.op.Is(tt.is) || tt.op.IsAny(tt.isNot) {
