@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/text"
 	"github.com/rocetap/rocetap/replay/learn"
 	"github.com/spf13/cobra"
 )
@@ -135,7 +136,7 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 	}
 	f := res.File
 	fmt.Fprintf(ios.ErrOut, "rocetap mpt learn: responder %s (%s): %s, %s%s\n", f.Responder, res.ResponderFrom,
-		plural(len(f.QPs), "QP"), plural(len(f.MRs), "MR"), outName(o.Out))
+		text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range res.Notes {
 		fmt.Fprintln(ios.ErrOut, "  note: "+n)
 	}
@@ -344,7 +345,7 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 		return err
 	}
 	f := imp.File
-	fmt.Fprintf(ios.ErrOut, "rocetap mpt import: %s: %s, %s, %s%s\n", o.Dev, plural(len(f.PDs), "PD"), plural(len(f.QPs), "QP"), plural(len(f.MRs), "MR"), outName(o.Out))
+	fmt.Fprintf(ios.ErrOut, "rocetap mpt import: %s: %s, %s, %s%s\n", o.Dev, text.Plural(len(f.PDs), "PD"), text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range imp.Notes {
 		fmt.Fprintln(ios.ErrOut, "  note: "+n)
 	}
@@ -580,11 +581,4 @@ func outName(path string) string {
 		return ""
 	}
 	return " -> " + path
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

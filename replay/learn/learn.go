@@ -40,6 +40,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/text"
 )
 
 // Options configure a Learner. The zero value is usable.
@@ -739,7 +740,7 @@ func (l *Learner) Finish() (*Result, error) {
 			if !q.rnr {
 				why = "a SEND NAKed for its length shows a receive too small for it"
 			}
-			what := plural(len(recvs)-small, "receive") + " consumed by executed SENDs and WRITEs with immediate (each as long as its message, posted when the message last arrived)"
+			what := text.Plural(len(recvs)-small, "receive") + " consumed by executed SENDs and WRITEs with immediate (each as long as its message, posted when the message last arrived)"
 			for _, sn := range q.sendNAKs {
 				if sn.code == tooSmall && sn.bytes > 0 {
 					what += fmt.Sprintf(", and one too small for the SEND NAKed in frame %d (1 byte shorter than the %d bytes that had arrived)", sn.nak, sn.bytes)
@@ -804,10 +805,10 @@ func (l *Learner) Finish() (*Result, error) {
 		note("requests left out: %s", strings.Join(skipped, ", "))
 	}
 	if l.lidOnly > 0 {
-		note("%s without an IP address or GID left out (an MPT file names nodes by address)", plural(l.lidOnly, "packet"))
+		note("%s without an IP address or GID left out (an MPT file names nodes by address)", text.Plural(l.lidOnly, "packet"))
 	}
 	if l.forgotten > 0 {
-		note("%s forgotten unanswered (more than %s waiting): the accesses of those answered later are not counted", plural(l.forgotten, "request message"), plural(l.opts.MaxPending, "packet"))
+		note("%s forgotten unanswered (more than %s waiting): the accesses of those answered later are not counted", text.Plural(l.forgotten, "request message"), text.Plural(l.opts.MaxPending, "packet"))
 	}
 	if len(f.QPs) == 0 {
 		return nil, fmt.Errorf("no request to %s reached a QP an MPT file can hold (RC, UC, UD or XRC, not QP0/QP1)", resp)
@@ -834,7 +835,7 @@ func (l *Learner) destinations() string {
 	var s []string
 	for _, a := range l.nodeOrder {
 		if k := len(l.nodes[a].qps); k > 0 {
-			s = append(s, a.String()+" ("+plural(k, "QP")+")")
+			s = append(s, a.String()+" ("+text.Plural(k, "QP")+")")
 		} else {
 			s = append(s, a.String()+" (QP0/QP1 only)")
 		}
@@ -857,11 +858,4 @@ func opNames(a hca.Access) string {
 		return "no access"
 	}
 	return strings.Join(s, "/")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
