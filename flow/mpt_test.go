@@ -62,14 +62,14 @@ func runMPT(t *testing.T, name string, edit func(*hca.MPTFile), ref bool) *mptRu
 	if edit != nil {
 		edit(f)
 	}
-	model, err := hca.NewModel(f, hca.Options{})
+	model, err := hca.NewModel(&f.Config, hca.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var refModel *hca.Model
 	if ref {
 		prof, _ := hca.ProfileByName(f.Profile)
-		if refModel, err = hca.NewModel(f, hca.Options{Profile: prof}); err != nil {
+		if refModel, err = hca.NewModel(&f.Config, hca.Options{Profile: prof}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -419,7 +419,7 @@ func checkRange(t *testing.T, run *mptRun, g *mptPkt) {
 // that did; or, when the change allows what the responder refused,
 // mpt_rejected on the NAK.
 func TestMPTMutations(t *testing.T) {
-	mr := func(f *hca.MPTFile, rkey uint32) *hca.MPTMR {
+	mr := func(f *hca.MPTFile, rkey uint32) *hca.MRConfig {
 		for i := range f.MRs {
 			if f.MRs[i].RKey == rkey {
 				return &f.MRs[i]
@@ -462,7 +462,7 @@ func TestMPTMutations(t *testing.T) {
 		{
 			"change the MR's PD", "read_atomic",
 			func(f *hca.MPTFile) {
-				f.PDs = append(f.PDs, hca.MPTPD{ID: 99})
+				f.PDs = append(f.PDs, hca.PDConfig{ID: 99})
 				mr(f, 0x9d2).PD = 99
 			},
 			[]string{"1:zero_length", "3:pd_mismatch", "5:pd_mismatch", "7:pd_mismatch", "11:pd_mismatch", "13:pd_mismatch", "15:pd_mismatch"},

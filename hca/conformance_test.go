@@ -38,7 +38,7 @@ type expectFile struct {
 // MPT file and returns all completions, Finish's included.
 func runModel(t *testing.T, pcap string, f *hca.MPTFile, prof hca.Profile) []hca.Completion {
 	t.Helper()
-	m, err := hca.NewModel(f, hca.Options{Profile: prof})
+	m, err := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,92 +21,12 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// MPTFile is one MPT file: the protection domains, QPs, memory regions and
-// memory windows of one responder.
+// MPTFile is one MPT file: the responder's registrations (Config) with
+// the file's version and default responder profile.
 type MPTFile struct {
-	Version int // always 1
-	// Responder is the node whose HCA is modeled. An IPv4-mapped GID
-	// (::ffff:10.77.0.2) is stored as the IPv4 address.
-	Responder netip.Addr
-	Profile   string // responder profile; "ibta" when the file names none
-	PDs       []MPTPD
-	QPs       []MPTQP
-	MRs       []MPTMR
-	MWs       []MPTMW
-}
-
-// MPTPD is a protection domain.
-type MPTPD struct {
-	ID uint32
-}
-
-// MPTQP is one of the responder's queue pairs. The Has* fields say whether
-// the optional value next to them was in the file.
-type MPTQP struct {
-	QPN    uint32 // 24 bits
-	PD     uint32
-	Type   decode.Transport // RC, UC, UD or XRC
-	Access Access           // QP-level remote access flags
-	MTU    int              // 256, 512, 1024, 2048 or 4096
-
-	ExpectedPSN    decode.PSN
-	HasExpectedPSN bool
-	// RQDepth is the number of receive WQEs posted; 0 means every SEND
-	// meets an empty queue.
-	RQDepth            uint32
-	HasRQDepth         bool
-	MaxDestRdAtomic    uint8
-	HasMaxDestRdAtomic bool
-	MinRNRTimer        uint8 // the 5-bit code, not milliseconds
-	HasMinRNRTimer     bool
-	QKey               uint32
-	HasQKey            bool
-
-	Remote *MPTRemote // nil when absent
-
-	// Recv lists the posted receive WQEs in posting order. HasRecv false
-	// (no "recv" key) means a receive is always available; HasRecv with an
-	// empty Recv means none was ever posted.
-	Recv    []MPTRecv
-	HasRecv bool
-}
-
-// MPTRemote is the peer of a connected QP.
-type MPTRemote struct {
-	Addr netip.Addr // IPv4-mapped addresses are unmapped, as for Responder
-	QPN  uint32
-}
-
-// MPTRecv is one posted receive WQE.
-type MPTRecv struct {
-	Length uint64 // buffer length in bytes
-	// PostedAt is when it was posted, on the capture's clock (UTC,
-	// exact to the nanosecond as written in the file).
-	PostedAt    time.Time
-	HasPostedAt bool
-}
-
-// MPTMR is a registered memory region.
-type MPTMR struct {
-	RKey   uint32 // 0 for MRs without remote access on rxe
-	LKey   uint32
-	VA     uint64 // first byte, or 0 with ZeroBased
-	Length uint64
-	PD     uint32
-	Access Access
-}
-
-// MPTMW is a memory window bound when the capture starts.
-type MPTMW struct {
-	RKey   uint32
-	Type   int // 1 or 2
-	VA     uint64
-	Length uint64
-	PD     uint32
-	Access Access
-	MRRKey uint32 // rkey of the MR it is bound to
-	QPN    uint32 // type 2: the QP it is bound to
-	HasQPN bool
+	Version int    // always 1
+	Profile string // responder profile; "ibta" when the file names none
+	Config
 }
 
 // MPTError is a problem in an MPT file: which file, where in it (1-based
@@ -622,19 +542,19 @@ func (w *mptWalker) build(root *mptNode) (*MPTFile, error) {
 	return f, nil
 }
 
-func (w *mptWalker) pd(n *mptNode, path string, ix *mptIndex) (MPTPD, error) {
+func (w *mptWalker) pd(n *mptNode, path string, ix *mptIndex) (PDConfig, error) {
 	if err := w.object(n, path, []string{"id"}, []string{"id"}); err != nil {
-		return MPTPD{}, err
+		return PDConfig{}, err
 	}
 	id, err := w.uint(n.obj["id"], path+".id", 32, " (PD handles are 32-bit)")
 	if err != nil {
-		return MPTPD{}, err
+		return PDConfig{}, err
 	}
 	if prev, dup := ix.pds[uint32(id)]; dup {
-		return MPTPD{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
+		return PDConfig{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
 	}
 	ix.pds[uint32(id)] = path
-	return MPTPD{ID: uint32(id)}, nil
+	return PDConfig{ID: uint32(id)}, nil
 }
 
 // pdRef reads a "pd" key and checks that it names a PD of $.pds.
@@ -656,8 +576,8 @@ func (w *mptWalker) pdRef(n *mptNode, path string, ix *mptIndex) (uint32, error)
 
 var mptQPTypes = []string{"RC", "UC", "UD", "XRC"}
 
-func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
-	var qp MPTQP
+func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (QPConfig, error) {
+	var qp QPConfig
 	if err := w.object(n, path, mptQPKeys, mptQPRequired); err != nil {
 		return qp, err
 	}
@@ -736,7 +656,7 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 		if err := w.object(m, rp, mptRemoteKeys, mptRemoteKeys); err != nil {
 			return qp, err
 		}
-		r := &MPTRemote{}
+		r := &Peer{}
 		if r.Addr, err = w.addr(m.obj["address"], rp+".address"); err != nil {
 			return qp, err
 		}
@@ -751,7 +671,7 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 		if err != nil {
 			return qp, err
 		}
-		qp.HasRecv, qp.Recv = true, make([]MPTRecv, 0, len(items))
+		qp.HasRecv, qp.Recv = true, make([]RecvWQE, 0, len(items))
 		var last time.Time
 		lastPath := ""
 		for i, it := range items {
@@ -759,7 +679,7 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 			if err := w.object(it, rp, mptRecvKeys, mptRecvRequired); err != nil {
 				return qp, err
 			}
-			var r MPTRecv
+			var r RecvWQE
 			if r.Length, err = w.uint(it.obj["length"], rp+".length", 64, ""); err != nil {
 				return qp, err
 			}
@@ -796,8 +716,8 @@ func (w *mptWalker) key(n *mptNode, path string, seen map[uint32]string, what st
 	return k, nil
 }
 
-func (w *mptWalker) mr(n *mptNode, path string, ix *mptIndex) (MPTMR, error) {
-	var mr MPTMR
+func (w *mptWalker) mr(n *mptNode, path string, ix *mptIndex) (MRConfig, error) {
+	var mr MRConfig
 	if err := w.object(n, path, mptMRKeys, mptMRKeys); err != nil {
 		return mr, err
 	}
@@ -838,8 +758,8 @@ func (w *mptWalker) extent(o map[string]*mptNode, path string) (va, length uint6
 	return
 }
 
-func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW, error) {
-	var mw MPTMW
+func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MWConfig, error) {
+	var mw MWConfig
 	if err := w.object(n, path, mptMWKeys, mptMWRequired); err != nil {
 		return mw, err
 	}
@@ -914,11 +834,4 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 		}
 	}
 	return mw, nil
-}
-
-// NeverConnected reports whether a connected QP (RC, UC, XRC) has neither
-// a peer nor an expected PSN in the file: it never reached RTR, and drops
-// everything, as a QP left in INIT does.
-func (q *MPTQP) NeverConnected() bool {
-	return q.Type.Connected() && q.Remote == nil && !q.HasExpectedPSN
 }

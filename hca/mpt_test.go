@@ -131,7 +131,7 @@ func TestMPTValues(t *testing.T) {
 	if mr := f.MRs[1]; mr.RKey != 0 || mr.LKey != 0x1649 || mr.Access != LocalWrite {
 		t.Errorf("send_inv mrs[1] = %+v", mr)
 	}
-	want := MPTMW{RKey: 0x0800019c, Type: 2, VA: 0x0000555555578000, Length: 4096, PD: 0,
+	want := MWConfig{RKey: 0x0800019c, Type: 2, VA: 0x0000555555578000, Length: 4096, PD: 0,
 		Access: RemoteWrite | RemoteRead, MRRKey: 0x1563, QPN: 0x22, HasQPN: true}
 	if f.MWs[0] != want {
 		t.Errorf("send_inv mws[0] = %+v, want %+v", f.MWs[0], want)

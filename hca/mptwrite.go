@@ -161,7 +161,7 @@ func (w *mptWriter) inlineArray(indent int, key string, elems []string, end stri
 	w.line(indent, "]"+end)
 }
 
-func (w *mptWriter) qp(q *MPTQP, i int) error {
+func (w *mptWriter) qp(q *QPConfig, i int) error {
 	acc, err := mptAccess(q.Access, fmt.Sprintf("qps[%d]", i))
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func mptAccess(a Access, where string) (string, error) {
 }
 
 // mptPostedAt writes a time as exact seconds since the epoch.
-func mptPostedAt(r MPTRecv) (string, error) {
+func mptPostedAt(r RecvWQE) (string, error) {
 	sec, ns := r.PostedAt.Unix(), r.PostedAt.Nanosecond()
 	if sec < 0 {
 		return "", fmt.Errorf("posted_at %s is before 1970: the format counts seconds since the epoch", r.PostedAt)

@@ -75,9 +75,9 @@ func TestWriteMPTDocExample(t *testing.T) {
 func TestWriteMPTLayout(t *testing.T) {
 	at := time.Unix(1795320179, 865224000).UTC()
 	base := func() *MPTFile {
-		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("fd77::2"), Profile: "ibta",
-			PDs: []MPTPD{{ID: 0}},
-			QPs: []MPTQP{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}
+		return &MPTFile{Version: 1, Profile: "ibta", Config: Config{Responder: netip.MustParseAddr("fd77::2"),
+			PDs: []PDConfig{{ID: 0}},
+			QPs: []QPConfig{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}}
 	}
 	tests := []struct {
 		name string
@@ -102,7 +102,7 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"empty recv, no QPs' optional keys", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []MPTRecv{}}
+			f.QPs[0] = QPConfig{QPN: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []RecvWQE{}}
 		}, `{
   "version": 1,
   "responder": { "address": "fd77::2" },
@@ -121,7 +121,7 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"long recv list, one per line", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []MPTRecv{
+			f.QPs[0] = QPConfig{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []RecvWQE{
 				{Length: 512, PostedAt: at, HasPostedAt: true}, {Length: 4096, PostedAt: at.Add(time.Second), HasPostedAt: true},
 				{Length: 1}}}
 		}, `{
@@ -148,8 +148,8 @@ func TestWriteMPTLayout(t *testing.T) {
 		{"IPv4-mapped responder, type 1 window, no QPs", func(f *MPTFile) {
 			f.Responder = netip.MustParseAddr("::ffff:10.77.0.2")
 			f.QPs = nil
-			f.MRs = []MPTMR{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: LocalWrite | MWBind}}
-			f.MWs = []MPTMW{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: RemoteRead, MRRKey: 0x1234}}
+			f.MRs = []MRConfig{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: LocalWrite | MWBind}}
+			f.MWs = []MWConfig{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: RemoteRead, MRRKey: 0x1234}}
 		}, `{
   "version": 1,
   "responder": { "address": "10.77.0.2" },
@@ -207,8 +207,8 @@ func TestWriteMPTLayout(t *testing.T) {
 
 func TestWriteMPTErrors(t *testing.T) {
 	ok := func() *MPTFile {
-		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("10.0.0.1"), PDs: []MPTPD{{}},
-			QPs: []MPTQP{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}
+		return &MPTFile{Version: 1, Config: Config{Responder: netip.MustParseAddr("10.0.0.1"), PDs: []PDConfig{{}},
+			QPs: []QPConfig{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}}
 	}
 	tests := []struct {
 		name string
@@ -219,9 +219,9 @@ func TestWriteMPTErrors(t *testing.T) {
 		{"zone", func(f *MPTFile) { f.Responder = netip.MustParseAddr("fe80::1%eth0") }, "has a zone"},
 		{"version", func(f *MPTFile) { f.Version = 2 }, "version 2"},
 		{"unnamed access", func(f *MPTFile) { f.QPs[0].Access = 1 << 20 }, "qps[0]: access bits 0x100000 have no name"},
-		{"remote without address", func(f *MPTFile) { f.QPs[0].Remote = &MPTRemote{QPN: 2} }, "qps[0].remote address"},
+		{"remote without address", func(f *MPTFile) { f.QPs[0].Remote = &Peer{QPN: 2} }, "qps[0].remote address"},
 		{"receive before 1970", func(f *MPTFile) {
-			f.QPs[0].HasRecv, f.QPs[0].Recv = true, []MPTRecv{{PostedAt: time.Unix(-5, 0), HasPostedAt: true}}
+			f.QPs[0].HasRecv, f.QPs[0].Recv = true, []RecvWQE{{PostedAt: time.Unix(-5, 0), HasPostedAt: true}}
 		}, "qps[0].recv[0]: posted_at"},
 	}
 	for _, tt := range tests {

@@ -481,7 +481,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 			return nil, err
 		}
 	}
-	f := &MPTFile{Version: 1, Responder: sel.Responder.Unmap(), Profile: "ibta"}
+	f := &MPTFile{Version: 1, Profile: "ibta", Config: Config{Responder: sel.Responder.Unmap()}}
 	if sel.Profile != "" {
 		f.Profile = strings.ToLower(sel.Profile)
 	}
@@ -555,7 +555,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		}
 		ref(uint32(pdn))
 		i := len(f.QPs)
-		qp := MPTQP{QPN: qpn, PD: uint32(pdn), Type: mtype}
+		qp := QPConfig{QPN: qpn, PD: uint32(pdn), Type: mtype}
 		path := fmt.Sprintf("$.qps[%d]", i)
 		name := fmt.Sprintf("QP %#06x", qpn)
 
@@ -618,7 +618,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 				}
 				switch {
 				case has && sel.Remote.IsValid():
-					qp.Remote = &MPTRemote{Addr: sel.Remote.Unmap(), QPN: uint32(rqpn)}
+					qp.Remote = &Peer{Addr: sel.Remote.Unmap(), QPN: uint32(rqpn)}
 				case has:
 					noRemote = append(noRemote, fmt.Sprintf("%#06x (peer QPN %#06x)", qpn, rqpn))
 				}
@@ -680,7 +680,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		ref(uint32(pdn))
 		i := len(f.MRs)
 		path := fmt.Sprintf("$.mrs[%d]", i)
-		mr := MPTMR{RKey: uint32(rkey), LKey: uint32(lkey), Length: length, PD: uint32(pdn)}
+		mr := MRConfig{RKey: uint32(rkey), LKey: uint32(lkey), Length: length, PD: uint32(pdn)}
 		if !hasR || !hasL {
 			// Without its keys the MR cannot be named to supply its VA
 			// and access flags: those wait for a run as root.
@@ -772,7 +772,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 	slices.Sort(pdOrder)
 	var notInView []string
 	for _, pd := range pdOrder {
-		f.PDs = append(f.PDs, MPTPD{ID: pd})
+		f.PDs = append(f.PDs, PDConfig{ID: pd})
 		if pdv.w != nil && !inView[pd] {
 			notInView = append(notInView, strconv.FormatUint(uint64(pd), 10))
 		}

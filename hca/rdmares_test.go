@@ -55,11 +55,11 @@ func TestRdmaResRxe(t *testing.T) {
 			// Every QP and MR rdma lists is one of the verbs data's.
 			// Only ipv6_mix creates resources after the "before"
 			// snapshot: its UD QP and one receive MR.
-			wantQP := map[uint32]MPTQP{}
+			wantQP := map[uint32]QPConfig{}
 			for _, q := range want.QPs {
 				wantQP[q.QPN] = q
 			}
-			wantMR := map[uint32]MPTMR{}
+			wantMR := map[uint32]MRConfig{}
 			for _, m := range want.MRs {
 				wantMR[m.LKey] = m
 			}
@@ -89,8 +89,8 @@ func TestRdmaResRxe(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.ContainsFunc(after.File.QPs, func(q MPTQP) bool { return q.QPN == 0x24 && q.Type == decode.TransportUD }) ||
-					!slices.ContainsFunc(after.File.MRs, func(m MPTMR) bool { return m.LKey == 0x1913 && m.RKey == 0 && m.Length == 4096 }) {
+				if !slices.ContainsFunc(after.File.QPs, func(q QPConfig) bool { return q.QPN == 0x24 && q.Type == decode.TransportUD }) ||
+					!slices.ContainsFunc(after.File.MRs, func(m MRConfig) bool { return m.LKey == 0x1913 && m.RKey == 0 && m.Length == 4096 }) {
 					t.Errorf("the \"after\" snapshot lacks the UD QP 0x24 or MR 0x1913: %+v", after.File)
 				}
 			}
@@ -183,7 +183,7 @@ func TestRdmaResRxe(t *testing.T) {
 			}
 			notes := strings.Join(imp.Notes, "\n")
 			wantNotes := []string{"receive queue", "memory windows: not imported (the mw view failed: \"Unknown parameter 'mw'.\")", "pdn"}
-			if slices.ContainsFunc(got.QPs, func(q MPTQP) bool { return q.Type != decode.TransportUD }) {
+			if slices.ContainsFunc(got.QPs, func(q QPConfig) bool { return q.Type != decode.TransportUD }) {
 				wantNotes = append(wantNotes, "max_dest_rd_atomic")
 			}
 			for _, s := range wantNotes {
@@ -272,19 +272,19 @@ func TestRdmaResViews(t *testing.T) {
 				MRs: map[uint32]RdmaMR{0x1234: {Access: LocalWrite | RemoteWrite, HasAccess: true}}},
 			check: func(t *testing.T, imp *RdmaImport) {
 				f := imp.File
-				want := []MPTQP{
+				want := []QPConfig{
 					{QPN: 17, PD: 3, Type: decode.TransportRC, Access: RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
-						Remote: &MPTRemote{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
+						Remote: &Peer{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
 					{QPN: 19, PD: 3, Type: decode.TransportUD},
 					{QPN: 20, PD: 4, Type: decode.TransportXRC, Access: RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
 				}
 				if !reflect.DeepEqual(f.QPs, want) {
 					t.Errorf("QPs %+v\nwant %+v", f.QPs, want)
 				}
-				if mr := f.MRs[0]; mr != (MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x7f3a5c000000, Length: 65536, PD: 3, Access: LocalWrite | RemoteWrite}) {
+				if mr := f.MRs[0]; mr != (MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x7f3a5c000000, Length: 65536, PD: 3, Access: LocalWrite | RemoteWrite}) {
 					t.Errorf("MR 0 %+v", mr)
 				}
-				if !reflect.DeepEqual(f.PDs, []MPTPD{{3}, {4}}) {
+				if !reflect.DeepEqual(f.PDs, []PDConfig{{3}, {4}}) {
 					t.Errorf("PDs %v", f.PDs)
 				}
 				var gaps []string

@@ -30,10 +30,10 @@ type QP struct {
 	hasMaxRdAtomic  bool
 	QKey            uint32
 	hasQKey         bool
-	Remote          *MPTRemote
+	Remote          *Peer
 
 	// Receive queue.
-	recv      []MPTRecv
+	recv      []RecvWQE
 	recvNext  int
 	recvAll   bool   // no "recv" list: a receive is always available
 	recvCount uint32 // rq_depth without a list: WQEs left
@@ -88,7 +88,7 @@ type pending struct {
 	answered    bool
 }
 
-func newQP(q *MPTQP) *QP {
+func newQP(q *QPConfig) *QP {
 	qp := &QP{QPN: q.QPN, PD: q.PD, Type: q.Type, Access: q.Access, MTU: q.MTU, State: QPRTS,
 		ExpectedPSN: q.ExpectedPSN, psnKnown: q.HasExpectedPSN, MinRNRTimer: q.MinRNRTimer,
 		MaxDestRdAtomic: q.MaxDestRdAtomic, hasMaxRdAtomic: q.HasMaxDestRdAtomic,

@@ -52,7 +52,7 @@ func FuzzReplay(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		// Inputs of even length describe every multi-packet READ as a
 		// series, so the aligner's series path is fuzzed too.
-		m, err := hca.NewModel(mpt, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: 1 - len(in)%2})
+		m, err := hca.NewModel(&mpt.Config, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: 1 - len(in)%2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func (w wantDiv) String() string {
 	return fmt.Sprintf("%s %d→%d exp=%q act=%q off=%d n=%d", w.kind, w.reqFrame, w.respFrame, w.expected, w.actual, w.offset, w.count)
 }
 
-func mrByKey(t *testing.T, f *hca.MPTFile, rkey uint32) *hca.MPTMR {
+func mrByKey(t *testing.T, f *hca.MPTFile, rkey uint32) *hca.MRConfig {
 	t.Helper()
 	for i := range f.MRs {
 		if f.MRs[i].RKey == rkey {
@@ -117,7 +117,7 @@ func TestReplayMutations(t *testing.T) {
 			name:    "MR in another PD",
 			capture: "err_read_noperm",
 			mpt: func(t *testing.T, f *hca.MPTFile) {
-				f.PDs = append(f.PDs, hca.MPTPD{ID: 7})
+				f.PDs = append(f.PDs, hca.PDConfig{ID: 7})
 				mrByKey(t, f, 0x244e).PD = 7
 			},
 			want: []wantDiv{

@@ -35,7 +35,7 @@ func replayFile(t testing.TB, pcap, mpt string, opt hca.Options) *replay.Report 
 // nil, may change each frame (numbered from 1) before it is decoded.
 func replayEdited(t testing.TB, pcap string, f *hca.MPTFile, opt hca.Options, editFrame func(n int, data []byte, linkType decode.LinkType)) *replay.Report {
 	t.Helper()
-	m, err := hca.NewModel(f, opt)
+	m, err := hca.NewModel(&f.Config, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,11 +31,11 @@ func rvTrackers(t testing.TB, mpt string) func(func(*flow.Event)) *flow.Tracker 
 		t.Fatal(err)
 	}
 	prof, _ := hca.ProfileByName(f.Profile)
-	if _, err := hca.NewModel(f, hca.Options{Profile: prof}); err != nil {
+	if _, err := hca.NewModel(&f.Config, hca.Options{Profile: prof}); err != nil {
 		t.Fatal(err)
 	}
 	return func(on func(*flow.Event)) *flow.Tracker {
-		m, _ := hca.NewModel(f, hca.Options{Profile: prof})
+		m, _ := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 		return flow.New(flow.Options{MPT: m, OnEvent: on})
 	}
 }

@@ -149,7 +149,7 @@ func TestMPTImport(t *testing.T) {
 	// The verbs data's PD is the ibv_pd handle (0); rdma's is the
 	// kernel's pdn (7). rdma prints no receive queue,
 	// max_dest_rd_atomic or min_rnr_timer.
-	want.PDs = []hca.MPTPD{{ID: 7}}
+	want.PDs = []hca.PDConfig{{ID: 7}}
 	want.QPs[0].PD, want.MRs[0].PD = 7, 7
 	q := &want.QPs[0]
 	q.HasRecv, q.Recv, q.HasMaxDestRdAtomic, q.MaxDestRdAtomic, q.HasMinRNRTimer, q.MinRNRTimer = false, nil, false, 0, false, 0

@@ -173,7 +173,7 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return exitUsage(err)
 	}
-	m, err := hca.NewModel(st.file, mo)
+	m, err := hca.NewModel(&st.file.Config, mo)
 	if err != nil {
 		return exitUsage(fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err))
 	}

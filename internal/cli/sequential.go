@@ -41,7 +41,7 @@ func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	// The profile changes how a responder answers, not what the MPT
 	// allows; an unknown one is the replay's concern.
 	opt.Profile, _ = hca.ProfileByName(f.Profile)
-	m, err := hca.NewModel(f, opt)
+	m, err := hca.NewModel(&f.Config, opt)
 	if err != nil {
 		return nil, fmt.Errorf("--mpt %s: %w", path, err)
 	}

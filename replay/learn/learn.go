@@ -633,12 +633,12 @@ func (l *Learner) Finish() (*Result, error) {
 		tooSmall = decode.NakRemoteOperational
 	}
 
-	f := &hca.MPTFile{Version: 1, Responder: resp, Profile: profile, PDs: []hca.MPTPD{{ID: 0}}}
+	f := &hca.MPTFile{Version: 1, Profile: profile, Config: hca.Config{Responder: resp, PDs: []hca.PDConfig{{ID: 0}}}}
 	var neverAnswered, defaultMTU, ucNoPeer, udQKey []string
 	for _, qpn := range n.qpOrder {
 		q := n.qps[qpn]
 		name := fmt.Sprintf("QP %#06x", qpn)
-		qp := hca.MPTQP{QPN: qpn, PD: 0}
+		qp := hca.QPConfig{QPN: qpn, PD: 0}
 		switch q.transport {
 		case decode.TransportRC, decode.TransportUC, decode.TransportUD, decode.TransportXRC:
 			qp.Type = q.transport
@@ -695,12 +695,12 @@ func (l *Learner) Finish() (*Result, error) {
 				note("%s: expected_psn %#06x from the PSN sequence error NAK in frame %d, its first answer (the first request had PSN %#06x)", name, q.seqPSN, q.seqFrame, q.firstPSN)
 			}
 			if q.hasRemote {
-				qp.Remote = &hca.MPTRemote{Addr: q.remote, QPN: q.remoteQPN}
+				qp.Remote = &hca.Peer{Addr: q.remote, QPN: q.remoteQPN}
 			}
 		case qp.Type == decode.TransportUC:
 			qp.ExpectedPSN, qp.HasExpectedPSN = q.firstPSN, true
 			if s != nil && s.A.QPNKnown && s.A.Addr.IsValid() && s.B.QPN == qpn {
-				qp.Remote = &hca.MPTRemote{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
+				qp.Remote = &hca.Peer{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
 			} else {
 				ucNoPeer = append(ucNoPeer, fmt.Sprintf("%#06x", qpn))
 			}
@@ -732,9 +732,9 @@ func (l *Learner) Finish() (*Result, error) {
 					recvs[i].at = recvs[i+1].at
 				}
 			}
-			qp.HasRecv, qp.Recv = true, make([]hca.MPTRecv, 0, len(recvs))
+			qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, len(recvs))
 			for _, r := range recvs {
-				qp.Recv = append(qp.Recv, hca.MPTRecv{Length: r.length, PostedAt: r.at, HasPostedAt: !r.at.IsZero()})
+				qp.Recv = append(qp.Recv, hca.RecvWQE{Length: r.length, PostedAt: r.at, HasPostedAt: !r.at.IsZero()})
 			}
 			why := "RNR NAKs show its receive queue ran empty"
 			if !q.rnr {
@@ -759,7 +759,7 @@ func (l *Learner) Finish() (*Result, error) {
 			zeroKey = append(zeroKey, strconv.Itoa(m.accesses))
 			continue
 		}
-		mr := hca.MPTMR{RKey: rkey, LKey: rkey, PD: 0, Access: m.access | hca.LocalWrite}
+		mr := hca.MRConfig{RKey: rkey, LKey: rkey, PD: 0, Access: m.access | hca.LocalWrite}
 		switch {
 		case m.has:
 			mr.VA, mr.Length = m.lo, m.hi-m.lo

@@ -104,7 +104,7 @@ func TestLearnRxe(t *testing.T) {
 
 			// decode --mpt: executed accesses allowed, NAKed ones not.
 			prof, _ := hca.ProfileByName(f.Profile)
-			m, err := hca.NewModel(f, hca.Options{Profile: prof})
+			m, err := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestLearnRxe(t *testing.T) {
 			if f.Responder != real.Responder {
 				t.Errorf("responder %s, want %s", f.Responder, real.Responder)
 			}
-			qps := map[uint32]hca.MPTQP{}
+			qps := map[uint32]hca.QPConfig{}
 			for _, q := range real.QPs {
 				qps[q.QPN] = q
 			}
@@ -371,12 +371,12 @@ func TestLearnSynthetic(t *testing.T) {
 	tests := []struct {
 		name     string
 		max      int
-		wantMR   hca.MPTMR
+		wantMR   hca.MRConfig
 		wantNote string
 	}{
-		{"all remembered", 0, hca.MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x1000, Length: 0x300, Access: hca.LocalWrite | hca.RemoteWrite},
+		{"all remembered", 0, hca.MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x1000, Length: 0x300, Access: hca.LocalWrite | hca.RemoteWrite},
 			"the 3 access(es) the responder executed"},
-		{"two forgotten", 1, hca.MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x1200, Length: 0x100, Access: hca.LocalWrite | hca.RemoteWrite},
+		{"two forgotten", 1, hca.MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x1200, Length: 0x100, Access: hca.LocalWrite | hca.RemoteWrite},
 			"2 request messages forgotten unanswered (more than 1 packet waiting)"},
 	}
 	for _, tt := range tests {
