@@ -13,6 +13,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // mptFlagUsage is the help of --mpt, shared by decode, sessions, stats and
@@ -30,9 +31,9 @@ func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := hca.LoadMPT(path)
+	f, err := mpt.Load(path)
 	if err != nil {
-		var me *hca.MPTError
+		var me *mpt.Error
 		if errors.As(err, &me) {
 			return nil, err
 		}

@@ -41,6 +41,7 @@ import (
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/internal/text"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // Options configure a Learner. The zero value is usable.
@@ -61,7 +62,7 @@ type Options struct {
 
 // Result is the learned MPT file and how it was inferred.
 type Result struct {
-	File *hca.MPTFile
+	File *mpt.File
 	// ResponderFrom says how the responder was chosen.
 	ResponderFrom string
 	// Notes list every inference and every value the capture could not
@@ -633,7 +634,7 @@ func (l *Learner) Finish() (*Result, error) {
 		tooSmall = decode.NakRemoteOperational
 	}
 
-	f := &hca.MPTFile{Version: 1, Profile: profile, Config: hca.Config{Responder: resp, PDs: []hca.PDConfig{{ID: 0}}}}
+	f := &mpt.File{Version: 1, Profile: profile, Config: hca.Config{Responder: resp, PDs: []hca.PDConfig{{ID: 0}}}}
 	var neverAnswered, defaultMTU, ucNoPeer, udQKey []string
 	for _, qpn := range n.qpOrder {
 		q := n.qps[qpn]
@@ -815,11 +816,11 @@ func (l *Learner) Finish() (*Result, error) {
 	}
 
 	// What is written must read back.
-	out, err := hca.MarshalMPT(f)
+	out, err := mpt.Marshal(f)
 	if err != nil {
 		return nil, fmt.Errorf("learned MPT file: %w", err)
 	}
-	back, err := hca.ParseMPT("learned", out)
+	back, err := mpt.Parse("learned", out)
 	if err != nil {
 		return nil, fmt.Errorf("learned MPT file does not read back (a bug in rocetap): %w", err)
 	}
