@@ -147,6 +147,8 @@ type Model struct {
 
 	keyByte uint8 // the last key byte Register handed out
 
+	req request // the request Receive is checking
+
 	learnBuf   []byte // Observe's scratch
 	learnKnown []bool
 }

@@ -22,8 +22,8 @@ func (m *Model) Observe(p *decode.Packet) {
 		return
 	}
 	psn := p.BTH.PSN
-	switch p.BTH.Opcode.Op() {
-	case decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly:
+	switch op := p.BTH.Opcode; {
+	case op.Is(decode.PropReadResp):
 		for i := range qp.res {
 			r := &qp.res[i]
 			if !r.used || r.atomic || !psn.In(r.first, r.first.Add(int(r.n)-1)) {
@@ -39,7 +39,7 @@ func (m *Model) Observe(p *decode.Packet) {
 			}
 			return
 		}
-	case decode.OpAtomicAcknowledge:
+	case op.Is(decode.PropAtomicAck):
 		if p.Has&decode.HdrAtomicAckETH == 0 {
 			return
 		}
