@@ -347,8 +347,9 @@ func (m *Model) fail(qp *QP, rq *request, o outcome) bool {
 		}
 		qp.State = QPError
 	default:
-		// No check returns an outcome its transport has no fate for
-		// (TestOutcomeFates); if one did, the request is dropped.
+		// No check returns an outcome its transport has no fate for; if
+		// one did, the request is dropped and the model's bug counted.
+		m.fault(&m.res, fmt.Errorf("%s QP %#06x: check outcome %s has no fate", qp.Type, qp.QPN, o))
 		m.res.Drop = DropNotRequest
 	}
 	return false

@@ -236,3 +236,29 @@ func TestXRCCompletions(t *testing.T) {
 		t.Fatalf("Finish: %+v, want the READ at PSN 12 to run out of retries", f)
 	}
 }
+
+// TestFaultIsCounted: an MR deregistered while a multi-packet WRITE into
+// it is in flight makes the MTT refuse the rest of the WRITE; the model
+// still answers as the checks decided, and counts and reports the fault.
+func TestFaultIsCounted(t *testing.T) {
+	m := newTestModel(t, ProfileIBTA, nil)
+	if r := m.feed(req{op: decode.OpWriteFirst, psn: 100, va: mrVA, rkey: mrKey, dmaLen: 2048, payload: bytesN(1024, 1)}); r.Fault != nil {
+		t.Fatalf("WRITE FIRST: fault %v", r.Fault)
+	}
+	if n, _ := m.Faults(); n != 0 {
+		t.Fatalf("%d faults before anything went wrong", n)
+	}
+	if !m.DeregisterMR(mrKey) {
+		t.Fatal("DeregisterMR failed")
+	}
+	r := m.feed(req{op: decode.OpWriteLast, psn: 101, ack: true, payload: bytesN(1024, 2)})
+	if r.Fault == nil || len(r.Responses) != 1 || r.Responses[0].Syndrome != synACK {
+		t.Fatalf("WRITE LAST into a deregistered MR: fault %v, responses %+v; want an ACK and a fault", r.Fault, r.Responses)
+	}
+	if n, first := m.Faults(); n != 1 || first != r.Fault {
+		t.Fatalf("Faults() = %d, %v; want 1, %v", n, first, r.Fault)
+	}
+	if r := m.feed(req{op: decode.OpSendOnly, psn: 102, ack: true}); r.Fault != nil {
+		t.Fatalf("the next request carries the old fault: %v", r.Fault)
+	}
+}

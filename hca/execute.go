@@ -74,7 +74,8 @@ func (m *Model) executeWrite(qp *QP, rq *request) {
 	pay := rq.payload()
 	if pay > 0 && qp.wrMR != nil {
 		m.translate(qp.QPN, qp.wrKey, qp.wrMR.MTT, qp.wrVA, pay)
-		_ = qp.wrMR.MTT.Write(qp.wrVA, rq.p.Payload)
+		// checkRKey put [wrVA, wrVA+pay) inside the MR.
+		m.fault(&m.res, qp.wrMR.MTT.Write(qp.wrVA, rq.p.Payload))
 	}
 	qp.wrVA += pay
 	qp.wrResid -= pay
@@ -234,11 +235,14 @@ func (m *Model) executeAtomic(qp *QP, rq *request) {
 	m.translate(qp.QPN, rkey, rq.mr.MTT, va, 8)
 	var orig uint64
 	var known bool
+	var err error
+	// checkRKey found the 8 bytes aligned and inside the MR.
 	if fetchAdd {
-		orig, known, _ = rq.mr.MTT.FetchAdd(va, a.SwapAddData)
+		orig, known, err = rq.mr.MTT.FetchAdd(va, a.SwapAddData)
 	} else {
-		orig, known, _ = rq.mr.MTT.CompareSwap(va, a.CompareData, a.SwapAddData)
+		orig, known, err = rq.mr.MTT.CompareSwap(va, a.CompareData, a.SwapAddData)
 	}
+	m.fault(&m.res, err)
 	m.accept(qp, 1)
 	qp.MSN = (qp.MSN + 1) & msnMask
 	res := qp.newRes()
@@ -344,3 +348,30 @@ func (m *Model) fixPayloads() {
 		}
 	}
 }
+
+// fault records an error of the emulated memory (MTT write, atomic,
+// segments, deregistration) that the model's own checks should have made
+// impossible: the rkey and bounds checks passed, yet the MTT refused.
+// It happens when an MR is deregistered (DeregisterMR) while a
+// multi-packet WRITE into it is in flight, or through a bug in the
+// model. It never changes what the responder answers (the bytes are just
+// not stored); it is counted (Faults) and, during Receive, reported in
+// the Result (r not nil).
+func (m *Model) fault(r *Result, err error) {
+	if err == nil {
+		return
+	}
+	m.faults++
+	if m.firstFault == nil {
+		m.firstFault = err
+	}
+	if r != nil && r.Fault == nil {
+		r.Fault = err
+	}
+}
+
+// Faults returns how many errors of the emulated memory the model met
+// after its checks had accepted the access, and the first of them (see
+// Result.Fault). Zero unless an MR was deregistered under a request in
+// flight or the model has a bug.
+func (m *Model) Faults() (n int, first error) { return m.faults, m.firstFault }

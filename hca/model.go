@@ -147,7 +147,9 @@ type Model struct {
 
 	keyByte uint8 // the last key byte Register handed out
 
-	req request // the request Receive is checking
+	req        request // the request Receive is checking
+	faults     int     // errors of the emulated memory after the checks (fault)
+	firstFault error
 
 	learnBuf   []byte // Observe's scratch
 	learnKnown []bool
@@ -232,7 +234,8 @@ func (m *Model) DeregisterMR(rkey uint32) bool {
 	}
 	mr.State = KeyFree
 	m.cache.Invalidate(rkey)
-	_ = m.mem.Deregister(mr.MTT)
+	// The state check above leaves Deregister nothing to refuse.
+	m.fault(nil, m.mem.Deregister(mr.MTT))
 	return true
 }
 

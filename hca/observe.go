@@ -67,7 +67,8 @@ func (m *Model) Observe(p *decode.Packet) {
 			var k [8]bool
 			if n, err := mr.MTT.Read(r.va, b[:], k[:]); err == nil && n == 0 {
 				binary.LittleEndian.PutUint64(b[:], after)
-				_ = mr.MTT.Write(r.va, b[:])
+				// The Read of the same 8 bytes just succeeded.
+				m.fault(nil, mr.MTT.Write(r.va, b[:]))
 			}
 			return
 		}
@@ -97,7 +98,8 @@ func (m *Model) learn(t *MTT, va uint64, data []byte) {
 		for j < len(data) && !known[j] {
 			j++
 		}
-		_ = t.Write(va+uint64(i), data[i:j])
+		// Inside the range the Read above accepted.
+		m.fault(nil, t.Write(va+uint64(i), data[i:j]))
 		i = j
 	}
 }

@@ -245,4 +245,7 @@ type Result struct {
 	// Executed: the request was new and was carried out (data written,
 	// read or modified; receive consumed).
 	Executed bool
+	// Fault is an error of the emulated memory after the checks had
+	// accepted the access (Model.Faults); nil normally.
+	Fault error
 }
