@@ -36,12 +36,21 @@ func (m *Model) accept(qp *QP, n uint32) {
 	}
 }
 
-// ackMiddle acknowledges a FIRST or MIDDLE packet of an RC or XRC message
-// that asks for it.
-func (m *Model) ackMiddle(qp *QP, rq *request) {
-	if qp.reliable() && rq.p.BTH.AckReq {
-		m.ack(qp, rq.psn)
+// delivered accepts a SEND or WRITE packet whose payload has been placed
+// and reports whether it ends its message. A FIRST or MIDDLE leaves the
+// message in progress, acknowledged on RC and XRC when the packet asks.
+func (m *Model) delivered(qp *QP, rq *request) (last bool) {
+	qp.msgLen += rq.payload()
+	m.accept(qp, 1)
+	if !rq.op.Is(decode.PropEnd) {
+		qp.inMsg = true
+		if qp.reliable() && rq.p.BTH.AckReq {
+			m.ack(qp, rq.psn)
+		}
+		return false
 	}
+	qp.inMsg = false
+	return true
 }
 
 // finishMsg completes a SEND or WRITE message: the MSN counts it, and on
@@ -69,7 +78,7 @@ func (m *Model) recvDone(qp *QP, rq *request) *Completion {
 // message (RC, XRC, UC).
 func (m *Model) executeWrite(qp *QP, rq *request) {
 	if rq.op.Is(decode.PropStart) {
-		qp.msgWrite, qp.msgPSN, qp.msgLen, qp.msgHasWQ = true, rq.psn, 0, false
+		qp.msgWrite, qp.msgPSN, qp.msgLen = true, rq.psn, 0
 	}
 	pay := rq.payload()
 	if pay > 0 && qp.wrMR != nil {
@@ -79,14 +88,9 @@ func (m *Model) executeWrite(qp *QP, rq *request) {
 	}
 	qp.wrVA += pay
 	qp.wrResid -= pay
-	qp.msgLen += pay
-	m.accept(qp, 1)
-	if !rq.op.Is(decode.PropEnd) {
-		qp.inMsg = true
-		m.ackMiddle(qp, rq)
+	if !m.delivered(qp, rq) {
 		return
 	}
-	qp.inMsg = false
 	if rq.op.Is(decode.PropImm) {
 		// WRITE with immediate consumes a receive WQE (checkResources
 		// found one) and completes it.
@@ -103,7 +107,7 @@ func (m *Model) executeSend(qp *QP, rq *request) {
 	pay := rq.payload()
 	if rq.op.Is(decode.PropStart) {
 		length, unlimited, _ := qp.takeRecv(rq.ts) // checkResources found one
-		qp.msgWrite, qp.msgPSN, qp.msgLen, qp.msgHasWQ = false, rq.psn, 0, true
+		qp.msgWrite, qp.msgPSN, qp.msgLen = false, rq.psn, 0
 		qp.msgBuf = length
 		if unlimited {
 			qp.msgBuf = 1<<64 - 1
@@ -114,14 +118,9 @@ func (m *Model) executeSend(qp *QP, rq *request) {
 		m.fail(qp, rq, outRecvTooShort)
 		return
 	}
-	qp.msgLen += pay
-	m.accept(qp, 1)
-	if !rq.op.Is(decode.PropEnd) {
-		qp.inMsg = true
-		m.ackMiddle(qp, rq)
+	if !m.delivered(qp, rq) {
 		return
 	}
-	qp.inMsg = false
 	c := m.recvDone(qp, rq)
 	if rq.op.Is(decode.PropInv) && rq.p.Has&decode.HdrIETH != 0 {
 		rkey := rq.p.IETH.RKey

@@ -54,8 +54,7 @@ type QP struct {
 	msgWrite bool // RDMA WRITE, else SEND
 	msgPSN   decode.PSN
 	msgLen   uint64 // bytes so far
-	msgBuf   uint64 // SEND: receive buffer length (0 with recvAll: unlimited)
-	msgHasWQ bool   // SEND: a receive WQE was taken
+	msgBuf   uint64 // SEND: receive buffer length (all ones: unlimited)
 	wrMR     *MR
 	wrKey    uint32
 	wrVA     uint64
