@@ -22,7 +22,7 @@ const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to 
 
 // trackMPT loads the MPT file of --mpt and builds the responder model the
 // tracker checks accesses against; path "" gives nil (no checks). A
-// problem in the file is hca's *MPTError (file:line:col: $.path: what).
+// problem in the file is mpt's *Error (file:line:col: $.path: what).
 func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if path == "" {
 		return nil, nil
