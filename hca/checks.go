@@ -72,18 +72,6 @@ func (o outcome) String() string {
 	return fmt.Sprintf("outcome(%d)", uint8(o))
 }
 
-// checks are the responder's checks after checkQPState, in order. Each
-// returns ok or the first problem it finds; Receive stops at the first
-// outcome whose fate does not let the request go on.
-var checks = [...]func(*Model, *QP, *request) outcome{
-	(*Model).checkPSN,
-	(*Model).checkOpSeq,
-	(*Model).checkOpValid,
-	(*Model).checkResources,
-	(*Model).checkLength,
-	(*Model).checkRKey,
-}
-
 // checkQPState: a QP takes requests in RTR and RTS only. A connected QP
 // the configuration gives neither a peer nor an expected PSN never
 // reached RTR (QPConfig.NeverConnected) and stays in INIT; a class A
@@ -126,7 +114,7 @@ func (m *Model) checkPSN(qp *QP, rq *request) outcome {
 // or LAST continues a FIRST or MIDDLE of the same operation; a FIRST or
 // ONLY starts a message when none is in progress.
 func (m *Model) checkOpSeq(qp *QP, rq *request) outcome {
-	start := rq.op.Is(decode.PropStart)
+	start := rq.is(decode.PropStart)
 	if !qp.inMsg {
 		if !start {
 			rq.why = rq.op.String() + " without a FIRST"
@@ -134,7 +122,7 @@ func (m *Model) checkOpSeq(qp *QP, rq *request) outcome {
 		}
 		return ok
 	}
-	if start || rq.op.Is(decode.PropWrite) != qp.msgWrite || rq.op.Is(decode.PropSend) == qp.msgWrite {
+	if start || rq.is(decode.PropWrite) != qp.msgWrite || rq.is(decode.PropSend) == qp.msgWrite {
 		rq.why = "a new request while a multi-packet message is in progress"
 		return outSeqInterrupted
 	}
@@ -169,7 +157,7 @@ func (m *Model) checkResources(qp *QP, rq *request) outcome {
 			return outNoRdAtomic
 		}
 	}
-	if (rq.op.Is(decode.PropSend|decode.PropStart) || rq.op.Is(decode.PropWrite|decode.PropImm)) && !qp.peekRecv(rq.ts) {
+	if (rq.is(decode.PropSend|decode.PropStart) || rq.is(decode.PropWrite|decode.PropImm)) && !qp.peekRecv(rq.ts) {
 		return outNoReceive
 	}
 	return ok
@@ -179,12 +167,12 @@ func (m *Model) checkResources(qp *QP, rq *request) outcome {
 // an ONLY carries at most the MTU, a FIRST or MIDDLE exactly the MTU, a
 // LAST 1 byte to the MTU.
 func (m *Model) checkLength(qp *QP, rq *request) outcome {
-	if !rq.op.IsAny(decode.PropSend | decode.PropWrite) {
+	if !rq.isAny(decode.PropSend | decode.PropWrite) {
 		return ok
 	}
 	pay, mtu := rq.payload(), uint64(qp.MTU)
 	var what string
-	switch start, end := rq.op.Is(decode.PropStart), rq.op.Is(decode.PropEnd); {
+	switch start, end := rq.is(decode.PropStart), rq.is(decode.PropEnd); {
 	case start && end:
 		if pay > mtu {
 			what = "an ONLY"
@@ -211,7 +199,7 @@ func (m *Model) checkLength(qp *QP, rq *request) outcome {
 // checked), then every WRITE packet's payload against what is left of
 // the DMA length (as rxe's check_rkey ends).
 func (m *Model) checkRKey(qp *QP, rq *request) outcome {
-	if rq.kind != 0 && rq.op.Is(decode.PropStart) {
+	if rq.kind != 0 && rq.is(decode.PropStart) {
 		a := &rq.acc
 		c := m.check(qp.QPN, rq.kind, a.RKey, a.VA, a.Len, false)
 		m.res.Check = c
@@ -332,7 +320,7 @@ func (m *Model) fail(qp *QP, rq *request, o outcome) bool {
 		m.res.Drop = f.drop
 	case doLoseMsg:
 		qp.inMsg = false
-		if rq.op.Is(decode.PropStart) {
+		if rq.is(decode.PropStart) {
 			return true
 		}
 		m.res.Drop = DropUCGap

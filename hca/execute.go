@@ -14,15 +14,15 @@ import (
 // execute carries out a request that passed every check.
 func (m *Model) execute(qp *QP, rq *request) {
 	switch {
-	case rq.op.Is(decode.PropWrite):
+	case rq.is(decode.PropWrite):
 		m.executeWrite(qp, rq)
-	case rq.op.Is(decode.PropSend) && qp.Type == decode.TransportUD:
+	case rq.is(decode.PropSend) && qp.Type == decode.TransportUD:
 		m.executeUD(qp, rq)
-	case rq.op.Is(decode.PropSend):
+	case rq.is(decode.PropSend):
 		m.executeSend(qp, rq)
-	case rq.op.Is(decode.PropRead):
+	case rq.is(decode.PropRead):
 		m.executeRead(qp, rq)
-	case rq.op.Is(decode.PropAtomic):
+	case rq.is(decode.PropAtomic):
 		m.executeAtomic(qp, rq)
 	}
 }
@@ -42,7 +42,7 @@ func (m *Model) accept(qp *QP, n uint32) {
 func (m *Model) delivered(qp *QP, rq *request) (last bool) {
 	qp.msgLen += rq.payload()
 	m.accept(qp, 1)
-	if !rq.op.Is(decode.PropEnd) {
+	if !rq.is(decode.PropEnd) {
 		qp.inMsg = true
 		if qp.reliable() && rq.p.BTH.AckReq {
 			m.ack(qp, rq.psn)
@@ -67,7 +67,7 @@ func (m *Model) finishMsg(qp *QP, rq *request) {
 // rq.
 func (m *Model) recvDone(qp *QP, rq *request) *Completion {
 	c := Completion{Frame: m.frame, QPN: qp.QPN, Status: WCSuccess, Opcode: rq.op, PSN: qp.msgPSN, ByteLen: qp.msgLen}
-	if rq.op.Is(decode.PropImm) && rq.p.Has&decode.HdrImmDt != 0 {
+	if rq.is(decode.PropImm) && rq.p.Has&decode.HdrImmDt != 0 {
 		c.Imm, c.HasImm = rq.p.ImmDt.Data, true
 	}
 	m.res.Completions = append(m.res.Completions, c)
@@ -77,7 +77,7 @@ func (m *Model) recvDone(qp *QP, rq *request) *Completion {
 // executeWrite stores a WRITE packet's payload where checkRKey placed the
 // message (RC, XRC, UC).
 func (m *Model) executeWrite(qp *QP, rq *request) {
-	if rq.op.Is(decode.PropStart) {
+	if rq.is(decode.PropStart) {
 		qp.msgWrite, qp.msgPSN, qp.msgLen = true, rq.psn, 0
 	}
 	pay := rq.payload()
@@ -91,7 +91,7 @@ func (m *Model) executeWrite(qp *QP, rq *request) {
 	if !m.delivered(qp, rq) {
 		return
 	}
-	if rq.op.Is(decode.PropImm) {
+	if rq.is(decode.PropImm) {
 		// WRITE with immediate consumes a receive WQE (checkResources
 		// found one) and completes it.
 		if _, _, ok := qp.takeRecv(rq.ts); ok {
@@ -105,7 +105,7 @@ func (m *Model) executeWrite(qp *QP, rq *request) {
 // or ONLY took (RC, XRC, UC).
 func (m *Model) executeSend(qp *QP, rq *request) {
 	pay := rq.payload()
-	if rq.op.Is(decode.PropStart) {
+	if rq.is(decode.PropStart) {
 		length, unlimited, _ := qp.takeRecv(rq.ts) // checkResources found one
 		qp.msgWrite, qp.msgPSN, qp.msgLen = false, rq.psn, 0
 		qp.msgBuf = length
@@ -122,7 +122,7 @@ func (m *Model) executeSend(qp *QP, rq *request) {
 		return
 	}
 	c := m.recvDone(qp, rq)
-	if rq.op.Is(decode.PropInv) && rq.p.Has&decode.HdrIETH != 0 {
+	if rq.is(decode.PropInv) && rq.p.Has&decode.HdrIETH != 0 {
 		rkey := rq.p.IETH.RKey
 		if m.Profile != ProfileRXE {
 			// Observed on rxe (send_inv.expect.json): the rkey is
@@ -259,10 +259,10 @@ func (m *Model) executeAtomic(qp *QP, rq *request) {
 func (m *Model) duplicate(qp *QP, rq *request) {
 	psn := rq.psn
 	switch {
-	case rq.op.IsAny(decode.PropSend | decode.PropWrite):
+	case rq.isAny(decode.PropSend | decode.PropWrite):
 		r := m.respond(qp, decode.OpAcknowledge, qp.ExpectedPSN.Add(-1), synACK, true, "")
 		r.Duplicate, r.Coalescable = true, true
-	case rq.op.Is(decode.PropRead):
+	case rq.is(decode.PropRead):
 		for i := range qp.res {
 			res := &qp.res[i]
 			if !res.used || res.atomic || !psn.In(res.first, res.first.Add(int(res.n)-1)) {
@@ -280,7 +280,7 @@ func (m *Model) duplicate(qp *QP, rq *request) {
 			return
 		}
 		m.res.Drop = DropDuplicate
-	case rq.op.Is(decode.PropAtomic):
+	case rq.is(decode.PropAtomic):
 		for i := range qp.res {
 			res := &qp.res[i]
 			if res.used && res.atomic && res.first == psn {
@@ -319,7 +319,7 @@ func (m *Model) executeUD(qp *QP, rq *request) {
 	if !unlimited && pay+udGRH > length {
 		c.Status, c.ByteLen = WCLocLenErr, 0
 	}
-	if rq.op.Is(decode.PropImm) && rq.p.Has&decode.HdrImmDt != 0 {
+	if rq.is(decode.PropImm) && rq.p.Has&decode.HdrImmDt != 0 {
 		c.Imm, c.HasImm = rq.p.ImmDt.Data, true
 	}
 	m.res.Completions = append(m.res.Completions, c)

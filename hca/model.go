@@ -147,8 +147,7 @@ type Model struct {
 
 	keyByte uint8 // the last key byte Register handed out
 
-	req        request // the request Receive is checking
-	faults     int     // errors of the emulated memory after the checks (fault)
+	faults     int // errors of the emulated memory after the checks (fault)
 	firstFault error
 
 	learnBuf   []byte // Observe's scratch

@@ -134,13 +134,14 @@ func (qp *QP) destQP() uint32 {
 // msnMask keeps the 24 bits of an MSN.
 const msnMask = 1<<24 - 1
 
-// request is one request packet on its way through the checks; the
-// Model keeps one and reuses it.
+// request is one request packet on its way through the checks (on
+// Receive's stack: nothing keeps it).
 type request struct {
-	p   *decode.Packet
-	op  decode.Opcode
-	psn decode.PSN
-	ts  time.Time
+	p     *decode.Packet
+	op    decode.Opcode
+	props decode.OpProp // op.Props(): what decode's opcode table says op is
+	psn   decode.PSN
+	ts    time.Time
 	// kind is the remote access the operation needs on the QP (write,
 	// read, atomic; 0 for SEND), acc what its RETH or AtomicETH names
 	// (zero on MIDDLE and LAST packets).
@@ -153,15 +154,19 @@ type request struct {
 
 func (rq *request) payload() uint64 { return uint64(len(rq.p.Payload)) }
 
-// accessKind is the remote access an operation needs, from decode's
-// opcode table.
-func accessKind(op decode.Opcode) AccessOp {
+// is and isAny are op.Is and op.IsAny on the properties looked up once.
+func (rq *request) is(p decode.OpProp) bool    { return rq.props&p == p }
+func (rq *request) isAny(p decode.OpProp) bool { return rq.props&p != 0 }
+
+// accessKind is the remote access an operation needs, from its opcode
+// properties.
+func accessKind(props decode.OpProp) AccessOp {
 	switch {
-	case op.Is(decode.PropWrite):
+	case props&decode.PropWrite != 0:
 		return OpWrite
-	case op.Is(decode.PropRead):
+	case props&decode.PropRead != 0:
 		return OpRead
-	case op.Is(decode.PropAtomic):
+	case props&decode.PropAtomic != 0:
 		return OpAtomic
 	}
 	return 0
@@ -212,23 +217,32 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	}
 	m.frame = p.Frame.Number
 
-	rq := &m.req
-	*rq = request{p: p, op: op, psn: p.BTH.PSN, ts: ts, kind: accessKind(op), acc: p.Access(), npsn: 1}
-	if op.Is(decode.PropRead) {
+	props := op.Props()
+	rq := &request{p: p, op: op, props: props, psn: p.BTH.PSN, ts: ts, kind: accessKind(props), acc: p.Access(), npsn: 1}
+	if rq.is(decode.PropRead) {
 		rq.npsn = readPSNs(rq.acc.Len, qp.MTU)
 	}
-	if o := m.checkQPState(qp, rq); o != ok {
-		m.fail(qp, rq, o)
+	if !m.goOn(qp, rq, m.checkQPState(qp, rq)) {
 		return r
 	}
 	m.sent(qp, rq)
-	for _, check := range checks {
-		if o := check(m, qp, rq); o != ok && !m.fail(qp, rq, o) {
-			return r
-		}
+	// The responder's checks, in order (rxe_resp.c's RESPST_CHK_*).
+	if m.goOn(qp, rq, m.checkPSN(qp, rq)) &&
+		m.goOn(qp, rq, m.checkOpSeq(qp, rq)) &&
+		m.goOn(qp, rq, m.checkOpValid(qp, rq)) &&
+		m.goOn(qp, rq, m.checkResources(qp, rq)) &&
+		m.goOn(qp, rq, m.checkLength(qp, rq)) &&
+		m.goOn(qp, rq, m.checkRKey(qp, rq)) {
+		m.execute(qp, rq)
 	}
-	m.execute(qp, rq)
 	return r
+}
+
+// goOn reports whether a request goes on after a check: when it found
+// nothing, or when the fate of what it found lets the request go on
+// (fail).
+func (m *Model) goOn(qp *QP, rq *request, o outcome) bool {
+	return o == ok || m.fail(qp, rq, o)
 }
 
 // sent records what the requester's side of the QP sees of the request,
@@ -247,10 +261,10 @@ func (m *Model) sent(qp *QP, rq *request) {
 		if !qp.psnKnown {
 			qp.ExpectedPSN, qp.psnKnown = rq.psn, true
 		}
-		if rq.op.Is(decode.PropStart) {
+		if rq.is(decode.PropStart) {
 			qp.reqFirst = rq.psn
 		}
-		if rq.op.Is(decode.PropEnd) {
+		if rq.is(decode.PropEnd) {
 			m.res.Completions = append(m.res.Completions, Completion{Frame: m.frame, Requester: true,
 				QPN: qp.destQP(), Status: WCSuccess, Opcode: rq.op, PSN: qp.reqFirst})
 		}
@@ -305,7 +319,7 @@ func (m *Model) rnrNak(qp *QP, psn decode.PSN) {
 // SEND or WRITE before it. last is the message's last PSN so far.
 func (qp *QP) track(rq *request, last decode.PSN) {
 	psn := rq.psn
-	start := rq.op.Is(decode.PropStart)
+	start := rq.is(decode.PropStart)
 	for i := range qp.pend {
 		pe := &qp.pend[i]
 		if psn.In(pe.first, pe.last) {
