@@ -12,12 +12,12 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// outcome is what a check found: ok, or why the request cannot go on.
+// outcome is what a check found: outOK, or why the request cannot go on.
 type outcome uint8
 
 // Outcomes, grouped by the check that finds them.
 const (
-	ok outcome = iota
+	outOK outcome = iota
 
 	// checkQPState
 	outQPNotReady // the QP is not in RTR or RTS (never connected, reset)
@@ -55,7 +55,7 @@ const (
 )
 
 var outcomeNames = [numOutcomes]string{
-	ok: "ok", outQPNotReady: "qp_not_ready", outQPError: "qp_error",
+	outOK: "ok", outQPNotReady: "qp_not_ready", outQPError: "qp_error",
 	outPSNAhead: "psn_ahead", outPSNBehind: "psn_behind",
 	outSeqNoFirst: "seq_no_first", outSeqInterrupted: "seq_interrupted",
 	outQPAccess: "qp_access", outQKey: "qkey",
@@ -79,7 +79,7 @@ func (o outcome) String() string {
 func (m *Model) checkQPState(qp *QP, rq *request) outcome {
 	switch qp.State {
 	case QPRTR, QPRTS:
-		return ok
+		return outOK
 	case QPError:
 		return outQPError
 	}
@@ -91,7 +91,7 @@ func (m *Model) checkQPState(qp *QP, rq *request) outcome {
 // happens to it.
 func (m *Model) checkPSN(qp *QP, rq *request) outcome {
 	if qp.Type == decode.TransportUD {
-		return ok
+		return outOK
 	}
 	d := rq.psn.Diff(qp.ExpectedPSN)
 	if d > 0 {
@@ -107,7 +107,7 @@ func (m *Model) checkPSN(qp *QP, rq *request) outcome {
 		return outPSNBehind
 	}
 	qp.nakSent = false
-	return ok
+	return outOK
 }
 
 // checkOpSeq checks the opcode against the message in progress: a MIDDLE
@@ -120,13 +120,13 @@ func (m *Model) checkOpSeq(qp *QP, rq *request) outcome {
 			rq.why = rq.op.String() + " without a FIRST"
 			return outSeqNoFirst
 		}
-		return ok
+		return outOK
 	}
 	if start || rq.is(decode.PropWrite) != qp.msgWrite || rq.is(decode.PropSend) == qp.msgWrite {
 		rq.why = "a new request while a multi-packet message is in progress"
 		return outSeqInterrupted
 	}
-	return ok
+	return outOK
 }
 
 // checkOpValid checks that the QP takes the operation: its own
@@ -137,14 +137,14 @@ func (m *Model) checkOpValid(qp *QP, rq *request) outcome {
 		if qp.hasQKey && rq.p.DETH.QKey != qp.QKey {
 			return outQKey
 		}
-		return ok
+		return outOK
 	}
 	if rq.kind != 0 && qp.Access&AccessFlag(rq.kind) == 0 {
 		m.res.Check = Check{Verdict: VerdictQPAccess, Op: rq.kind}
 		rq.why = fmt.Sprintf("QP %#06x lacks REMOTE_%s", qp.QPN, strings.ToUpper(rq.kind.String()))
 		return outQPAccess
 	}
-	return ok
+	return outOK
 }
 
 // checkResources checks what the request consumes: a READ/ATOMIC
@@ -160,7 +160,7 @@ func (m *Model) checkResources(qp *QP, rq *request) outcome {
 	if (rq.is(decode.PropSend|decode.PropStart) || rq.is(decode.PropWrite|decode.PropImm)) && !qp.peekRecv(rq.ts) {
 		return outNoReceive
 	}
-	return ok
+	return outOK
 }
 
 // checkLength checks a SEND or WRITE packet's payload against the MTU:
@@ -168,7 +168,7 @@ func (m *Model) checkResources(qp *QP, rq *request) outcome {
 // LAST 1 byte to the MTU.
 func (m *Model) checkLength(qp *QP, rq *request) outcome {
 	if !rq.isAny(decode.PropSend | decode.PropWrite) {
-		return ok
+		return outOK
 	}
 	pay, mtu := rq.payload(), uint64(qp.MTU)
 	var what string
@@ -190,7 +190,7 @@ func (m *Model) checkLength(qp *QP, rq *request) outcome {
 		rq.why = fmt.Sprintf("%d-byte payload in %s packet, MTU %d", pay, what, mtu)
 		return outLength
 	}
-	return ok
+	return outOK
 }
 
 // checkRKey checks the remote access a WRITE (FIRST, ONLY), READ or
@@ -222,7 +222,7 @@ func (m *Model) checkRKey(qp *QP, rq *request) outcome {
 			return outWriteLength
 		}
 	}
-	return ok
+	return outOK
 }
 
 // fateKind is what a transport does with a request whose check failed.

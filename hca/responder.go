@@ -242,7 +242,7 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 // nothing, or when the fate of what it found lets the request go on
 // (fail).
 func (m *Model) goOn(qp *QP, rq *request, o outcome) bool {
-	return o == ok || m.fail(qp, rq, o)
+	return o == outOK || m.fail(qp, rq, o)
 }
 
 // sent records what the requester's side of the QP sees of the request,
