@@ -44,6 +44,26 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+func TestEditDistance(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"mtu", "mtu", 0},
+		{"min_rnr_timr", "min_rnr_timer", 1},    // insertion
+		{"rkey", "r_key", 1}, {"qpm", "qpn", 1}, // substitution
+		{"kitten", "sitting", 3}, {"ab", "ba", 2}, // no transposition
+	}
+	for _, c := range cases {
+		if got := EditDistance(c.a, c.b); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := EditDistance(c.b, c.a); got != c.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d (symmetric)", c.b, c.a, got, c.want)
+		}
+	}
+}
+
 func TestOpcodeTable(t *testing.T) {
 	cases := []struct {
 		op   Opcode

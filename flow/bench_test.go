@@ -434,7 +434,7 @@ var benchResponder = [4]byte{10, 9, 9, 9}
 // and returns a model of it that allows every access the stream makes.
 func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
 	tb.Helper()
-	f := &hca.MPTFile{Version: 1, Responder: netip.AddrFrom4(benchResponder), PDs: []hca.MPTPD{{ID: 1}}}
+	f := &hca.Config{Responder: netip.AddrFrom4(benchResponder), PDs: []hca.PDConfig{{ID: 1}}}
 	resp := map[[4]byte]bool{}
 	for i := range s.pkts {
 		p := &s.pkts[i]
@@ -457,9 +457,9 @@ func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
 		}
 		seen[p.BTH.DestQP] = true
 		q := s.pair[i]
-		f.QPs = append(f.QPs, hca.MPTQP{QPN: p.BTH.DestQP, PD: 1, Type: decode.TransportRC, Access: remote, MTU: benchMTU})
+		f.QPs = append(f.QPs, hca.QPConfig{QPN: p.BTH.DestQP, PD: 1, Type: decode.TransportRC, Access: remote, MTU: benchMTU})
 		rkey := 0x1000 + uint32(q)*0x101
-		f.MRs = append(f.MRs, hca.MPTMR{RKey: rkey, LKey: rkey, VA: uint64(0x7f3a00000000) + uint64(q)<<28, Length: 1 << 20, PD: 1,
+		f.MRs = append(f.MRs, hca.MRConfig{RKey: rkey, LKey: rkey, VA: uint64(0x7f3a00000000) + uint64(q)<<28, Length: 1 << 20, PD: 1,
 			Access: hca.LocalWrite | remote})
 	}
 	m, err := hca.NewModel(f, hca.Options{})

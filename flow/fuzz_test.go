@@ -15,20 +15,20 @@ import (
 func fuzzMPT(tb testing.TB) *hca.Model {
 	tb.Helper()
 	remote := hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
-	f := &hca.MPTFile{Version: 1, Responder: netip.AddrFrom4([4]byte{10, 0, 0, 2}), PDs: []hca.MPTPD{{ID: 1}, {ID: 2}}}
+	f := &hca.Config{Responder: netip.AddrFrom4([4]byte{10, 0, 0, 2}), PDs: []hca.PDConfig{{ID: 1}, {ID: 2}}}
 	for q := uint32(0); q < 16; q++ {
 		acc := remote
 		if q%4 == 3 {
 			acc = 0
 		}
-		f.QPs = append(f.QPs, hca.MPTQP{QPN: q, PD: 1, Type: decode.TransportRC, Access: acc, MTU: 1024})
+		f.QPs = append(f.QPs, hca.QPConfig{QPN: q, PD: 1, Type: decode.TransportRC, Access: acc, MTU: 1024})
 	}
 	for k := uint32(1); k < 0x40; k++ {
 		pd := uint32(1 + k%5/4)
-		f.MRs = append(f.MRs, hca.MPTMR{RKey: k, LKey: k, VA: uint64(k) << 12, Length: uint64(k%7) * 1000, PD: pd,
+		f.MRs = append(f.MRs, hca.MRConfig{RKey: k, LKey: k, VA: uint64(k) << 12, Length: uint64(k%7) * 1000, PD: pd,
 			Access: hca.LocalWrite | hca.MWBind | remote&^hca.Access(k&6)})
 	}
-	f.MWs = []hca.MPTMW{{RKey: 0x41, Type: 1, VA: 1 << 12, Length: 100, PD: 1, Access: remote, MRRKey: 1},
+	f.MWs = []hca.MWConfig{{RKey: 0x41, Type: 1, VA: 1 << 12, Length: 100, PD: 1, Access: remote, MRRKey: 1},
 		{RKey: 0x42, Type: 2, VA: 2 << 12, Length: 100, PD: 1, Access: remote, MRRKey: 2, QPN: 1, HasQPN: true}}
 	m, err := hca.NewModel(f, hca.Options{})
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // mptPkt is what one frame looked like to the tracker.
@@ -41,7 +42,7 @@ type mptPkt struct {
 }
 
 type mptRun struct {
-	file   *hca.MPTFile
+	file   *mpt.File
 	ref    *hca.Model // with ref: the reference responder's model
 	pkts   []mptPkt
 	evs    []flow.Event
@@ -53,23 +54,23 @@ type mptRun struct {
 // runMPT tracks testdata/rxe/<name>.pcap with its MPT file, changed by edit
 // (may be nil) before the model is built. With ref, a second model of the
 // same file answers every request to the responder (hca.Model.Receive).
-func runMPT(t *testing.T, name string, edit func(*hca.MPTFile), ref bool) *mptRun {
+func runMPT(t *testing.T, name string, edit func(*mpt.File), ref bool) *mptRun {
 	t.Helper()
-	f, err := hca.LoadMPT(filepath.Join(gtDir, name+".mpt.json"))
+	f, err := mpt.Load(filepath.Join(gtDir, name+".mpt.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
 		edit(f)
 	}
-	model, err := hca.NewModel(f, hca.Options{})
+	model, err := hca.NewModel(&f.Config, hca.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var refModel *hca.Model
 	if ref {
 		prof, _ := hca.ProfileByName(f.Profile)
-		if refModel, err = hca.NewModel(f, hca.Options{Profile: prof}); err != nil {
+		if refModel, err = hca.NewModel(&f.Config, hca.Options{Profile: prof}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -419,7 +420,7 @@ func checkRange(t *testing.T, run *mptRun, g *mptPkt) {
 // that did; or, when the change allows what the responder refused,
 // mpt_rejected on the NAK.
 func TestMPTMutations(t *testing.T) {
-	mr := func(f *hca.MPTFile, rkey uint32) *hca.MPTMR {
+	mr := func(f *mpt.File, rkey uint32) *hca.MRConfig {
 		for i := range f.MRs {
 			if f.MRs[i].RKey == rkey {
 				return &f.MRs[i]
@@ -431,27 +432,27 @@ func TestMPTMutations(t *testing.T) {
 	cases := []struct {
 		name     string
 		capture  string
-		edit     func(*hca.MPTFile)
+		edit     func(*mpt.File)
 		verdicts []string // every checked frame
 		events   []string
 	}{
 		{
 			// frame 1 writes the MR's last 256 bytes
 			"shrink MR by one byte", "err_write_oob",
-			func(f *hca.MPTFile) { mr(f, 0x22e2).Length-- },
+			func(f *mpt.File) { mr(f, 0x22e2).Length-- },
 			[]string{"1:out_of_bounds+1", "3:out_of_bounds+257"},
 			[]string{"1:mpt_violation", "2:mpt_accepted", "3:mpt_violation"},
 		},
 		{
 			// ib_write_bw -s 1024: the 4th WRITE ends at the MR's end
 			"shrink perftest MR by one byte", "pt_write",
-			func(f *hca.MPTFile) { mr(f, 0x35e).Length-- },
+			func(f *mpt.File) { mr(f, 0x35e).Length-- },
 			nil,
 			[]string{"17:mpt_violation", "18:mpt_accepted"},
 		},
 		{
 			"remove REMOTE_WRITE", "write_imm",
-			func(f *hca.MPTFile) { mr(f, 0x57b).Access &^= hca.RemoteWrite },
+			func(f *mpt.File) { mr(f, 0x57b).Access &^= hca.RemoteWrite },
 			// zero-length WRITEs (1, 15) are not checked against the rkey
 			[]string{"1:zero_length", "3:access_denied", "5:access_denied", "7:access_denied", "10:access_denied",
 				"15:zero_length", "17:access_denied", "19:access_denied"},
@@ -461,8 +462,8 @@ func TestMPTMutations(t *testing.T) {
 		},
 		{
 			"change the MR's PD", "read_atomic",
-			func(f *hca.MPTFile) {
-				f.PDs = append(f.PDs, hca.MPTPD{ID: 99})
+			func(f *mpt.File) {
+				f.PDs = append(f.PDs, hca.PDConfig{ID: 99})
 				mr(f, 0x9d2).PD = 99
 			},
 			[]string{"1:zero_length", "3:pd_mismatch", "5:pd_mismatch", "7:pd_mismatch", "11:pd_mismatch", "13:pd_mismatch", "15:pd_mismatch"},
@@ -473,7 +474,7 @@ func TestMPTMutations(t *testing.T) {
 		{
 			// the MPT now allows the 512-byte WRITE the responder refused
 			"grow MR by 256 bytes", "err_write_oob",
-			func(f *hca.MPTFile) { mr(f, 0x22e2).Length += 256 },
+			func(f *mpt.File) { mr(f, 0x22e2).Length += 256 },
 			[]string{"1:ok", "3:ok"},
 			[]string{"4:mpt_rejected"},
 		},
@@ -481,7 +482,7 @@ func TestMPTMutations(t *testing.T) {
 			// a type 1 window cannot be invalidated remotely: the WRITE
 			// after the SEND with Invalidate is allowed, the NAK rejects it
 			"type 1 window", "send_inv",
-			func(f *hca.MPTFile) { f.MWs[0].Type = 1 },
+			func(f *mpt.File) { f.MWs[0].Type = 1 },
 			[]string{"1:ok", "3:access_denied", "5:ok"},
 			[]string{"3:mpt_violation", "6:mpt_rejected"},
 		},

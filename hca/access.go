@@ -25,6 +25,16 @@ var accessNames = []struct {
 	{RemoteAtomic, "REMOTE_ATOMIC"}, {MWBind, "MW_BIND"}, {ZeroBased, "ZERO_BASED"}, {OnDemand, "ON_DEMAND"},
 }
 
+// AccessFlags lists every access flag, in the order of the verbs values;
+// each one's String is its name in MPT files.
+func AccessFlags() []Access {
+	out := make([]Access, len(accessNames))
+	for i, n := range accessNames {
+		out[i] = n.a
+	}
+	return out
+}
+
 // AccessByName returns the flag named as in MPT files ("REMOTE_WRITE"),
 // and false for an unknown name.
 func AccessByName(name string) (Access, bool) {

@@ -17,6 +17,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 type expectFile struct {
@@ -36,9 +37,9 @@ type expectFile struct {
 
 // runModel feeds every packet sent to the responder into a model of the
 // MPT file and returns all completions, Finish's included.
-func runModel(t *testing.T, pcap string, f *hca.MPTFile, prof hca.Profile) []hca.Completion {
+func runModel(t *testing.T, pcap string, f *mpt.File, prof hca.Profile) []hca.Completion {
 	t.Helper()
-	m, err := hca.NewModel(f, hca.Options{Profile: prof})
+	m, err := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestCompletionsMatchKernel(t *testing.T) {
 			if err := json.Unmarshal(data, &exp); err != nil {
 				t.Fatal(err)
 			}
-			f, err := hca.LoadMPT(base + ".mpt.json")
+			f, err := mpt.Load(base + ".mpt.json")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ func FuzzReceive(f *testing.F) {
 		0x02, 0x11, 0, 103, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9})
 	f.Add([]byte{0x20, 0x14, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0x64, 0x15, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := NewModel(testFile(), Options{Profile: Profile(len(data) & 1)})
+		m, err := NewModel(testConfig(), Options{Profile: Profile(len(data) & 1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func FuzzReceive(f *testing.F) {
 }
 
 func BenchmarkReceive(b *testing.B) {
-	m, err := NewModel(testFile(), Options{})
+	m, err := NewModel(testConfig(), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

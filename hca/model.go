@@ -147,14 +147,17 @@ type Model struct {
 
 	keyByte uint8 // the last key byte Register handed out
 
+	faults     int // errors of the emulated memory after the checks (fault)
+	firstFault error
+
 	learnBuf   []byte // Observe's scratch
 	learnKnown []bool
 }
 
-// NewModel builds the model of the responder an MPT file describes:
-// every MR is registered (pages pinned, MTT built), every MW bound, every
-// QP created in the state the file implies.
-func NewModel(f *MPTFile, opt Options) (*Model, error) {
+// NewModel builds the model of the responder c describes: every MR is
+// registered (pages pinned, MTT built), every MW bound, every QP created
+// in the state c implies (a QP that NeverConnected starts in INIT).
+func NewModel(c *Config, opt Options) (*Model, error) {
 	mem, err := NewPhysMem(opt.PageSize, opt.Seed)
 	if err != nil {
 		return nil, err
@@ -173,7 +176,7 @@ func NewModel(f *MPTFile, opt Options) (*Model, error) {
 	m := &Model{
 		readSeriesAt: opt.ReadSeriesAt,
 		Profile:      opt.Profile,
-		Responder:    f.Responder,
+		Responder:    c.Responder,
 		mem:          mem,
 		cache:        cache,
 		pds:          map[uint32]bool{},
@@ -181,15 +184,15 @@ func NewModel(f *MPTFile, opt Options) (*Model, error) {
 		mws:          map[uint32]*MW{},
 		qps:          map[uint32]*QP{},
 	}
-	for _, pd := range f.PDs {
+	for _, pd := range c.PDs {
 		m.pds[pd.ID] = true
 	}
-	for _, r := range f.MRs {
+	for _, r := range c.MRs {
 		if _, err := m.RegisterMR(r); err != nil {
 			return nil, err
 		}
 	}
-	for _, w := range f.MWs {
+	for _, w := range c.MWs {
 		mr := m.byKey[w.MRRKey]
 		if mr == nil {
 			return nil, fmt.Errorf("memory window rkey %#08x: bound to MR rkey %#08x, which is not registered", w.RKey, w.MRRKey)
@@ -197,8 +200,8 @@ func NewModel(f *MPTFile, opt Options) (*Model, error) {
 		m.mws[w.RKey] = &MW{RKey: w.RKey, Type: w.Type, VA: w.VA, Length: w.Length, PD: w.PD,
 			Access: w.Access, MR: mr, QPN: w.QPN}
 	}
-	for i := range f.QPs {
-		qp := newQP(&f.QPs[i])
+	for i := range c.QPs {
+		qp := newQP(&c.QPs[i])
 		m.qps[qp.QPN] = qp
 		m.qpOrd = append(m.qpOrd, qp)
 	}
@@ -207,7 +210,7 @@ func NewModel(f *MPTFile, opt Options) (*Model, error) {
 
 // RegisterMR registers a memory region with the keys given: it pins
 // emulated pages and builds the MTT.
-func (m *Model) RegisterMR(r MPTMR) (*MR, error) {
+func (m *Model) RegisterMR(r MRConfig) (*MR, error) {
 	va := r.VA
 	t, err := m.mem.Register(va, r.Length, r.Access)
 	if err != nil {
@@ -230,7 +233,8 @@ func (m *Model) DeregisterMR(rkey uint32) bool {
 	}
 	mr.State = KeyFree
 	m.cache.Invalidate(rkey)
-	_ = m.mem.Deregister(mr.MTT)
+	// The state check above leaves Deregister nothing to refuse.
+	m.fault(nil, m.mem.Deregister(mr.MTT))
 	return true
 }
 
@@ -256,7 +260,7 @@ func (m *Model) Invalidate(rkey uint32) bool {
 }
 
 // BindMW binds a memory window (type 1 or 2) over part of an MR.
-func (m *Model) BindMW(w MPTMW) error {
+func (m *Model) BindMW(w MWConfig) error {
 	mr := m.byKey[w.MRRKey]
 	if mr == nil || mr.State != KeyValid {
 		return fmt.Errorf("bind memory window rkey %#08x: MR rkey %#08x is not a valid registration", w.RKey, w.MRRKey)
@@ -528,5 +532,5 @@ func (m *Model) Register(pd uint32, va, length uint64, access Access) (*MR, erro
 	if access&(RemoteWrite|RemoteRead|RemoteAtomic|MWBind) == 0 {
 		rkey = 0
 	}
-	return m.RegisterMR(MPTMR{RKey: rkey, LKey: lkey, VA: va, Length: length, PD: pd, Access: access})
+	return m.RegisterMR(MRConfig{RKey: rkey, LKey: lkey, VA: va, Length: length, PD: pd, Access: access})
 }

@@ -57,7 +57,7 @@ func TestMRLifecycle(t *testing.T) {
 func TestMemoryWindows(t *testing.T) {
 	m := newTestModel(t, ProfileIBTA, nil)
 	// Type 1 window over the second page of the test MR, any QP of PD 1.
-	if err := m.BindMW(MPTMW{RKey: 0x500, Type: 1, VA: mrVA + 4096, Length: 4096, PD: 1, Access: RemoteRead, MRRKey: mrKey}); err != nil {
+	if err := m.BindMW(MWConfig{RKey: 0x500, Type: 1, VA: mrVA + 4096, Length: 4096, PD: 1, Access: RemoteRead, MRRKey: mrKey}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -72,7 +72,7 @@ func TestMemoryWindows(t *testing.T) {
 		{0x11, OpRead, 0x500, mrVA + 4095, 2, VerdictOutOfBounds},
 		{0x11, OpWrite, 0x500, mrVA + 4096, 8, VerdictAccessDenied},
 		{0x12, OpRead, 0x500, mrVA + 4096, 8, VerdictOK},
-		// the type 2 window of testFile is bound to QP 0x11 only
+		// the type 2 window of testConfig is bound to QP 0x11 only
 		{0x11, OpWrite, mwKey, mrVA, 8, VerdictOK},
 		{0x13, OpWrite, mwKey, mrVA, 8, VerdictMWQP},
 		{0x11, OpWrite, mwKey, mrVA + 4096, 8, VerdictOutOfBounds},
@@ -83,10 +83,10 @@ func TestMemoryWindows(t *testing.T) {
 		}
 	}
 	// Binding needs MW_BIND on the MR and a range inside it.
-	if err := m.BindMW(MPTMW{RKey: 0x600, Type: 1, VA: 0x40000, Length: 16, PD: 1, MRRKey: roKey}); err == nil {
+	if err := m.BindMW(MWConfig{RKey: 0x600, Type: 1, VA: 0x40000, Length: 16, PD: 1, MRRKey: roKey}); err == nil {
 		t.Error("bound a window on an MR without MW_BIND")
 	}
-	if err := m.BindMW(MPTMW{RKey: 0x700, Type: 1, VA: mrVA + 8000, Length: 400, PD: 1, MRRKey: mrKey}); err == nil {
+	if err := m.BindMW(MWConfig{RKey: 0x700, Type: 1, VA: mrVA + 8000, Length: 400, PD: 1, MRRKey: mrKey}); err == nil {
 		t.Error("bound a window past the end of its MR")
 	}
 	// SEND with Invalidate cannot invalidate a type 1 window.

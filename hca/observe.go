@@ -22,8 +22,8 @@ func (m *Model) Observe(p *decode.Packet) {
 		return
 	}
 	psn := p.BTH.PSN
-	switch p.BTH.Opcode.Op() {
-	case decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly:
+	switch op := p.BTH.Opcode; {
+	case op.Is(decode.PropReadResp):
 		for i := range qp.res {
 			r := &qp.res[i]
 			if !r.used || r.atomic || !psn.In(r.first, r.first.Add(int(r.n)-1)) {
@@ -39,7 +39,7 @@ func (m *Model) Observe(p *decode.Packet) {
 			}
 			return
 		}
-	case decode.OpAtomicAcknowledge:
+	case op.Is(decode.PropAtomicAck):
 		if p.Has&decode.HdrAtomicAckETH == 0 {
 			return
 		}
@@ -67,7 +67,8 @@ func (m *Model) Observe(p *decode.Packet) {
 			var k [8]bool
 			if n, err := mr.MTT.Read(r.va, b[:], k[:]); err == nil && n == 0 {
 				binary.LittleEndian.PutUint64(b[:], after)
-				_ = mr.MTT.Write(r.va, b[:])
+				// The Read of the same 8 bytes just succeeded.
+				m.fault(nil, mr.MTT.Write(r.va, b[:]))
 			}
 			return
 		}
@@ -97,7 +98,8 @@ func (m *Model) learn(t *MTT, va uint64, data []byte) {
 		for j < len(data) && !known[j] {
 			j++
 		}
-		_ = t.Write(va+uint64(i), data[i:j])
+		// Inside the range the Read above accepted.
+		m.fault(nil, t.Write(va+uint64(i), data[i:j]))
 		i = j
 	}
 }

@@ -38,16 +38,16 @@ const (
 	mwKey  = 0x08000100
 )
 
-// testFile is the MPT the rule tests start from: QP 0x11 (RC, all remote
+// testConfig is the responder the rule tests start from: QP 0x11 (RC, all remote
 // access, MTU 1024, expected PSN 100), QP 0x12 (RC, no REMOTE_WRITE), QP
 // 0x13 (RC, max_dest_rd_atomic 0), QP 0x14 (UC), QP 0x15 (UD, Q_Key 0x11),
 // QP 0x16 (RC, never connected).
-func testFile() *MPTFile {
-	remote := &MPTRemote{QPN: 0x99}
+func testConfig() *Config {
+	remote := &Peer{QPN: 0x99}
 	all := RemoteWrite | RemoteRead | RemoteAtomic
-	return &MPTFile{Version: 1,
-		PDs: []MPTPD{{ID: 1}, {ID: 2}},
-		QPs: []MPTQP{
+	return &Config{
+		PDs: []PDConfig{{ID: 1}, {ID: 2}},
+		QPs: []QPConfig{
 			{QPN: 0x11, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, MinRNRTimer: 14},
 			{QPN: 0x12, PD: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote},
 			{QPN: 0x13, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024, ExpectedPSN: 100, HasExpectedPSN: true, Remote: remote, HasMaxDestRdAtomic: true},
@@ -55,18 +55,18 @@ func testFile() *MPTFile {
 			{QPN: 0x15, PD: 1, Type: decode.TransportUD, MTU: 1024, QKey: 0x11, HasQKey: true},
 			{QPN: 0x16, PD: 1, Type: decode.TransportRC, Access: all, MTU: 1024},
 		},
-		MRs: []MPTMR{
+		MRs: []MRConfig{
 			{RKey: mrKey, LKey: mrKey, VA: mrVA, Length: 8192, PD: 1, Access: LocalWrite | all | MWBind},
 			{RKey: roKey, LKey: roKey, VA: 0x40000, Length: 4096, PD: 1, Access: RemoteRead},
 			{RKey: pd2Key, LKey: pd2Key, VA: 0x80000, Length: 4096, PD: 2, Access: LocalWrite | all},
 		},
-		MWs: []MPTMW{{RKey: mwKey, Type: 2, VA: mrVA, Length: 4096, PD: 1, Access: RemoteWrite | RemoteRead, MRRKey: mrKey, QPN: 0x11, HasQPN: true}},
+		MWs: []MWConfig{{RKey: mwKey, Type: 2, VA: mrVA, Length: 4096, PD: 1, Access: RemoteWrite | RemoteRead, MRRKey: mrKey, QPN: 0x11, HasQPN: true}},
 	}
 }
 
-func newTestModel(t *testing.T, prof Profile, edit func(*MPTFile)) *Model {
+func newTestModel(t *testing.T, prof Profile, edit func(*Config)) *Model {
 	t.Helper()
-	f := testFile()
+	f := testConfig()
 	if edit != nil {
 		edit(f)
 	}
@@ -137,7 +137,7 @@ func TestResponderRules(t *testing.T) {
 	tests := []struct {
 		name  string
 		prof  Profile
-		edit  func(*MPTFile)
+		edit  func(*Config)
 		reqs  []req
 		want  [][]resp // per request
 		drops map[int]Drop
@@ -169,9 +169,9 @@ func TestResponderRules(t *testing.T) {
 			reqs: []req{{op: decode.OpReadRequest, qpn: 0x13, psn: 100, ack: true, va: mrVA, rkey: mrKey, dmaLen: 8}},
 			want: [][]resp{{nak(100, 0x61, 0)}}, state: QPError},
 		{name: "SEND with no receive: RNR NAK with the QP's timer, same PSN; ACK once posted",
-			edit: func(f *MPTFile) {
+			edit: func(f *Config) {
 				f.QPs[0].HasRecv = true
-				f.QPs[0].Recv = []MPTRecv{{Length: 4096, PostedAt: t0.Add(30 * time.Millisecond), HasPostedAt: true}}
+				f.QPs[0].Recv = []RecvWQE{{Length: 4096, PostedAt: t0.Add(30 * time.Millisecond), HasPostedAt: true}}
 			},
 			reqs: []req{send(100, 64), {op: decode.OpSendOnly, psn: 100, ack: true, payload: bytesN(64, 1), at: 10 * time.Millisecond},
 				{op: decode.OpSendOnly, psn: 100, ack: true, payload: bytesN(64, 1), at: 40 * time.Millisecond}},
@@ -208,16 +208,16 @@ func TestResponderRules(t *testing.T) {
 			want: [][]resp{{{decode.OpReadResponseFirst, 100, 0x1f, 1}, {decode.OpReadResponseMiddle, 101, 0, 1}, {decode.OpReadResponseLast, 102, 0x1f, 1}},
 				{ack(103, 2)}}, state: QPRTS},
 		{name: "SEND longer than the receive buffer, spec: invalid request",
-			edit: func(f *MPTFile) { f.QPs[0].HasRecv, f.QPs[0].Recv = true, []MPTRecv{{Length: 512}} },
+			edit: func(f *Config) { f.QPs[0].HasRecv, f.QPs[0].Recv = true, []RecvWQE{{Length: 512}} },
 			reqs: []req{{op: decode.OpSendFirst, psn: 100, payload: bytesN(1024, 0)}}, want: [][]resp{{nak(100, 0x61, 0)}}, state: QPError},
 		{name: "SEND longer than the receive buffer, rxe: remote operational error", prof: ProfileRXE,
-			edit: func(f *MPTFile) { f.QPs[0].HasRecv, f.QPs[0].Recv = true, []MPTRecv{{Length: 512}} },
+			edit: func(f *Config) { f.QPs[0].HasRecv, f.QPs[0].Recv = true, []RecvWQE{{Length: 512}} },
 			reqs: []req{{op: decode.OpSendFirst, psn: 100, payload: bytesN(1024, 0)}}, want: [][]resp{{nak(100, 0x63, 0)}}, state: QPError},
 		{name: "SEND with Invalidate kills the window: the next WRITE through it is a remote access error",
 			reqs: []req{w(100, mrVA, mwKey, 8, true), {op: decode.OpSendOnlyInv, psn: 101, ack: true, inv: mwKey}, w(102, mrVA, mwKey, 8, true)},
 			want: [][]resp{{ack(100, 1)}, {ack(101, 2)}, {nak(102, 0x62, 2)}}, state: QPError},
 		{name: "PSN wraps from 0xFFFFFF to 0",
-			edit: func(f *MPTFile) { f.QPs[0].ExpectedPSN = 0xFFFFFF },
+			edit: func(f *Config) { f.QPs[0].ExpectedPSN = 0xFFFFFF },
 			reqs: []req{w(0xFFFFFF, mrVA, mrKey, 8, true), w(0, mrVA, mrKey, 8, true), w(0xFFFFFF, mrVA, mrKey, 8, true)},
 			want: [][]resp{{ack(0xFFFFFF, 1)}, {ack(0, 2)}, {ack(0, 2)}}, state: QPRTS},
 		{name: "a QP that never connected drops everything",
@@ -384,7 +384,7 @@ func TestResponderCompletions(t *testing.T) {
 	}
 	// RNR NAKs until the capture ends: RNR retry exceeded. No answer at
 	// all: transport retry exceeded.
-	m = newTestModel(t, ProfileIBTA, func(f *MPTFile) { f.QPs[0].HasRecv = true })
+	m = newTestModel(t, ProfileIBTA, func(f *Config) { f.QPs[0].HasRecv = true })
 	m.feed(req{op: decode.OpSendOnly, psn: 100, ack: true})
 	m.feed(req{op: decode.OpWriteOnly, psn: 105, ack: true, va: mrVA, rkey: mrKey, dmaLen: 4, payload: bytesN(4, 0)})
 	f := m.Finish()
@@ -394,7 +394,7 @@ func TestResponderCompletions(t *testing.T) {
 }
 
 func TestTranslationCacheCounts(t *testing.T) {
-	m := newTestModel(t, ProfileIBTA, func(f *MPTFile) { f.MRs[0].Length = 64 << 10 })
+	m := newTestModel(t, ProfileIBTA, func(f *Config) { f.MRs[0].Length = 64 << 10 })
 	m.cache, _ = NewTranslationCache(4)
 	// 16 pages, touched twice in order: a 4-entry LRU misses every time.
 	for pass := range 2 {

@@ -102,7 +102,10 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 	if mr != nil {
 		s.HasData = true
 		m.translate(qp.QPN, rkey, mr.MTT, va, length)
-		m.segs, _ = mr.MTT.AppendSegments(m.segs[:0], va, length)
+		// checkRKey (or the duplicate's resource) put the range inside the MR.
+		var err error
+		m.segs, err = mr.MTT.AppendSegments(m.segs[:0], va, length)
+		m.fault(&m.res, err)
 		m.spans = m.spans[:0]
 		for _, sg := range m.segs {
 			m.mem.touched(sg.PA, sg.Len, func(pa uint64, c *storeChunk, lo, hi uint64) {

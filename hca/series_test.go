@@ -26,7 +26,7 @@ func TestReadSeries(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(seriesAt int) []Response {
-				f := testFile()
+				f := testConfig()
 				m, err := NewModel(f, Options{ReadSeriesAt: seriesAt})
 				if err != nil {
 					t.Fatal(err)
@@ -87,7 +87,7 @@ func TestReadSeries(t *testing.T) {
 // TestReadSeriesLarge: a 2 GiB READ of a 4 GiB MR costs the model one
 // Response and the bytes the capture wrote, not 2 GiB.
 func TestReadSeriesLarge(t *testing.T) {
-	m := newTestModel(t, ProfileIBTA, func(f *MPTFile) { f.MRs[0].Length = 1 << 32 })
+	m := newTestModel(t, ProfileIBTA, func(f *Config) { f.MRs[0].Length = 1 << 32 })
 	m.feed(req{op: decode.OpWriteOnly, psn: 100, ack: true, va: mrVA + 1<<30, rkey: mrKey, dmaLen: 4, payload: []byte("data")})
 	r := m.feed(req{op: decode.OpReadRequest, psn: 101, ack: true, va: mrVA, rkey: mrKey, dmaLen: 1<<31 - 1})
 	if len(r.Responses) != 1 || r.Responses[0].Series == nil {

@@ -208,10 +208,11 @@ const (
 	DropUCGap              // UC: waiting for the next FIRST/ONLY after a gap or error
 	DropQKey               // UD: Q_Key mismatch
 	DropNoReceive          // UC/UD: no receive WQE posted
-	DropTooLong            // UC/UD: message longer than the receive buffer or MTU
+	DropTooLong            // UC: message longer than the receive buffer
 	DropTruncated          // the packet was truncated in the capture
 	DropBadCRC             // the ICRC was wrong
 	DropQPError            // the QP is in the error state after an earlier error
+	DropLength             // UC/UD: a packet's payload does not fit the MTU or what is left of the WRITE
 )
 
 var dropNames = [...]string{
@@ -222,6 +223,7 @@ var dropNames = [...]string{
 	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
 	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
 	DropBadCRC: "ICRC error", DropQPError: "QP in the error state after an earlier error",
+	DropLength: "payload length does not fit the MTU or the WRITE's DMA length",
 }
 
 func (d Drop) String() string {
@@ -243,4 +245,7 @@ type Result struct {
 	// Executed: the request was new and was carried out (data written,
 	// read or modified; receive consumed).
 	Executed bool
+	// Fault is an error of the emulated memory after the checks had
+	// accepted the access (Model.Faults); nil normally.
+	Fault error
 }

@@ -45,7 +45,7 @@ func (r *benchRNG) intn(n int) int { return int(r.next() % uint64(n)) }
 
 // stream is one pass of a decoded RC stream and what moves per pass.
 type stream struct {
-	mpt   *hca.MPTFile
+	mpt   *hca.Config
 	pkts  []decode.Packet
 	pair  []int
 	psn   []uint32 // pass 0
@@ -71,7 +71,7 @@ func (s *stream) set(i, j int) *decode.Packet {
 func buildStream(tb testing.TB, npairs, perPair int) *stream {
 	tb.Helper()
 	reqIP, respIP := netip.MustParseAddr("10.1.0.1"), netip.MustParseAddr("10.1.0.2")
-	s := &stream{mpt: &hca.MPTFile{Version: 1, Responder: respIP, Profile: "ibta", PDs: []hca.MPTPD{{ID: 1}}},
+	s := &stream{mpt: &hca.Config{Responder: respIP, PDs: []hca.PDConfig{{ID: 1}}},
 		span: make([]uint32, npairs), msgs: make([]uint32, npairs), resp: respIP}
 	all := hca.LocalWrite | hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
 	type frame struct {
@@ -95,9 +95,9 @@ func buildStream(tb testing.TB, npairs, perPair int) *stream {
 				image[i+k] = byte(v >> (8 * k))
 			}
 		}
-		s.mpt.QPs = append(s.mpt.QPs, hca.MPTQP{QPN: respQPN, PD: 1, Type: decode.TransportRC, Access: all, MTU: benchMTU,
-			ExpectedPSN: decode.PSN(psn0), HasExpectedPSN: true, Remote: &hca.MPTRemote{Addr: reqIP, QPN: reqQPN}})
-		s.mpt.MRs = append(s.mpt.MRs, hca.MPTMR{RKey: rkey, LKey: rkey, VA: base, Length: uint64(len(image)), PD: 1, Access: all})
+		s.mpt.QPs = append(s.mpt.QPs, hca.QPConfig{QPN: respQPN, PD: 1, Type: decode.TransportRC, Access: all, MTU: benchMTU,
+			ExpectedPSN: decode.PSN(psn0), HasExpectedPSN: true, Remote: &hca.Peer{Addr: reqIP, QPN: reqQPN}})
+		s.mpt.MRs = append(s.mpt.MRs, hca.MRConfig{RKey: rkey, LKey: rkey, VA: base, Length: uint64(len(image)), PD: 1, Access: all})
 		psn, msn := psn0, uint32(0)
 		off := uint64(0)
 		var fr []frame

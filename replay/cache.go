@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/text"
 )
 
 // cacheModel is a Model with a translation cache, as *hca.Model is: the
@@ -92,9 +93,9 @@ func (c *CacheReport) appendText(b []byte) []byte {
 	if n == 0 {
 		return append(b, "no remote memory access executed\n"...)
 	}
-	b = append(b, plural(int(n), "lookup")+", "+plural(int(c.Total.Hits), "hit")+" ("+
-		strconv.FormatFloat(hitRate(c.Total), 'f', 1, 64)+"%), "+plural(int(c.Total.Misses), "miss")+", "+
-		plural(int(c.Evictions), "eviction")+"\n"...)
+	b = append(b, text.Plural(int(n), "lookup")+", "+text.Plural(int(c.Total.Hits), "hit")+" ("+
+		strconv.FormatFloat(hitRate(c.Total), 'f', 1, 64)+"%), "+text.Plural(int(c.Total.Misses), "miss")+", "+
+		text.Plural(int(c.Evictions), "eviction")+"\n"...)
 	if c.Thrashing() {
 		b = append(b, "  the accesses touch more pages than the cache holds: a NIC with this cache would fetch\n"+
 			"  evicted translations from host memory again (--cache-entries and --page-size show what would fit)\n"...)

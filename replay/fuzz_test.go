@@ -12,6 +12,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
 )
 
@@ -45,18 +46,18 @@ func FuzzReplay(f *testing.F) {
 	for _, name := range []string{"read_atomic", "err_psn_seq", "err_rnr_recover", "pt_write", "send_inv"} {
 		f.Add(frames(f, "../testdata/rxe/"+name+".pcap"))
 	}
-	mpt, err := hca.LoadMPT("../testdata/rxe/read_atomic.mpt.json")
+	file, err := mpt.Load("../testdata/rxe/read_atomic.mpt.json")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		// Inputs of even length describe every multi-packet READ as a
 		// series, so the aligner's series path is fuzzed too.
-		m, err := hca.NewModel(mpt, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: 1 - len(in)%2})
+		m, err := hca.NewModel(&file.Config, hca.Options{Profile: hca.ProfileRXE, ReadSeriesAt: 1 - len(in)%2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp, err := replay.New(m, replay.Options{Responder: mpt.Responder, QPs: mpt.QPs, MaxPending: 16, MaxDivergences: 50, MaxCompletions: 50})
+		rp, err := replay.New(m, replay.Options{Responder: file.Responder, QPs: file.QPs, MaxPending: 16, MaxDivergences: 50, MaxCompletions: 50})
 		if err != nil {
 			t.Fatal(err)
 		}

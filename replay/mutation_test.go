@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
 )
 
@@ -33,7 +34,7 @@ func (w wantDiv) String() string {
 	return fmt.Sprintf("%s %d→%d exp=%q act=%q off=%d n=%d", w.kind, w.reqFrame, w.respFrame, w.expected, w.actual, w.offset, w.count)
 }
 
-func mrByKey(t *testing.T, f *hca.MPTFile, rkey uint32) *hca.MPTMR {
+func mrByKey(t *testing.T, f *mpt.File, rkey uint32) *hca.MRConfig {
 	t.Helper()
 	for i := range f.MRs {
 		if f.MRs[i].RKey == rkey {
@@ -84,7 +85,7 @@ func TestReplayMutations(t *testing.T) {
 	cases := []struct {
 		name    string
 		capture string
-		mpt     func(t *testing.T, f *hca.MPTFile)
+		mpt     func(t *testing.T, f *mpt.File)
 		frame   func(t *testing.T) func(int, []byte, decode.LinkType)
 		want    []wantDiv
 	}{
@@ -95,7 +96,7 @@ func TestReplayMutations(t *testing.T) {
 		{
 			name:    "MR one byte shorter",
 			capture: "err_write_oob",
-			mpt:     func(t *testing.T, f *hca.MPTFile) { mrByKey(t, f, 0x22e2).Length-- },
+			mpt:     func(t *testing.T, f *mpt.File) { mrByKey(t, f, 0x22e2).Length-- },
 			want: []wantDiv{
 				{replay.KindSyndrome, 1, 2, "NAK Remote Access Error (0x62: rkey 0x000022e2: out of bounds by 1 bytes)", "ACK (0x1f)", 0, 0},
 				{replay.KindExtraResponse, 3, 4, "", "RC Acknowledge PSN 4353 NAK Remote Access Error (0x62) MSN 1", 0, 0},
@@ -105,7 +106,7 @@ func TestReplayMutations(t *testing.T) {
 		{
 			name:    "MR without REMOTE_WRITE",
 			capture: "err_bad_rkey",
-			mpt:     func(t *testing.T, f *hca.MPTFile) { mrByKey(t, f, 0x21b1).Access &^= hca.RemoteWrite },
+			mpt:     func(t *testing.T, f *mpt.File) { mrByKey(t, f, 0x21b1).Access &^= hca.RemoteWrite },
 			want: []wantDiv{
 				{replay.KindSyndrome, 1, 2, "NAK Remote Access Error (0x62: rkey 0x000021b1: MR lacks REMOTE_WRITE)", "ACK (0x1f)", 0, 0},
 				{replay.KindExtraResponse, 3, 4, "", "RC Acknowledge PSN 4097 NAK Remote Access Error (0x62) MSN 1", 0, 0},
@@ -116,8 +117,8 @@ func TestReplayMutations(t *testing.T) {
 		{
 			name:    "MR in another PD",
 			capture: "err_read_noperm",
-			mpt: func(t *testing.T, f *hca.MPTFile) {
-				f.PDs = append(f.PDs, hca.MPTPD{ID: 7})
+			mpt: func(t *testing.T, f *mpt.File) {
+				f.PDs = append(f.PDs, hca.PDConfig{ID: 7})
 				mrByKey(t, f, 0x244e).PD = 7
 			},
 			want: []wantDiv{
@@ -151,7 +152,7 @@ func TestReplayMutations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			base := filepath.Join("..", "testdata", "rxe", c.capture)
-			f, err := hca.LoadMPT(base + ".mpt.json")
+			f, err := mpt.Load(base + ".mpt.json")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@ type Options struct {
 	// QPs are the responder's QPs as the MPT file describes them: they
 	// name the sessions and pair captured responses (whose BTH names the
 	// requester's QP) with the responder QP that sent them.
-	QPs []hca.MPTQP
+	QPs []hca.QPConfig
 	// MaxPending is how many model responses a session keeps waiting for
 	// their captured counterparts; when it is full the oldest is reported
 	// missing. 0 is DefaultMaxPending.

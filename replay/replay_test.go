@@ -70,9 +70,9 @@ const (
 
 // testQPs: QP 0x11 (RC, peer 10.0.0.1 QP 0x12), QP 0x21 (RC, peer not
 // named), QP 0x31 (UD).
-func testQPs() []hca.MPTQP {
-	return []hca.MPTQP{
-		{QPN: respQP, Type: decode.TransportRC, Remote: &hca.MPTRemote{Addr: requester, QPN: reqQP}},
+func testQPs() []hca.QPConfig {
+	return []hca.QPConfig{
+		{QPN: respQP, Type: decode.TransportRC, Remote: &hca.Peer{Addr: requester, QPN: reqQP}},
 		{QPN: 0x21, Type: decode.TransportRC, ExpectedPSN: 1, HasExpectedPSN: true},
 		{QPN: 0x31, Type: decode.TransportUD},
 	}

@@ -18,13 +18,14 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
 )
 
 // replayFile replays a capture into a model of its MPT file.
-func replayFile(t testing.TB, pcap, mpt string, opt hca.Options) *replay.Report {
+func replayFile(t testing.TB, pcap, mptPath string, opt hca.Options) *replay.Report {
 	t.Helper()
-	f, err := hca.LoadMPT(mpt)
+	f, err := mpt.Load(mptPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +34,9 @@ func replayFile(t testing.TB, pcap, mpt string, opt hca.Options) *replay.Report 
 
 // replayEdited replays a capture into a model of f; editFrame, when not
 // nil, may change each frame (numbered from 1) before it is decoded.
-func replayEdited(t testing.TB, pcap string, f *hca.MPTFile, opt hca.Options, editFrame func(n int, data []byte, linkType decode.LinkType)) *replay.Report {
+func replayEdited(t testing.TB, pcap string, f *mpt.File, opt hca.Options, editFrame func(n int, data []byte, linkType decode.LinkType)) *replay.Report {
 	t.Helper()
-	m, err := hca.NewModel(f, opt)
+	m, err := hca.NewModel(&f.Config, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,23 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/text"
 )
 
 // Verdict is the report's last line: "replay: N requests, M responses
 // compared, K divergences".
 func (r *Report) Verdict() string {
-	return "replay: " + plural(r.Requests, "request") + ", " + plural(r.Compared, "response") + " compared, " +
-		plural(r.DivergenceCount, "divergence")
-}
-
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return "1 " + word
-	case strings.HasSuffix(word, "s"):
-		return strconv.Itoa(n) + " " + word + "es"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return "replay: " + text.Plural(r.Requests, "request") + ", " + text.Plural(r.Compared, "response") + " compared, " +
+		text.Plural(r.DivergenceCount, "divergence")
 }
 
 // AppendText appends the report for humans: inputs, per-session counts,
@@ -31,8 +22,8 @@ func plural(n int, word string) string {
 func (r *Report) AppendText(b []byte) []byte {
 	b = append(b, "Replay of "+nonEmpty(r.Capture, "the capture")+" into the model of "+nonEmpty(r.MPT, "the MPT")+"\n"...)
 	b = append(b, "Responder: "+r.Responder.String()+", profile "+nonEmpty(r.Profile, "?")+"\n"...)
-	b = append(b, "Packets: "+strconv.Itoa(r.Packets)+": "+plural(r.Requests, "request")+" to the responder, "+
-		plural(r.CapturedResponses, "response")+" from it, "+strconv.Itoa(r.Ignored.Total())+" ignored"...)
+	b = append(b, "Packets: "+strconv.Itoa(r.Packets)+": "+text.Plural(r.Requests, "request")+" to the responder, "+
+		text.Plural(r.CapturedResponses, "response")+" from it, "+strconv.Itoa(r.Ignored.Total())+" ignored"...)
 	if parts := r.Ignored.parts(); len(parts) > 0 {
 		b = append(b, " ("+strings.Join(parts, ", ")+")"...)
 	}
@@ -95,7 +86,7 @@ func (r *Report) Notes() []string {
 	}
 	if r.CutShort {
 		out = append(out, "the capture ends early (it is corrupt after frame "+strconv.Itoa(r.Packets)+"): "+
-			plural(r.NotCompared, "model response")+" had no captured counterpart yet and were not compared")
+			text.Plural(r.NotCompared, "model response")+" had no captured counterpart yet and were not compared")
 	}
 	var unknown []string
 	n := 0
@@ -108,7 +99,7 @@ func (r *Report) Notes() []string {
 		}
 	}
 	if n > 0 {
-		out = append(out, plural(n, "request")+" went to QPs the MPT file does not describe ("+strings.Join(unknown, ", ")+
+		out = append(out, text.Plural(n, "request")+" went to QPs the MPT file does not describe ("+strings.Join(unknown, ", ")+
 			"): the model drops them; is the MPT file the one of this capture?")
 	}
 	return out
@@ -209,7 +200,7 @@ func (r *Report) appendSessionTable(b []byte) []byte {
 			notes = append(notes, strconv.Itoa(dc.Count)+" dropped: "+dc.Reason.String())
 		}
 		if s.Coalesced > 0 {
-			notes = append(notes, plural(s.Coalesced, "ACK")+" coalesced into later ones by the responder")
+			notes = append(notes, text.Plural(s.Coalesced, "ACK")+" coalesced into later ones by the responder")
 		}
 		if len(notes) > 0 {
 			b = append(b, "      "+strings.Join(notes, "; ")+"\n"...)

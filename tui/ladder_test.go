@@ -13,6 +13,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // The RDMA views' tests run the App on a simulation screen and read what
@@ -20,22 +21,22 @@ import (
 // the other tests of the package.
 
 // rvTrackers returns a NewTracker like rocetap tui's: with a model of
-// the MPT file mpt ("" for none).
-func rvTrackers(t testing.TB, mpt string) func(func(*flow.Event)) *flow.Tracker {
+// the MPT file mptPath ("" for none).
+func rvTrackers(t testing.TB, mptPath string) func(func(*flow.Event)) *flow.Tracker {
 	t.Helper()
-	if mpt == "" {
+	if mptPath == "" {
 		return func(on func(*flow.Event)) *flow.Tracker { return flow.New(flow.Options{OnEvent: on}) }
 	}
-	f, err := hca.LoadMPT(mpt)
+	f, err := mpt.Load(mptPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prof, _ := hca.ProfileByName(f.Profile)
-	if _, err := hca.NewModel(f, hca.Options{Profile: prof}); err != nil {
+	if _, err := hca.NewModel(&f.Config, hca.Options{Profile: prof}); err != nil {
 		t.Fatal(err)
 	}
 	return func(on func(*flow.Event)) *flow.Tracker {
-		m, _ := hca.NewModel(f, hca.Options{Profile: prof})
+		m, _ := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 		return flow.New(flow.Options{MPT: m, OnEvent: on})
 	}
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
-	"github.com/rocetap/rocetap/replay/learn"
+	"github.com/rocetap/rocetap/internal/text"
+	"github.com/rocetap/rocetap/mpt"
+	"github.com/rocetap/rocetap/mpt/learn"
 	"github.com/spf13/cobra"
 )
 
@@ -135,7 +137,7 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 	}
 	f := res.File
 	fmt.Fprintf(ios.ErrOut, "rocetap mpt learn: responder %s (%s): %s, %s%s\n", f.Responder, res.ResponderFrom,
-		plural(len(f.QPs), "QP"), plural(len(f.MRs), "MR"), outName(o.Out))
+		text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range res.Notes {
 		fmt.Fprintln(ios.ErrOut, "  note: "+n)
 	}
@@ -246,9 +248,9 @@ func (o *MPTImportOptions) validate() error {
 	return nil
 }
 
-// selection turns the flags into an hca.RdmaSelect.
-func (o *MPTImportOptions) selection() (hca.RdmaSelect, error) {
-	sel := hca.RdmaSelect{Dev: o.Dev, PID: o.PID, Profile: o.Profile, MTU: o.MTU, RemoteOnly: o.RemoteOnly}
+// selection turns the flags into an mpt.RdmaSelect.
+func (o *MPTImportOptions) selection() (mpt.RdmaSelect, error) {
+	sel := mpt.RdmaSelect{Dev: o.Dev, PID: o.PID, Profile: o.Profile, MTU: o.MTU, RemoteOnly: o.RemoteOnly}
 	var err error
 	if o.Responder != "" {
 		if sel.Responder, err = parseAddrFlag("--responder", o.Responder); err != nil {
@@ -284,7 +286,7 @@ func (o *MPTImportOptions) selection() (hca.RdmaSelect, error) {
 			return sel, fmt.Errorf("--va %q: %q is not an address: write 0x and hex digits (e.g. 0x55555557b000) or decimal", v, val)
 		}
 		if sel.MRs == nil {
-			sel.MRs = map[uint32]hca.RdmaMR{}
+			sel.MRs = map[uint32]mpt.RdmaMR{}
 		}
 		m := sel.MRs[key]
 		m.VA, m.HasVA = va, true
@@ -300,7 +302,7 @@ func (o *MPTImportOptions) selection() (hca.RdmaSelect, error) {
 			return sel, err
 		}
 		if sel.MRs == nil {
-			sel.MRs = map[uint32]hca.RdmaMR{}
+			sel.MRs = map[uint32]mpt.RdmaMR{}
 		}
 		m := sel.MRs[key]
 		m.Access, m.HasAccess = a, true
@@ -314,11 +316,11 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 	if err != nil {
 		return err
 	}
-	var imp *hca.RdmaImport
+	var imp *mpt.RdmaImport
 	if o.RdmaJSON != "" {
-		imp, err = hca.LoadRdmaRes(o.RdmaJSON, o.Snapshot, sel)
+		imp, err = mpt.LoadRdmaRes(o.RdmaJSON, o.Snapshot, sel)
 	} else {
-		var v hca.RdmaViews
+		var v mpt.RdmaViews
 		v.MRFile, v.QPFile, v.PDFile = o.MRFile, o.QPFile, o.PDFile
 		if v.MR, err = readInput(ios, "--mr", o.MRFile); err == nil {
 			if v.QP, err = readInput(ios, "--qp", o.QPFile); err == nil && o.PDFile != "" {
@@ -328,10 +330,10 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 		if err != nil {
 			return err
 		}
-		imp, err = hca.ParseRdmaRes(v, sel)
+		imp, err = mpt.ParseRdmaRes(v, sel)
 	}
 	if err != nil {
-		var re *hca.RdmaError
+		var re *mpt.RdmaError
 		if errors.As(err, &re) || errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -344,7 +346,7 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 		return err
 	}
 	f := imp.File
-	fmt.Fprintf(ios.ErrOut, "rocetap mpt import: %s: %s, %s, %s%s\n", o.Dev, plural(len(f.PDs), "PD"), plural(len(f.QPs), "QP"), plural(len(f.MRs), "MR"), outName(o.Out))
+	fmt.Fprintf(ios.ErrOut, "rocetap mpt import: %s: %s, %s, %s%s\n", o.Dev, text.Plural(len(f.PDs), "PD"), text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range imp.Notes {
 		fmt.Fprintln(ios.ErrOut, "  note: "+n)
 	}
@@ -352,7 +354,7 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 }
 
 // importGapsError says what the import lacks and which flag supplies it.
-func importGapsError(gaps []hca.RdmaGap) error {
+func importGapsError(gaps []mpt.RdmaGap) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mpt import: the rdma output lacks %d value(s) an MPT file needs; nothing written. Supply them:", len(gaps))
 	for _, g := range gaps {
@@ -362,20 +364,20 @@ func importGapsError(gaps []hca.RdmaGap) error {
 		}
 		var flag string
 		switch g.Kind {
-		case hca.GapResponder:
+		case mpt.GapResponder:
 			flag = "--responder ADDR"
-		case hca.GapMTU:
+		case mpt.GapMTU:
 			flag = "--mtu N"
-		case hca.GapQPAccess:
+		case mpt.GapQPAccess:
 			flag = "--qp-access FLAGS"
-		case hca.GapMRVA:
+		case mpt.GapMRVA:
 			flag = "--va " + key + "=ADDR"
-		case hca.GapMRAccess:
+		case mpt.GapMRAccess:
 			flag = "--mr-access " + key + "=FLAGS"
 			if g.RKey == 0 {
 				flag += " (or --remote-mrs-only to leave it out)"
 			}
-		case hca.GapMRKeys:
+		case mpt.GapMRKeys:
 			flag = "run rdma as root"
 		}
 		fmt.Fprintf(&b, "\n  %s: %s -> %s", g.Path, g.Msg, flag)
@@ -432,7 +434,7 @@ func mptCheckRun(o *MPTCheckOptions, ios IO) error {
 	if name == "-" {
 		name = "<stdin>"
 	}
-	f, err := hca.ParseMPT(name, data)
+	f, err := mpt.Parse(name, data)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -444,7 +446,7 @@ func mptCheckRun(o *MPTCheckOptions, ios IO) error {
 
 // appendMPTSummary describes an MPT file: one line per PD list, QP, MR and
 // MW.
-func appendMPTSummary(b []byte, name string, f *hca.MPTFile) []byte {
+func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
 	b = fmt.Appendf(b, "%s: valid MPT file (version %d)\n", name, f.Version)
 	b = fmt.Appendf(b, "responder %s, profile %s\n", f.Responder, f.Profile)
 	ids := make([]string, len(f.PDs))
@@ -552,14 +554,14 @@ func readInput(ios IO, flag, path string) ([]byte, error) {
 }
 
 // writeMPTOut writes the MPT file to path, or to standard output for "".
-func writeMPTOut(path string, ios IO, f *hca.MPTFile) error {
-	b, err := hca.MarshalMPT(f)
+func writeMPTOut(path string, ios IO, f *mpt.File) error {
+	b, err := mpt.Marshal(f)
 	if err != nil {
 		return err
 	}
 	// What is written must read back as the format says.
-	if _, err := hca.ParseMPT("output", b); err != nil {
-		var me *hca.MPTError
+	if _, err := mpt.Parse("output", b); err != nil {
+		var me *mpt.Error
 		if errors.As(err, &me) {
 			return fmt.Errorf("the MPT file made is not valid (%s: %s); nothing written", me.Path, me.Msg)
 		}
@@ -580,11 +582,4 @@ func outName(path string) string {
 		return ""
 	}
 	return " -> " + path
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

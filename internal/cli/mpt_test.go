@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // TestMPTLearnReplaysClean learns an MPT file from each Soft-RoCE capture
@@ -51,7 +52,7 @@ func TestMPTLearnReplaysClean(t *testing.T) {
 				t.Fatalf("learn: exit %d\nstdout %q\nstderr %s", code, out, errOut)
 			}
 			learned := filepath.Join(dir, name+".json")
-			if _, err := hca.LoadMPT(learned); err != nil {
+			if _, err := mpt.Load(learned); err != nil {
 				t.Fatal(err)
 			}
 			out, errOut, code = run(t, nil, "replay", "-r", path, "--mpt", learned)
@@ -68,7 +69,7 @@ func TestMPTLearnOutput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	f, err := hca.ParseMPT("stdout", []byte(out))
+	f, err := mpt.Parse("stdout", []byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestMPTLearnCorrupt(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "rocetap mpt learn: responder 10.77.0.2") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if _, err := hca.ParseMPT("stdout", []byte(out)); err != nil {
+	if _, err := mpt.Parse("stdout", []byte(out)); err != nil {
 		t.Error(err)
 	}
 }
@@ -142,14 +143,14 @@ var readAtomicFill = []string{"--responder", "10.77.0.2", "--remote", "10.77.0.1
 	"--va", "9d2=0x55555557b000", "--mr-access", "0x9d2=local_write|remote_write|remote_read|IBV_ACCESS_REMOTE_ATOMIC"}
 
 func TestMPTImport(t *testing.T) {
-	want, err := hca.LoadMPT(td + "rxe/read_atomic.mpt.json")
+	want, err := mpt.Load(td + "rxe/read_atomic.mpt.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The verbs data's PD is the ibv_pd handle (0); rdma's is the
 	// kernel's pdn (7). rdma prints no receive queue,
 	// max_dest_rd_atomic or min_rnr_timer.
-	want.PDs = []hca.MPTPD{{ID: 7}}
+	want.PDs = []hca.PDConfig{{ID: 7}}
 	want.QPs[0].PD, want.MRs[0].PD = 7, 7
 	q := &want.QPs[0]
 	q.HasRecv, q.Recv, q.HasMaxDestRdAtomic, q.MaxDestRdAtomic, q.HasMinRNRTimer, q.MinRNRTimer = false, nil, false, 0, false, 0
@@ -158,7 +159,7 @@ func TestMPTImport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	got, err := hca.ParseMPT("stdout", []byte(out))
+	got, err := mpt.Parse("stdout", []byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestMPTImport(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, " -> "+o) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	got2, err := hca.LoadMPT(o)
+	got2, err := mpt.Load(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestMPTImportIncomplete(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	f, err := hca.LoadMPT(o)
+	f, err := mpt.Load(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +376,7 @@ func TestMPTFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMRs := map[uint32]hca.RdmaMR{0x9d2: {VA: 0x1000, HasVA: true, Access: hca.RemoteRead, HasAccess: true}, 0xa: {VA: 4096, HasVA: true}}
+	wantMRs := map[uint32]mpt.RdmaMR{0x9d2: {VA: 0x1000, HasVA: true, Access: hca.RemoteRead, HasAccess: true}, 0xa: {VA: 4096, HasVA: true}}
 	if !sel.HasQPAccess || sel.QPAccess != 0 || !reflect.DeepEqual(sel.MRs, wantMRs) || sel.MTU != 4096 || sel.Responder.String() != "10.77.0.2" {
 		t.Errorf("selection %+v", sel)
 	}

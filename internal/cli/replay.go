@@ -10,6 +10,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
 	"github.com/spf13/cobra"
 )
@@ -122,7 +123,7 @@ func (o *ReplayOptions) validate() error {
 
 // replaySetup is what replay needs before reading the capture.
 type replaySetup struct {
-	file      *hca.MPTFile
+	file      *mpt.File
 	profile   hca.Profile
 	responder netip.Addr
 	filter    *filter.Filter
@@ -132,9 +133,9 @@ type replaySetup struct {
 // error says what to do.
 func (o *ReplayOptions) setup() (*replaySetup, error) {
 	st := &replaySetup{}
-	f, err := hca.LoadMPT(o.MPT)
+	f, err := mpt.Load(o.MPT)
 	if err != nil {
-		var me *hca.MPTError
+		var me *mpt.Error
 		if errors.As(err, &me) {
 			return nil, fmt.Errorf("--mpt: %w (docs/mpt-format.md describes the format)", err)
 		}
@@ -173,7 +174,7 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return exitUsage(err)
 	}
-	m, err := hca.NewModel(st.file, mo)
+	m, err := hca.NewModel(&st.file.Config, mo)
 	if err != nil {
 		return exitUsage(fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // mptFlagUsage is the help of --mpt, shared by decode, sessions, stats and
@@ -21,7 +22,7 @@ const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to 
 
 // trackMPT loads the MPT file of --mpt and builds the responder model the
 // tracker checks accesses against; path "" gives nil (no checks). A
-// problem in the file is hca's *MPTError (file:line:col: $.path: what).
+// problem in the file is mpt's *Error (file:line:col: $.path: what).
 func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if path == "" {
 		return nil, nil
@@ -30,9 +31,9 @@ func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := hca.LoadMPT(path)
+	f, err := mpt.Load(path)
 	if err != nil {
-		var me *hca.MPTError
+		var me *mpt.Error
 		if errors.As(err, &me) {
 			return nil, err
 		}
@@ -41,7 +42,7 @@ func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	// The profile changes how a responder answers, not what the MPT
 	// allows; an unknown one is the replay's concern.
 	opt.Profile, _ = hca.ProfileByName(f.Profile)
-	m, err := hca.NewModel(f, opt)
+	m, err := hca.NewModel(&f.Config, opt)
 	if err != nil {
 		return nil, fmt.Errorf("--mpt %s: %w", path, err)
 	}

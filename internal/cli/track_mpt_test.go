@@ -99,7 +99,7 @@ func TestMPTCommands(t *testing.T) {
 }
 
 // TestMPTFileErrors: a bad MPT file stops every command before the capture
-// is read, with hca's error (file:line:col: $.path: what) and exit status 1.
+// is read, with mpt's error (file:line:col: $.path: what) and exit status 1.
 func TestMPTFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.mpt.json")

@@ -34,12 +34,14 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
-	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // Packet kinds, one template each per QP pair.
@@ -167,7 +169,11 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 		return err
 	}
 	if mptPath != "" {
-		if err := os.WriteFile(mptPath, mptFile(qps), 0o644); err != nil {
+		b, err := mptFile(qps)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(mptPath, b, 0o644); err != nil {
 			return err
 		}
 	}
@@ -414,30 +420,20 @@ func buildPairs(npairs int, oneResponder bool) ([]*qpPair, error) {
 // mptFile is the MPT file (docs/mpt-format.md) of the responder of
 // pairs built with oneResponder: one RC QP per pair, expecting the pair's
 // first PSN, and one memory region per pair over its image.
-func mptFile(qps []*qpPair) []byte {
-	var b strings.Builder
-	b.WriteString("{\n \"version\": 1,\n \"responder\": {\"address\": \"" + qps[0].resp.ip.String() + "\"},\n")
-	b.WriteString(" \"profile\": \"ibta\",\n \"pds\": [{\"id\": 1}],\n \"qps\": [\n")
-	for i, q := range qps {
-		sep := ","
-		if i == len(qps)-1 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "  {\"qpn\": \"0x%06x\", \"pd\": 1, \"type\": \"RC\", \"access\": [\"REMOTE_WRITE\", \"REMOTE_READ\"], \"mtu\": %d, "+
-			"\"expected_psn\": \"0x%06x\", \"remote\": {\"address\": \"%s\", \"qpn\": \"0x%06x\"}}%s\n",
-			q.resp.qpn, mtu, q.psn, q.req.ip, q.req.qpn, sep)
+func mptFile(qps []*qpPair) ([]byte, error) {
+	addr := func(ip net.IP) netip.Addr {
+		a, _ := netip.AddrFromSlice(ip)
+		return a.Unmap()
 	}
-	b.WriteString(" ],\n \"mrs\": [\n")
-	for i, q := range qps {
-		sep := ","
-		if i == len(qps)-1 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "  {\"rkey\": \"0x%08x\", \"lkey\": \"0x%08x\", \"va\": \"0x%016x\", \"length\": %d, \"pd\": 1, "+
-			"\"access\": [\"LOCAL_WRITE\", \"REMOTE_WRITE\", \"REMOTE_READ\"]}%s\n", q.rkey, q.rkey, q.vaBase, imageLen, sep)
+	f := &mpt.File{Version: 1, Config: hca.Config{Responder: addr(qps[0].resp.ip), PDs: []hca.PDConfig{{ID: 1}}}}
+	for _, q := range qps {
+		f.QPs = append(f.QPs, hca.QPConfig{QPN: q.resp.qpn, PD: 1, Type: decode.TransportRC,
+			Access: hca.RemoteWrite | hca.RemoteRead, MTU: mtu, ExpectedPSN: decode.PSN(q.psn), HasExpectedPSN: true,
+			Remote: &hca.Peer{Addr: addr(q.req.ip), QPN: q.req.qpn}})
+		f.MRs = append(f.MRs, hca.MRConfig{RKey: q.rkey, LKey: q.rkey, VA: q.vaBase, Length: imageLen, PD: 1,
+			Access: hca.LocalWrite | hca.RemoteWrite | hca.RemoteRead})
 	}
-	b.WriteString(" ]\n}\n")
-	return []byte(b.String())
+	return mpt.Marshal(f)
 }
 
 func isRequest(kind int) bool {

@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
 // TestWriteMPTRoundTrip parses every Soft-RoCE MPT file, writes it and
@@ -23,22 +24,22 @@ func TestWriteMPTRoundTrip(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := LoadMPT(path)
+			f, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := MarshalMPT(f)
+			out, err := Marshal(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := ParseMPT("written", out)
+			g, err := Parse("written", out)
 			if err != nil {
 				t.Fatalf("the written file does not parse: %v\n%s", err, out)
 			}
 			if !reflect.DeepEqual(f, g) {
 				t.Errorf("round trip differs:\nread    %+v\nwritten %+v\n%s", f, g, out)
 			}
-			again, err := MarshalMPT(g)
+			again, err := Marshal(g)
 			if err != nil || !bytes.Equal(out, again) {
 				t.Errorf("writing the round-tripped file gives other bytes (%v)", err)
 			}
@@ -59,11 +60,11 @@ func TestWriteMPTDocExample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/mpt-format.md has no ```json example")
 	}
-	f, err := ParseMPT("mpt-format.md", []byte(example))
+	f, err := Parse("mpt-format.md", []byte(example))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := MarshalMPT(f)
+	out, err := Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,17 +75,17 @@ func TestWriteMPTDocExample(t *testing.T) {
 
 func TestWriteMPTLayout(t *testing.T) {
 	at := time.Unix(1795320179, 865224000).UTC()
-	base := func() *MPTFile {
-		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("fd77::2"), Profile: "ibta",
-			PDs: []MPTPD{{ID: 0}},
-			QPs: []MPTQP{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}
+	base := func() *File {
+		return &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: netip.MustParseAddr("fd77::2"),
+			PDs: []hca.PDConfig{{ID: 0}},
+			QPs: []hca.QPConfig{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}}
 	}
 	tests := []struct {
 		name string
-		edit func(f *MPTFile)
+		edit func(f *File)
 		want string
 	}{
-		{"minimal", func(f *MPTFile) {}, `{
+		{"minimal", func(f *File) {}, `{
   "version": 1,
   "responder": { "address": "fd77::2" },
   "pds": [ { "id": 0 } ],
@@ -101,8 +102,8 @@ func TestWriteMPTLayout(t *testing.T) {
   "mrs": []
 }
 `},
-		{"empty recv, no QPs' optional keys", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, Access: RemoteRead, MTU: 4096, HasRecv: true, Recv: []MPTRecv{}}
+		{"empty recv, no QPs' optional keys", func(f *File) {
+			f.QPs[0] = hca.QPConfig{QPN: 1, Type: decode.TransportRC, Access: hca.RemoteRead, MTU: 4096, HasRecv: true, Recv: []hca.RecvWQE{}}
 		}, `{
   "version": 1,
   "responder": { "address": "fd77::2" },
@@ -120,8 +121,8 @@ func TestWriteMPTLayout(t *testing.T) {
   "mrs": []
 }
 `},
-		{"long recv list, one per line", func(f *MPTFile) {
-			f.QPs[0] = MPTQP{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []MPTRecv{
+		{"long recv list, one per line", func(f *File) {
+			f.QPs[0] = hca.QPConfig{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []hca.RecvWQE{
 				{Length: 512, PostedAt: at, HasPostedAt: true}, {Length: 4096, PostedAt: at.Add(time.Second), HasPostedAt: true},
 				{Length: 1}}}
 		}, `{
@@ -145,11 +146,11 @@ func TestWriteMPTLayout(t *testing.T) {
   "mrs": []
 }
 `},
-		{"IPv4-mapped responder, type 1 window, no QPs", func(f *MPTFile) {
+		{"IPv4-mapped responder, type 1 window, no QPs", func(f *File) {
 			f.Responder = netip.MustParseAddr("::ffff:10.77.0.2")
 			f.QPs = nil
-			f.MRs = []MPTMR{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: LocalWrite | MWBind}}
-			f.MWs = []MPTMW{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: RemoteRead, MRRKey: 0x1234}}
+			f.MRs = []hca.MRConfig{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: hca.LocalWrite | hca.MWBind}}
+			f.MWs = []hca.MWConfig{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: hca.RemoteRead, MRRKey: 0x1234}}
 		}, `{
   "version": 1,
   "responder": { "address": "10.77.0.2" },
@@ -183,14 +184,14 @@ func TestWriteMPTLayout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := base()
 			tt.edit(f)
-			out, err := MarshalMPT(f)
+			out, err := Marshal(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(out) != tt.want {
 				t.Errorf("got:\n%s\nwant:\n%s", out, tt.want)
 			}
-			g, err := ParseMPT("written", out)
+			g, err := Parse("written", out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,39 +207,39 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 
 func TestWriteMPTErrors(t *testing.T) {
-	ok := func() *MPTFile {
-		return &MPTFile{Version: 1, Responder: netip.MustParseAddr("10.0.0.1"), PDs: []MPTPD{{}},
-			QPs: []MPTQP{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}
+	ok := func() *File {
+		return &File{Version: 1, Config: hca.Config{Responder: netip.MustParseAddr("10.0.0.1"), PDs: []hca.PDConfig{{}},
+			QPs: []hca.QPConfig{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}}
 	}
 	tests := []struct {
 		name string
-		edit func(f *MPTFile)
+		edit func(f *File)
 		want string
 	}{
-		{"no responder", func(f *MPTFile) { f.Responder = netip.Addr{} }, "no responder address"},
-		{"zone", func(f *MPTFile) { f.Responder = netip.MustParseAddr("fe80::1%eth0") }, "has a zone"},
-		{"version", func(f *MPTFile) { f.Version = 2 }, "version 2"},
-		{"unnamed access", func(f *MPTFile) { f.QPs[0].Access = 1 << 20 }, "qps[0]: access bits 0x100000 have no name"},
-		{"remote without address", func(f *MPTFile) { f.QPs[0].Remote = &MPTRemote{QPN: 2} }, "qps[0].remote address"},
-		{"receive before 1970", func(f *MPTFile) {
-			f.QPs[0].HasRecv, f.QPs[0].Recv = true, []MPTRecv{{PostedAt: time.Unix(-5, 0), HasPostedAt: true}}
+		{"no responder", func(f *File) { f.Responder = netip.Addr{} }, "no responder address"},
+		{"zone", func(f *File) { f.Responder = netip.MustParseAddr("fe80::1%eth0") }, "has a zone"},
+		{"version", func(f *File) { f.Version = 2 }, "version 2"},
+		{"unnamed access", func(f *File) { f.QPs[0].Access = 1 << 20 }, "qps[0]: access bits 0x100000 have no name"},
+		{"remote without address", func(f *File) { f.QPs[0].Remote = &hca.Peer{QPN: 2} }, "qps[0].remote address"},
+		{"receive before 1970", func(f *File) {
+			f.QPs[0].HasRecv, f.QPs[0].Recv = true, []hca.RecvWQE{{PostedAt: time.Unix(-5, 0), HasPostedAt: true}}
 		}, "qps[0].recv[0]: posted_at"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := ok()
 			tt.edit(f)
-			_, err := MarshalMPT(f)
+			_, err := Marshal(f)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to mention %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := MarshalMPT(nil); err == nil {
-		t.Error("MarshalMPT(nil) succeeded")
+	if _, err := Marshal(nil); err == nil {
+		t.Error("Marshal(nil) succeeded")
 	}
 	var buf bytes.Buffer
-	if err := WriteMPT(&buf, ok()); err != nil || !strings.HasPrefix(buf.String(), "{\n  \"version\": 1,") {
-		t.Errorf("WriteMPT: %v\n%s", err, buf.String())
+	if err := Write(&buf, ok()); err != nil || !strings.HasPrefix(buf.String(), "{\n  \"version\": 1,") {
+		t.Errorf("Write: %v\n%s", err, buf.String())
 	}
 }

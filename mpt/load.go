@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 // The MPT file loader: what the modeled responder had registered, read from
 // the JSON format of docs/mpt-format.md.
@@ -19,107 +19,28 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
-// MPTFile is one MPT file: the protection domains, QPs, memory regions and
-// memory windows of one responder.
-type MPTFile struct {
-	Version int // always 1
-	// Responder is the node whose HCA is modeled. An IPv4-mapped GID
-	// (::ffff:10.77.0.2) is stored as the IPv4 address.
-	Responder netip.Addr
-	Profile   string // responder profile; "ibta" when the file names none
-	PDs       []MPTPD
-	QPs       []MPTQP
-	MRs       []MPTMR
-	MWs       []MPTMW
+// File is one MPT file: the responder's registrations (Config) with
+// the file's version and default responder profile.
+type File struct {
+	Version int    // always 1
+	Profile string // responder profile; "ibta" when the file names none
+	hca.Config
 }
 
-// MPTPD is a protection domain.
-type MPTPD struct {
-	ID uint32
-}
-
-// MPTQP is one of the responder's queue pairs. The Has* fields say whether
-// the optional value next to them was in the file.
-type MPTQP struct {
-	QPN    uint32 // 24 bits
-	PD     uint32
-	Type   decode.Transport // RC, UC, UD or XRC
-	Access Access           // QP-level remote access flags
-	MTU    int              // 256, 512, 1024, 2048 or 4096
-
-	ExpectedPSN    decode.PSN
-	HasExpectedPSN bool
-	// RQDepth is the number of receive WQEs posted; 0 means every SEND
-	// meets an empty queue.
-	RQDepth            uint32
-	HasRQDepth         bool
-	MaxDestRdAtomic    uint8
-	HasMaxDestRdAtomic bool
-	MinRNRTimer        uint8 // the 5-bit code, not milliseconds
-	HasMinRNRTimer     bool
-	QKey               uint32
-	HasQKey            bool
-
-	Remote *MPTRemote // nil when absent
-
-	// Recv lists the posted receive WQEs in posting order. HasRecv false
-	// (no "recv" key) means a receive is always available; HasRecv with an
-	// empty Recv means none was ever posted.
-	Recv    []MPTRecv
-	HasRecv bool
-}
-
-// MPTRemote is the peer of a connected QP.
-type MPTRemote struct {
-	Addr netip.Addr // IPv4-mapped addresses are unmapped, as for Responder
-	QPN  uint32
-}
-
-// MPTRecv is one posted receive WQE.
-type MPTRecv struct {
-	Length uint64 // buffer length in bytes
-	// PostedAt is when it was posted, on the capture's clock (UTC,
-	// exact to the nanosecond as written in the file).
-	PostedAt    time.Time
-	HasPostedAt bool
-}
-
-// MPTMR is a registered memory region.
-type MPTMR struct {
-	RKey   uint32 // 0 for MRs without remote access on rxe
-	LKey   uint32
-	VA     uint64 // first byte, or 0 with ZeroBased
-	Length uint64
-	PD     uint32
-	Access Access
-}
-
-// MPTMW is a memory window bound when the capture starts.
-type MPTMW struct {
-	RKey   uint32
-	Type   int // 1 or 2
-	VA     uint64
-	Length uint64
-	PD     uint32
-	Access Access
-	MRRKey uint32 // rkey of the MR it is bound to
-	QPN    uint32 // type 2: the QP it is bound to
-	HasQPN bool
-}
-
-// MPTError is a problem in an MPT file: which file, where in it (1-based
+// Error is a problem in an MPT file: which file, where in it (1-based
 // line and byte column, 0 when unknown), the JSON path of the value
 // ("$.mrs[2].rkey", "" for the file as a whole) and what is wrong.
-type MPTError struct {
+type Error struct {
 	File         string
 	Line, Column int
 	Path         string
 	Msg          string
 }
 
-func (e *MPTError) Error() string { return fileError(e.File, e.Line, e.Column, e.Path, e.Msg) }
+func (e *Error) Error() string { return fileError(e.File, e.Line, e.Column, e.Path, e.Msg) }
 
 // fileError formats a problem in a JSON input file as
 // "file:line:col: $.path: what", leaving out what is unknown.
@@ -137,23 +58,23 @@ func fileError(file string, line, col int, path, msg string) string {
 	return b.String()
 }
 
-// LoadMPT reads and checks the MPT file at path. Problems in the file are
-// returned as *MPTError.
-func LoadMPT(path string) (*MPTFile, error) {
+// Load reads and checks the MPT file at path. Problems in the file are
+// returned as *Error.
+func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseMPT(path, data)
+	return Parse(path, data)
 }
 
-// ParseMPT parses and checks an MPT file; name is used in errors. Every
-// problem is returned as *MPTError: JSON syntax, duplicate or unknown keys,
+// Parse parses and checks an MPT file; name is used in errors. Every
+// problem is returned as *Error: JSON syntax, duplicate or unknown keys,
 // missing required keys, wrong types, values out of range (24-bit QPNs and
 // PSNs, 32-bit keys, MTU, flag names) and references (PDs, the MR and QP of
 // a window, duplicate QPNs, keys and PD ids).
-func ParseMPT(name string, data []byte) (*MPTFile, error) {
-	w := &mptWalker{file: name, data: data}
+func Parse(name string, data []byte) (*File, error) {
+	w := &walker{file: name, data: data}
 	root, err := w.parse()
 	if err != nil {
 		return nil, err
@@ -163,40 +84,40 @@ func ParseMPT(name string, data []byte) (*MPTFile, error) {
 
 // ---- JSON tree with positions ----
 
-// mptNode is a JSON value with the byte offset where it starts, so that
+// node is a JSON value with the byte offset where it starts, so that
 // errors can give a line and column as well as the path.
-type mptNode struct {
+type node struct {
 	kind byte // '{' object, '[' array, '"' string, '0' number, 't' bool, 'n' null
 	off  int
 	text string   // string value, or the number as written
 	keys []string // object keys in file order
 	koff []int    // and where each starts
-	obj  map[string]*mptNode
-	arr  []*mptNode
+	obj  map[string]*node
+	arr  []*node
 }
 
-// mptMaxDepth bounds nesting; real MPT files nest 5 deep.
-const mptMaxDepth = 32
+// maxDepth bounds nesting; real MPT files nest 5 deep.
+const maxDepth = 32
 
-type mptWalker struct {
+type walker struct {
 	file string
 	data []byte
 	dec  *json.Decoder
 }
 
-func (w *mptWalker) errAt(off int, path, format string, args ...any) error {
-	e := &MPTError{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+func (w *walker) errAt(off int, path, format string, args ...any) error {
+	e := &Error{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
 	if off >= 0 {
-		e.Line, e.Column = mptLineCol(w.data, off)
+		e.Line, e.Column = lineCol(w.data, off)
 	}
 	return e
 }
 
-func (w *mptWalker) errf(n *mptNode, path, format string, args ...any) error {
+func (w *walker) errf(n *node, path, format string, args ...any) error {
 	return w.errAt(n.off, path, format, args...)
 }
 
-func mptLineCol(data []byte, off int) (line, col int) {
+func lineCol(data []byte, off int) (line, col int) {
 	off = min(off, len(data))
 	line, start := 1, 0
 	for i := 0; i < off; i++ {
@@ -207,7 +128,7 @@ func mptLineCol(data []byte, off int) (line, col int) {
 	return line, off - start + 1
 }
 
-func (w *mptWalker) parse() (*mptNode, error) {
+func (w *walker) parse() (*node, error) {
 	if len(bytes.TrimSpace(w.data)) == 0 {
 		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (see docs/mpt-format.md)")
 	}
@@ -224,14 +145,14 @@ func (w *mptWalker) parse() (*mptNode, error) {
 }
 
 // skip returns the offset of the next token at or after off.
-func (w *mptWalker) skip(off int) int {
+func (w *walker) skip(off int) int {
 	for off < len(w.data) && strings.IndexByte(" \t\r\n,:", w.data[off]) >= 0 {
 		off++
 	}
 	return off
 }
 
-func (w *mptWalker) token() (json.Token, int, error) {
+func (w *walker) token() (json.Token, int, error) {
 	off := w.skip(int(w.dec.InputOffset()))
 	tok, err := w.dec.Token()
 	if err != nil {
@@ -247,20 +168,20 @@ func (w *mptWalker) token() (json.Token, int, error) {
 	return tok, off, nil
 }
 
-func (w *mptWalker) value(path string, depth int) (*mptNode, error) {
+func (w *walker) value(path string, depth int) (*node, error) {
 	tok, off, err := w.token()
 	if err != nil {
 		return nil, err
 	}
-	n := &mptNode{off: off}
+	n := &node{off: off}
 	switch t := tok.(type) {
 	case json.Delim:
-		if depth >= mptMaxDepth {
-			return nil, w.errAt(off, path, "nested more than %d deep", mptMaxDepth)
+		if depth >= maxDepth {
+			return nil, w.errAt(off, path, "nested more than %d deep", maxDepth)
 		}
 		switch t {
 		case '{':
-			n.kind, n.obj = '{', map[string]*mptNode{}
+			n.kind, n.obj = '{', map[string]*node{}
 			for w.dec.More() {
 				kt, koff, err := w.token()
 				if err != nil {
@@ -306,7 +227,7 @@ func (w *mptWalker) value(path string, depth int) (*mptNode, error) {
 
 // ---- typed accessors ----
 
-func mptKindName(n *mptNode) string {
+func kindName(n *node) string {
 	switch n.kind {
 	case '{':
 		return "an object"
@@ -324,14 +245,14 @@ func mptKindName(n *mptNode) string {
 
 // object checks that n is an object with only the allowed keys and every
 // required one.
-func (w *mptWalker) object(n *mptNode, path string, allowed, required []string) error {
+func (w *walker) object(n *node, path string, allowed, required []string) error {
 	if n.kind != '{' {
-		return w.errf(n, path, "want an object, found %s", mptKindName(n))
+		return w.errf(n, path, "want an object, found %s", kindName(n))
 	}
 	for i, k := range n.keys {
-		if !mptContains(allowed, k) {
+		if !slices.Contains(allowed, k) {
 			msg := fmt.Sprintf("unknown key %q (allowed: %s)", k, strings.Join(allowed, ", "))
-			if s := mptClosest(k, allowed); s != "" {
+			if s := closest(k, allowed); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
 			return w.errAt(n.koff[i], path+"."+k, "%s", msg)
@@ -339,14 +260,14 @@ func (w *mptWalker) object(n *mptNode, path string, allowed, required []string) 
 	}
 	for _, k := range required {
 		if _, ok := n.obj[k]; !ok {
-			return w.errf(n, path+"."+k, "missing; %s needs %s", mptWhat(path), strings.Join(required, ", "))
+			return w.errf(n, path+"."+k, "missing; %s needs %s", describe(path), strings.Join(required, ", "))
 		}
 	}
 	return nil
 }
 
-// mptWhat names the object at path for messages: "$.qps[0]" -> "a QP".
-func mptWhat(path string) string {
+// describe names the object at path for messages: "$.qps[0]" -> "a QP".
+func describe(path string) string {
 	if path == "$" {
 		return "the file"
 	}
@@ -369,73 +290,44 @@ func mptWhat(path string) string {
 	return last
 }
 
-func mptContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// mptClosest returns the allowed key within edit distance 2 of k, if any.
-func mptClosest(k string, allowed []string) string {
+// closest returns the allowed key within edit distance 2 of k, if any.
+func closest(k string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
-		if d := mptEditDistance(strings.ToLower(k), a); d < bestD {
+		if d := decode.EditDistance(strings.ToLower(k), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
 }
 
-func mptEditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-func (w *mptWalker) array(n *mptNode, path string) ([]*mptNode, error) {
+func (w *walker) array(n *node, path string) ([]*node, error) {
 	if n.kind != '[' {
-		return nil, w.errf(n, path, "want an array, found %s", mptKindName(n))
+		return nil, w.errf(n, path, "want an array, found %s", kindName(n))
 	}
 	return n.arr, nil
 }
 
-func (w *mptWalker) str(n *mptNode, path string) (string, error) {
+func (w *walker) str(n *node, path string) (string, error) {
 	if n.kind != '"' {
-		return "", w.errf(n, path, "want a string, found %s", mptKindName(n))
+		return "", w.errf(n, path, "want a string, found %s", kindName(n))
 	}
 	return n.text, nil
 }
 
 // Width hints for uint.
 const (
-	mptHintQPN = ` (QPNs are 24-bit, e.g. "0x000011")`
-	mptHintPSN = ` (PSNs are 24-bit, e.g. "0x3c1a2b")`
-	mptHintKey = ` (keys are 32-bit, e.g. "0x00001234")`
+	hintQPN = ` (QPNs are 24-bit, e.g. "0x000011")`
+	hintPSN = ` (PSNs are 24-bit, e.g. "0x3c1a2b")`
+	hintKey = ` (keys are 32-bit, e.g. "0x00001234")`
 )
 
 // uint reads an integer written as a JSON number or a string in decimal or
 // 0x hex, and checks that it fits bits.
-func (w *mptWalker) uint(n *mptNode, path string, bits int, hint string) (uint64, error) {
+func (w *walker) uint(n *node, path string, bits int, hint string) (uint64, error) {
 	const how = `write a JSON number or a string in decimal or 0x hex, e.g. 4096 or "0x1000"`
 	if n.kind != '0' && n.kind != '"' {
-		return 0, w.errf(n, path, "want an integer, found %s (%s)", mptKindName(n), how)
+		return 0, w.errf(n, path, "want an integer, found %s (%s)", kindName(n), how)
 	}
 	s := n.text
 	shown := s
@@ -464,7 +356,7 @@ func (w *mptWalker) uint(n *mptNode, path string, bits int, hint string) (uint64
 	return v, nil
 }
 
-func (w *mptWalker) addr(n *mptNode, path string) (netip.Addr, error) {
+func (w *walker) addr(n *node, path string) (netip.Addr, error) {
 	s, err := w.str(n, path)
 	if err != nil {
 		return netip.Addr{}, err
@@ -479,30 +371,30 @@ func (w *mptWalker) addr(n *mptNode, path string) (netip.Addr, error) {
 	return a.Unmap(), nil
 }
 
-func (w *mptWalker) access(n *mptNode, path string) (Access, error) {
+func (w *walker) access(n *node, path string) (hca.Access, error) {
 	items, err := w.array(n, path)
 	if err != nil {
 		return 0, err
 	}
-	var a Access
+	var a hca.Access
 	for i, it := range items {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		s, err := w.str(it, p)
 		if err != nil {
 			return 0, err
 		}
-		f, ok := AccessByName(s)
+		f, ok := hca.AccessByName(s)
 		if !ok {
-			names := make([]string, len(accessNames))
-			for j, an := range accessNames {
-				names[j] = an.name
+			var names []string
+			for _, flag := range hca.AccessFlags() {
+				names = append(names, flag.String())
 			}
 			msg := fmt.Sprintf("unknown access flag %q (known: %s)", s, strings.Join(names, ", "))
 			if t, ok := strings.CutPrefix(strings.ToUpper(s), "IBV_ACCESS_"); ok {
-				if _, ok := AccessByName(t); ok {
+				if _, ok := hca.AccessByName(t); ok {
 					msg += fmt.Sprintf("; write %q, without the IBV_ACCESS_ prefix", t)
 				}
-			} else if _, ok := AccessByName(strings.ToUpper(s)); ok {
+			} else if _, ok := hca.AccessByName(strings.ToUpper(s)); ok {
 				msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(s))
 			}
 			return 0, w.errf(it, p, "%s", msg)
@@ -514,9 +406,9 @@ func (w *mptWalker) access(n *mptNode, path string) (Access, error) {
 
 // postedAt reads seconds since the epoch exactly (a float64 would lose the
 // microseconds' last digits).
-func (w *mptWalker) postedAt(n *mptNode, path string) (time.Time, error) {
+func (w *walker) postedAt(n *node, path string) (time.Time, error) {
 	if n.kind != '0' {
-		return time.Time{}, w.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", mptKindName(n))
+		return time.Time{}, w.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", kindName(n))
 	}
 	r, ok := new(big.Rat).SetString(n.text)
 	if !ok || r.Sign() < 0 {
@@ -535,32 +427,32 @@ func (w *mptWalker) postedAt(n *mptNode, path string) (time.Time, error) {
 // ---- the schema ----
 
 var (
-	mptTopKeys      = []string{"version", "responder", "profile", "pds", "qps", "mrs", "mws"}
-	mptTopRequired  = []string{"version", "responder", "pds", "qps", "mrs"}
-	mptQPKeys       = []string{"qpn", "pd", "type", "access", "mtu", "expected_psn", "rq_depth", "max_dest_rd_atomic", "min_rnr_timer", "q_key", "remote", "recv"}
-	mptQPRequired   = []string{"qpn", "pd", "type", "access", "mtu"}
-	mptRemoteKeys   = []string{"address", "qpn"}
-	mptRecvKeys     = []string{"length", "posted_at"}
-	mptRecvRequired = []string{"length"}
-	mptMRKeys       = []string{"rkey", "lkey", "va", "length", "pd", "access"}
-	mptMWKeys       = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey", "qpn"}
-	mptMWRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
+	topKeys      = []string{"version", "responder", "profile", "pds", "qps", "mrs", "mws"}
+	topRequired  = []string{"version", "responder", "pds", "qps", "mrs"}
+	qpKeys       = []string{"qpn", "pd", "type", "access", "mtu", "expected_psn", "rq_depth", "max_dest_rd_atomic", "min_rnr_timer", "q_key", "remote", "recv"}
+	qpRequired   = []string{"qpn", "pd", "type", "access", "mtu"}
+	remoteKeys   = []string{"address", "qpn"}
+	recvKeys     = []string{"length", "posted_at"}
+	recvRequired = []string{"length"}
+	mrKeys       = []string{"rkey", "lkey", "va", "length", "pd", "access"}
+	mwKeys       = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey", "qpn"}
+	mwRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
 )
 
-// mptIndex holds what later entries refer to, with the path that defined it.
-type mptIndex struct {
+// refs holds what later entries refer to, with the path that defined it.
+type refs struct {
 	pds   map[uint32]string
-	qps   map[uint32]int // QPN -> index in MPTFile.QPs
-	mrs   map[uint32]int // nonzero rkey -> index in MPTFile.MRs
+	qps   map[uint32]int // QPN -> index in File.QPs
+	mrs   map[uint32]int // nonzero rkey -> index in File.MRs
 	rkeys map[uint32]string
 	lkeys map[uint32]string
 }
 
-func (w *mptWalker) build(root *mptNode) (*MPTFile, error) {
-	if err := w.object(root, "$", mptTopKeys, mptTopRequired); err != nil {
+func (w *walker) build(root *node) (*File, error) {
+	if err := w.object(root, "$", topKeys, topRequired); err != nil {
 		return nil, err
 	}
-	f := &MPTFile{Profile: "ibta"}
+	f := &File{Profile: "ibta"}
 	v, err := w.uint(root.obj["version"], "$.version", 64, "")
 	if err != nil {
 		return nil, err
@@ -586,7 +478,7 @@ func (w *mptWalker) build(root *mptNode) (*MPTFile, error) {
 		}
 	}
 
-	ix := &mptIndex{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
+	ix := &refs{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
 		rkeys: map[uint32]string{}, lkeys: map[uint32]string{}}
 	// The order matters: QPs and MRs refer to PDs, MWs to MRs and QPs.
 	pds, err := w.array(root.obj["pds"], "$.pds")
@@ -642,23 +534,23 @@ func (w *mptWalker) build(root *mptNode) (*MPTFile, error) {
 	return f, nil
 }
 
-func (w *mptWalker) pd(n *mptNode, path string, ix *mptIndex) (MPTPD, error) {
+func (w *walker) pd(n *node, path string, ix *refs) (hca.PDConfig, error) {
 	if err := w.object(n, path, []string{"id"}, []string{"id"}); err != nil {
-		return MPTPD{}, err
+		return hca.PDConfig{}, err
 	}
 	id, err := w.uint(n.obj["id"], path+".id", 32, " (PD handles are 32-bit)")
 	if err != nil {
-		return MPTPD{}, err
+		return hca.PDConfig{}, err
 	}
 	if prev, dup := ix.pds[uint32(id)]; dup {
-		return MPTPD{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
+		return hca.PDConfig{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
 	}
 	ix.pds[uint32(id)] = path
-	return MPTPD{ID: uint32(id)}, nil
+	return hca.PDConfig{ID: uint32(id)}, nil
 }
 
 // pdRef reads a "pd" key and checks that it names a PD of $.pds.
-func (w *mptWalker) pdRef(n *mptNode, path string, ix *mptIndex) (uint32, error) {
+func (w *walker) pdRef(n *node, path string, ix *refs) (uint32, error) {
 	id, err := w.uint(n, path, 32, " (PD handles are 32-bit)")
 	if err != nil {
 		return 0, err
@@ -674,15 +566,15 @@ func (w *mptWalker) pdRef(n *mptNode, path string, ix *mptIndex) (uint32, error)
 	return uint32(id), nil
 }
 
-var mptQPTypes = []string{"RC", "UC", "UD", "XRC"}
+var qpTypes = []string{"RC", "UC", "UD", "XRC"}
 
-func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
-	var qp MPTQP
-	if err := w.object(n, path, mptQPKeys, mptQPRequired); err != nil {
+func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
+	var qp hca.QPConfig
+	if err := w.object(n, path, qpKeys, qpRequired); err != nil {
 		return qp, err
 	}
 	o := n.obj
-	v, err := w.uint(o["qpn"], path+".qpn", 24, mptHintQPN)
+	v, err := w.uint(o["qpn"], path+".qpn", 24, hintQPN)
 	if err != nil {
 		return qp, err
 	}
@@ -697,9 +589,9 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 	if err != nil {
 		return qp, err
 	}
-	if !mptContains(mptQPTypes, typ) {
-		msg := fmt.Sprintf("unknown QP type %q (known: %s)", typ, strings.Join(mptQPTypes, ", "))
-		if mptContains(mptQPTypes, strings.ToUpper(typ)) {
+	if !slices.Contains(qpTypes, typ) {
+		msg := fmt.Sprintf("unknown QP type %q (known: %s)", typ, strings.Join(qpTypes, ", "))
+		if slices.Contains(qpTypes, strings.ToUpper(typ)) {
 			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(typ))
 		}
 		return qp, w.errf(o["type"], path+".type", "%s", msg)
@@ -722,7 +614,7 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 		return qp, w.errf(o["mtu"], path+".mtu", "%s", msg)
 	}
 	if m, ok := o["expected_psn"]; ok {
-		if v, err = w.uint(m, path+".expected_psn", 24, mptHintPSN); err != nil {
+		if v, err = w.uint(m, path+".expected_psn", 24, hintPSN); err != nil {
 			return qp, err
 		}
 		qp.ExpectedPSN, qp.HasExpectedPSN = decode.PSN(v), true
@@ -753,14 +645,14 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 	}
 	if m, ok := o["remote"]; ok {
 		rp := path + ".remote"
-		if err := w.object(m, rp, mptRemoteKeys, mptRemoteKeys); err != nil {
+		if err := w.object(m, rp, remoteKeys, remoteKeys); err != nil {
 			return qp, err
 		}
-		r := &MPTRemote{}
+		r := &hca.Peer{}
 		if r.Addr, err = w.addr(m.obj["address"], rp+".address"); err != nil {
 			return qp, err
 		}
-		if v, err = w.uint(m.obj["qpn"], rp+".qpn", 24, mptHintQPN); err != nil {
+		if v, err = w.uint(m.obj["qpn"], rp+".qpn", 24, hintQPN); err != nil {
 			return qp, err
 		}
 		r.QPN = uint32(v)
@@ -771,15 +663,15 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 		if err != nil {
 			return qp, err
 		}
-		qp.HasRecv, qp.Recv = true, make([]MPTRecv, 0, len(items))
+		qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, len(items))
 		var last time.Time
 		lastPath := ""
 		for i, it := range items {
 			rp := fmt.Sprintf("%s.recv[%d]", path, i)
-			if err := w.object(it, rp, mptRecvKeys, mptRecvRequired); err != nil {
+			if err := w.object(it, rp, recvKeys, recvRequired); err != nil {
 				return qp, err
 			}
-			var r MPTRecv
+			var r hca.RecvWQE
 			if r.Length, err = w.uint(it.obj["length"], rp+".length", 64, ""); err != nil {
 				return qp, err
 			}
@@ -801,8 +693,8 @@ func (w *mptWalker) qp(n *mptNode, path string, ix *mptIndex) (MPTQP, error) {
 
 // key reads an rkey or lkey and checks that no other entry in seen has it.
 // Key 0 may repeat: rxe gives rkey 0 to every MR without remote access.
-func (w *mptWalker) key(n *mptNode, path string, seen map[uint32]string, what string) (uint32, error) {
-	v, err := w.uint(n, path, 32, mptHintKey)
+func (w *walker) key(n *node, path string, seen map[uint32]string, what string) (uint32, error) {
+	v, err := w.uint(n, path, 32, hintKey)
 	if err != nil {
 		return 0, err
 	}
@@ -816,9 +708,9 @@ func (w *mptWalker) key(n *mptNode, path string, seen map[uint32]string, what st
 	return k, nil
 }
 
-func (w *mptWalker) mr(n *mptNode, path string, ix *mptIndex) (MPTMR, error) {
-	var mr MPTMR
-	if err := w.object(n, path, mptMRKeys, mptMRKeys); err != nil {
+func (w *walker) mr(n *node, path string, ix *refs) (hca.MRConfig, error) {
+	var mr hca.MRConfig
+	if err := w.object(n, path, mrKeys, mrKeys); err != nil {
 		return mr, err
 	}
 	o := n.obj
@@ -838,14 +730,14 @@ func (w *mptWalker) mr(n *mptNode, path string, ix *mptIndex) (MPTMR, error) {
 	if mr.Access, err = w.access(o["access"], path+".access"); err != nil {
 		return mr, err
 	}
-	if mr.Access&ZeroBased != 0 && mr.VA != 0 {
+	if mr.Access&hca.ZeroBased != 0 && mr.VA != 0 {
 		return mr, w.errf(o["va"], path+".va", "%s with ZERO_BASED; a zero-based MR starts at va 0", o["va"].text)
 	}
 	return mr, nil
 }
 
 // extent reads va and length and checks that the range does not wrap.
-func (w *mptWalker) extent(o map[string]*mptNode, path string) (va, length uint64, err error) {
+func (w *walker) extent(o map[string]*node, path string) (va, length uint64, err error) {
 	if va, err = w.uint(o["va"], path+".va", 64, ""); err != nil {
 		return
 	}
@@ -858,9 +750,9 @@ func (w *mptWalker) extent(o map[string]*mptNode, path string) (va, length uint6
 	return
 }
 
-func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW, error) {
-	var mw MPTMW
-	if err := w.object(n, path, mptMWKeys, mptMWRequired); err != nil {
+func (w *walker) mw(n *node, path string, ix *refs, f *File) (hca.MWConfig, error) {
+	var mw hca.MWConfig
+	if err := w.object(n, path, mwKeys, mwRequired); err != nil {
 		return mw, err
 	}
 	o := n.obj
@@ -891,7 +783,7 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 
 	// The MR it is bound to.
 	m := o["mr_rkey"]
-	v, err := w.uint(m, path+".mr_rkey", 32, mptHintKey)
+	v, err := w.uint(m, path+".mr_rkey", 32, hintKey)
 	if err != nil {
 		return mw, err
 	}
@@ -902,13 +794,13 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 	}
 	mr := f.MRs[i]
 	mrPath := fmt.Sprintf("$.mrs[%d]", i)
-	if mr.Access&MWBind == 0 {
+	if mr.Access&hca.MWBind == 0 {
 		return mw, w.errf(m, path+".mr_rkey", "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
 	}
 	if mr.PD != mw.PD {
 		return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
 	}
-	if mr.Access&ZeroBased == 0 && mw.Access&ZeroBased == 0 && mw.Length > 0 &&
+	if mr.Access&hca.ZeroBased == 0 && mw.Access&hca.ZeroBased == 0 && mw.Length > 0 &&
 		(mw.VA < mr.VA || mw.VA-mr.VA > mr.Length || mw.Length > mr.Length-(mw.VA-mr.VA)) {
 		return mw, w.errf(o["va"], path+".va", "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
 	}
@@ -921,7 +813,7 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 	case mw.Type == 1 && hasQ:
 		return mw, w.errf(q, path+".qpn", "a type 1 window is bound to no QP; remove qpn or set type 2")
 	case hasQ:
-		if v, err = w.uint(q, path+".qpn", 24, mptHintQPN); err != nil {
+		if v, err = w.uint(q, path+".qpn", 24, hintQPN); err != nil {
 			return mw, err
 		}
 		mw.QPN, mw.HasQPN = uint32(v), true
@@ -934,11 +826,4 @@ func (w *mptWalker) mw(n *mptNode, path string, ix *mptIndex, f *MPTFile) (MPTMW
 		}
 	}
 	return mw, nil
-}
-
-// NeverConnected reports whether a connected QP (RC, UC, XRC) has neither
-// a peer nor an expected PSN in the file: it never reached RTR, and drops
-// everything, as a QP left in INIT does.
-func (q *MPTQP) NeverConnected() bool {
-	return q.Type.Connected() && q.Remote == nil && !q.HasExpectedPSN
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // eachPacket decodes every packet of a capture in order.
@@ -58,7 +59,7 @@ var responderFor = map[string]string{
 // TestLearnRxe learns an MPT file from every Soft-RoCE capture and checks
 // that
 //
-//   - it reads back (hca.ParseMPT);
+//   - it reads back (mpt.Parse);
 //   - checked against it, as `rocetap decode --mpt` does, every access
 //     the responder executed is allowed and every one it NAKed is
 //     forbidden: the tracker reports no mpt_accepted and no mpt_rejected;
@@ -91,11 +92,11 @@ func TestLearnRxe(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := res.File
-			out, err := hca.MarshalMPT(f)
+			out, err := mpt.Marshal(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := hca.ParseMPT("learned", out); err != nil {
+			if _, err := mpt.Parse("learned", out); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
 			if len(res.Notes) == 0 || res.ResponderFrom == "" {
@@ -104,7 +105,7 @@ func TestLearnRxe(t *testing.T) {
 
 			// decode --mpt: executed accesses allowed, NAKed ones not.
 			prof, _ := hca.ProfileByName(f.Profile)
-			m, err := hca.NewModel(f, hca.Options{Profile: prof})
+			m, err := hca.NewModel(&f.Config, hca.Options{Profile: prof})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +129,7 @@ func TestLearnRxe(t *testing.T) {
 			}
 
 			// Nothing the real registrations contradict.
-			real, err := hca.LoadMPT(strings.TrimSuffix(path, ".pcap") + ".mpt.json")
+			real, err := mpt.Load(strings.TrimSuffix(path, ".pcap") + ".mpt.json")
 			if errors.Is(err, os.ErrNotExist) {
 				return // cm_*: no verbs data
 			}
@@ -138,7 +139,7 @@ func TestLearnRxe(t *testing.T) {
 			if f.Responder != real.Responder {
 				t.Errorf("responder %s, want %s", f.Responder, real.Responder)
 			}
-			qps := map[uint32]hca.MPTQP{}
+			qps := map[uint32]hca.QPConfig{}
 			for _, q := range real.QPs {
 				qps[q.QPN] = q
 			}
@@ -207,86 +208,86 @@ func TestLearnInferences(t *testing.T) {
 	tests := []struct {
 		capture string
 		opts    Options
-		check   func(t *testing.T, f *hca.MPTFile, notes string)
+		check   func(t *testing.T, f *mpt.File, notes string)
 	}{
-		{"err_psn_seq", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_psn_seq", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// The first request has PSN 0x1800; the NAK names 0x17fb.
 			if q := f.QPs[0]; q.ExpectedPSN != 0x17fb || !strings.Contains(notes, "from the PSN sequence error NAK in frame 2") {
 				t.Errorf("expected_psn %#06x\n%s", q.ExpectedPSN, notes)
 			}
 		}},
-		{"err_rnr", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_rnr", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// Never a receive: RNR NAKs with timer 1.
 			if q := f.QPs[0]; !q.HasRecv || len(q.Recv) != 0 || !q.HasMinRNRTimer || q.MinRNRTimer != 1 {
 				t.Errorf("QP %+v", q)
 			}
 		}},
-		{"err_rnr_recover", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_rnr_recover", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			q := f.QPs[0]
 			if len(q.Recv) != 1 || q.Recv[0].Length != 64 || !q.Recv[0].HasPostedAt || q.MinRNRTimer != 14 {
 				t.Fatalf("QP %+v", q)
 			}
 		}},
-		{"err_recv_too_small", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_recv_too_small", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			q := f.QPs[0]
 			if f.Profile != "rxe" || len(q.Recv) != 2 || q.Recv[0].Length != 256 || q.Recv[1].Length != 1023 {
 				t.Errorf("profile %s, QP %+v", f.Profile, q)
 			}
 		}},
-		{"err_recv_too_small", Options{Profile: "ibta"}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_recv_too_small", Options{Profile: "ibta"}, func(t *testing.T, f *mpt.File, notes string) {
 			// Told ibta, the Remote Operational Error NAK is no
 			// too-small receive (the spec NAKs that Invalid Request).
 			if f.Profile != "ibta" || f.QPs[0].HasRecv {
 				t.Errorf("profile %s, QP %+v", f.Profile, f.QPs[0])
 			}
 		}},
-		{"err_qp_access", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_qp_access", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// READ executed, WRITE NAKed with Invalid Request: rxe.
 			if f.Profile != "rxe" || f.QPs[0].Access != hca.RemoteRead || !strings.Contains(notes, "profile rxe: frame 4") {
 				t.Errorf("profile %s, access %v\n%s", f.Profile, f.QPs[0].Access, notes)
 			}
 		}},
-		{"err_write_oob_multi", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_write_oob_multi", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// A Remote Access Error NAK: the QP check passed; no MR.
 			if f.QPs[0].Access != hca.RemoteWrite || len(f.MRs) != 0 {
 				t.Errorf("access %v, MRs %+v", f.QPs[0].Access, f.MRs)
 			}
 		}},
-		{"err_fadd_misaligned", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_fadd_misaligned", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// A misaligned atomic NAKed with Invalid Request passed
 			// the rkey and bounds checks.
 			if f.QPs[0].Access != hca.RemoteAtomic || len(f.MRs) != 1 || f.MRs[0].VA&7 != 3 || f.MRs[0].Length != 8 {
 				t.Errorf("access %v, MRs %+v", f.QPs[0].Access, f.MRs)
 			}
 		}},
-		{"err_retry_exc", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"err_retry_exc", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// Never answered: kept out of RTR.
 			if q := f.QPs[0]; q.HasExpectedPSN || q.Remote != nil || !strings.Contains(notes, "the only node requests were sent to") {
 				t.Errorf("QP %+v\n%s", q, notes)
 			}
 		}},
-		{"send_inv", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"send_inv", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			// The window's rkey, learned as an MR.
 			if len(f.MRs) != 1 || f.MRs[0].RKey != 0x0800019c {
 				t.Errorf("MRs %+v", f.MRs)
 			}
 		}},
-		{"uc", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"uc", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			if q := f.QPs[0]; q.Type != decode.TransportUC || q.Access != 0 || len(f.MRs) != 0 || !q.HasExpectedPSN || !strings.Contains(notes, "UC WRITE(s) not counted") {
 				t.Errorf("QP %+v, MRs %+v\n%s", q, f.MRs, notes)
 			}
 		}},
-		{"uc", Options{TrustUC: true}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"uc", Options{TrustUC: true}, func(t *testing.T, f *mpt.File, notes string) {
 			if q := f.QPs[0]; q.Access != hca.RemoteWrite || len(f.MRs) != 1 {
 				t.Errorf("QP %+v, MRs %+v", q, f.MRs)
 			}
 		}},
-		{"ipv6_mix", Options{}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"ipv6_mix", Options{}, func(t *testing.T, f *mpt.File, notes string) {
 			if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || f.QPs[1].Type != decode.TransportUD || f.QPs[1].HasQKey {
 				t.Errorf("responder %s, QPs %+v", f.Responder, f.QPs)
 			}
 		}},
-		{"cm_perftest", Options{Responder: netip.MustParseAddr("::ffff:10.77.0.1")}, func(t *testing.T, f *hca.MPTFile, notes string) {
+		{"cm_perftest", Options{Responder: netip.MustParseAddr("::ffff:10.77.0.1")}, func(t *testing.T, f *mpt.File, notes string) {
 			if f.Responder != netip.MustParseAddr("10.77.0.1") || len(f.QPs) == 0 {
 				t.Errorf("responder %s, QPs %+v", f.Responder, f.QPs)
 			}
@@ -371,12 +372,12 @@ func TestLearnSynthetic(t *testing.T) {
 	tests := []struct {
 		name     string
 		max      int
-		wantMR   hca.MPTMR
+		wantMR   hca.MRConfig
 		wantNote string
 	}{
-		{"all remembered", 0, hca.MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x1000, Length: 0x300, Access: hca.LocalWrite | hca.RemoteWrite},
+		{"all remembered", 0, hca.MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x1000, Length: 0x300, Access: hca.LocalWrite | hca.RemoteWrite},
 			"the 3 access(es) the responder executed"},
-		{"two forgotten", 1, hca.MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x1200, Length: 0x100, Access: hca.LocalWrite | hca.RemoteWrite},
+		{"two forgotten", 1, hca.MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x1200, Length: 0x100, Access: hca.LocalWrite | hca.RemoteWrite},
 			"2 request messages forgotten unanswered (more than 1 packet waiting)"},
 	}
 	for _, tt := range tests {

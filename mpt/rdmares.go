@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 // Import of iproute2's `rdma -j resource show mr|qp|pd` output into an MPT
 // file: what the kernel reports about a device's memory regions, queue
@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
 // RdmaViews is the output of `rdma -j resource show mr`, `... show qp`
@@ -58,7 +59,7 @@ type RdmaSelect struct {
 	MTU int
 	// QPAccess is the access flags of every RC, UC and XRC QP (UD QPs
 	// have none), when HasQPAccess.
-	QPAccess    Access
+	QPAccess    hca.Access
 	HasQPAccess bool
 	// Remote is the peer's address, for "remote" of every connected QP
 	// whose remote QPN rdma printed.
@@ -74,7 +75,7 @@ type RdmaSelect struct {
 type RdmaMR struct {
 	VA        uint64
 	HasVA     bool
-	Access    Access
+	Access    hca.Access
 	HasAccess bool
 }
 
@@ -109,7 +110,7 @@ type RdmaGap struct {
 type RdmaImport struct {
 	// File holds every value that was found. Where Missing names a value,
 	// File holds zero: it is not a valid MPT file until Missing is empty.
-	File    *MPTFile
+	File    *File
 	Missing []RdmaGap
 	Notes   []string
 	// TakenAt is when the snapshot was taken (wrapper files only).
@@ -170,13 +171,13 @@ func LoadRdmaRes(path, snapshot string, sel RdmaSelect) (*RdmaImport, error) {
 // {"error": ...} when that command failed. snapshot picks "before" (the
 // default when "") or "after"; it must be "" for a single S.
 func ParseRdmaResFile(name string, data []byte, snapshot string, sel RdmaSelect) (*RdmaImport, error) {
-	w := &mptWalker{file: name, data: data}
+	w := &walker{file: name, data: data}
 	root, err := w.parse()
 	if err != nil {
 		return nil, rdmaFromMPT(err)
 	}
 	if root.kind != '{' {
-		return nil, rdmaErrAt(w, root.off, "$", "want an object with \"before\"/\"after\" snapshots or with \"mr\" and \"qp\" views, found %s", mptKindName(root))
+		return nil, rdmaErrAt(w, root.off, "$", "want an object with \"before\"/\"after\" snapshots or with \"mr\" and \"qp\" views, found %s", kindName(root))
 	}
 	path := "$"
 	snap := root
@@ -196,7 +197,7 @@ func ParseRdmaResFile(name string, data []byte, snapshot string, sel RdmaSelect)
 		}
 		path, snap = "$."+snapshot, s
 		if snap.kind != '{' {
-			return nil, rdmaErrAt(w, snap.off, path, "want an object with the views (\"mr\", \"qp\", \"pd\"), found %s", mptKindName(snap))
+			return nil, rdmaErrAt(w, snap.off, path, "want an object with the views (\"mr\", \"qp\", \"pd\"), found %s", kindName(snap))
 		}
 	case snapshot != "":
 		return nil, rdmaErrAt(w, root.off, "$", "snapshot %q: the file holds a single snapshot (no \"before\"/\"after\"); leave the snapshot out", snapshot)
@@ -221,7 +222,7 @@ func ParseRdmaResFile(name string, data []byte, snapshot string, sel RdmaSelect)
 			}
 			return nil, rdmaErrAt(w, snap.off, path+"."+v, "missing: the snapshot needs the output of `rdma -j resource show %s`", v)
 		}
-		views[i] = rdmaView{w: w, nodes: []*mptNode{n}, path: path + "." + v, what: v}
+		views[i] = rdmaView{w: w, nodes: []*node{n}, path: path + "." + v, what: v}
 	}
 	if mw, ok := snap.obj["mw"]; ok {
 		imp.Notes = append(imp.Notes, "memory windows: not imported ("+rdmaMWNote(mw)+"); add bound windows to \"mws\" by hand")
@@ -229,7 +230,7 @@ func ParseRdmaResFile(name string, data []byte, snapshot string, sel RdmaSelect)
 	return importRdma(imp, views[0], views[1], views[2], sel)
 }
 
-func rdmaMWNote(n *mptNode) string {
+func rdmaMWNote(n *node) string {
 	if n.kind == '{' {
 		if e, ok := n.obj["error"]; ok && e.kind == '"' {
 			return "the mw view failed: " + strconv.Quote(strings.TrimSpace(e.text))
@@ -266,14 +267,14 @@ func ParseRdmaRes(v RdmaViews, sel RdmaSelect) (*RdmaImport, error) {
 
 // rdmaParseArrays parses one view: a JSON value, or several one after the
 // other (older iproute2 prints one array per device).
-func rdmaParseArrays(file string, data []byte) (*mptWalker, []*mptNode, error) {
-	w := &mptWalker{file: file, data: data}
+func rdmaParseArrays(file string, data []byte) (*walker, []*node, error) {
+	w := &walker{file: file, data: data}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &RdmaError{File: file, Msg: "empty; want the JSON output of `rdma -j resource show ...`"}
 	}
 	w.dec = json.NewDecoder(bytes.NewReader(data))
 	w.dec.UseNumber()
-	var nodes []*mptNode
+	var nodes []*node
 	for w.dec.More() {
 		n, err := w.value("$", 0)
 		if err != nil {
@@ -287,19 +288,19 @@ func rdmaParseArrays(file string, data []byte) (*mptWalker, []*mptNode, error) {
 	return w, nodes, nil
 }
 
-// rdmaFromMPT turns the JSON walker's *MPTError into an *RdmaError.
+// rdmaFromMPT turns the JSON walker's *Error into an *RdmaError.
 func rdmaFromMPT(err error) error {
-	var me *MPTError
+	var me *Error
 	if errors.As(err, &me) {
 		return &RdmaError{File: me.File, Line: me.Line, Column: me.Column, Path: me.Path, Msg: me.Msg}
 	}
 	return err
 }
 
-func rdmaErrAt(w *mptWalker, off int, path, format string, args ...any) error {
+func rdmaErrAt(w *walker, off int, path, format string, args ...any) error {
 	e := &RdmaError{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
 	if off >= 0 {
-		e.Line, e.Column = mptLineCol(w.data, off)
+		e.Line, e.Column = lineCol(w.data, off)
 	}
 	return e
 }
@@ -307,16 +308,16 @@ func rdmaErrAt(w *mptWalker, off int, path, format string, args ...any) error {
 // rdmaView is one view's JSON: the top-level values (arrays of entries),
 // the walker that knows their positions, and the path of the first.
 type rdmaView struct {
-	w     *mptWalker
-	nodes []*mptNode
+	w     *walker
+	nodes []*node
 	path  string
 	what  string // "mr", "qp", "pd"
 }
 
 // rdmaEntry is one resource entry (an object) of a view.
 type rdmaEntry struct {
-	w    *mptWalker
-	n    *mptNode
+	w    *walker
+	n    *node
 	path string
 }
 
@@ -333,7 +334,7 @@ func (v *rdmaView) entries() ([]rdmaEntry, error) {
 		}
 		if n.kind == '{' {
 			if e, ok := n.obj["error"]; ok {
-				msg := mptKindName(e)
+				msg := kindName(e)
 				if e.kind == '"' {
 					msg = strconv.Quote(strings.TrimSpace(e.text))
 				}
@@ -341,12 +342,12 @@ func (v *rdmaView) entries() ([]rdmaEntry, error) {
 			}
 		}
 		if n.kind != '[' {
-			return nil, rdmaErrAt(v.w, n.off, path, "want the JSON array `rdma -j resource show %s` prints, found %s", v.what, mptKindName(n))
+			return nil, rdmaErrAt(v.w, n.off, path, "want the JSON array `rdma -j resource show %s` prints, found %s", v.what, kindName(n))
 		}
 		for i, e := range n.arr {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			if e.kind != '{' {
-				return nil, rdmaErrAt(v.w, e.off, p, "want an object (one %s), found %s", v.what, mptKindName(e))
+				return nil, rdmaErrAt(v.w, e.off, p, "want an object (one %s), found %s", v.what, kindName(e))
 			}
 			out = append(out, rdmaEntry{v.w, e, p})
 		}
@@ -375,7 +376,7 @@ func (e rdmaEntry) str(key string) (string, bool, error) {
 		return "", false, nil
 	}
 	if n.kind != '"' {
-		return "", false, e.errf(key, "want a string, found %s", mptKindName(n))
+		return "", false, e.errf(key, "want a string, found %s", kindName(n))
 	}
 	return n.text, true, nil
 }
@@ -388,7 +389,7 @@ func (e rdmaEntry) num(key string, bits int) (uint64, bool, error) {
 		return 0, false, nil
 	}
 	if n.kind != '0' && n.kind != '"' {
-		return 0, false, e.errf(key, "want a number, found %s", mptKindName(n))
+		return 0, false, e.errf(key, "want a number, found %s", kindName(n))
 	}
 	v, err := strconv.ParseUint(n.text, 10, 64)
 	if err != nil {
@@ -416,7 +417,7 @@ func (e rdmaEntry) hex(key string, bits int) (uint64, bool, error) {
 	case '0':
 		v, err = strconv.ParseUint(n.text, 10, 64)
 	default:
-		return 0, false, e.errf(key, "want a hex string (rdma prints e.g. \"9d2\"), found %s", mptKindName(n))
+		return 0, false, e.errf(key, "want a hex string (rdma prints e.g. \"9d2\"), found %s", kindName(n))
 	}
 	if err != nil {
 		return 0, false, e.errf(key, "%s is not a hex number (rdma prints keys as hex digits, e.g. \"9d2\")", strconv.Quote(n.text))
@@ -477,11 +478,11 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		}
 	}
 	if sel.Profile != "" {
-		if _, err := ProfileByName(sel.Profile); err != nil {
+		if _, err := hca.ProfileByName(sel.Profile); err != nil {
 			return nil, err
 		}
 	}
-	f := &MPTFile{Version: 1, Responder: sel.Responder.Unmap(), Profile: "ibta"}
+	f := &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: sel.Responder.Unmap()}}
 	if sel.Profile != "" {
 		f.Profile = strings.ToLower(sel.Profile)
 	}
@@ -555,7 +556,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		}
 		ref(uint32(pdn))
 		i := len(f.QPs)
-		qp := MPTQP{QPN: qpn, PD: uint32(pdn), Type: mtype}
+		qp := hca.QPConfig{QPN: qpn, PD: uint32(pdn), Type: mtype}
 		path := fmt.Sprintf("$.qps[%d]", i)
 		name := fmt.Sprintf("QP %#06x", qpn)
 
@@ -618,7 +619,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 				}
 				switch {
 				case has && sel.Remote.IsValid():
-					qp.Remote = &MPTRemote{Addr: sel.Remote.Unmap(), QPN: uint32(rqpn)}
+					qp.Remote = &hca.Peer{Addr: sel.Remote.Unmap(), QPN: uint32(rqpn)}
 				case has:
 					noRemote = append(noRemote, fmt.Sprintf("%#06x (peer QPN %#06x)", qpn, rqpn))
 				}
@@ -680,7 +681,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 		ref(uint32(pdn))
 		i := len(f.MRs)
 		path := fmt.Sprintf("$.mrs[%d]", i)
-		mr := MPTMR{RKey: uint32(rkey), LKey: uint32(lkey), Length: length, PD: uint32(pdn)}
+		mr := hca.MRConfig{RKey: uint32(rkey), LKey: uint32(lkey), Length: length, PD: uint32(pdn)}
 		if !hasR || !hasL {
 			// Without its keys the MR cannot be named to supply its VA
 			// and access flags: those wait for a run as root.
@@ -772,7 +773,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 	slices.Sort(pdOrder)
 	var notInView []string
 	for _, pd := range pdOrder {
-		f.PDs = append(f.PDs, MPTPD{ID: pd})
+		f.PDs = append(f.PDs, hca.PDConfig{ID: pd})
 		if pdv.w != nil && !inView[pd] {
 			notInView = append(notInView, strconv.FormatUint(uint64(pd), 10))
 		}

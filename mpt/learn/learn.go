@@ -40,6 +40,8 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/text"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 // Options configure a Learner. The zero value is usable.
@@ -60,7 +62,7 @@ type Options struct {
 
 // Result is the learned MPT file and how it was inferred.
 type Result struct {
-	File *hca.MPTFile
+	File *mpt.File
 	// ResponderFrom says how the responder was chosen.
 	ResponderFrom string
 	// Notes list every inference and every value the capture could not
@@ -632,12 +634,12 @@ func (l *Learner) Finish() (*Result, error) {
 		tooSmall = decode.NakRemoteOperational
 	}
 
-	f := &hca.MPTFile{Version: 1, Responder: resp, Profile: profile, PDs: []hca.MPTPD{{ID: 0}}}
+	f := &mpt.File{Version: 1, Profile: profile, Config: hca.Config{Responder: resp, PDs: []hca.PDConfig{{ID: 0}}}}
 	var neverAnswered, defaultMTU, ucNoPeer, udQKey []string
 	for _, qpn := range n.qpOrder {
 		q := n.qps[qpn]
 		name := fmt.Sprintf("QP %#06x", qpn)
-		qp := hca.MPTQP{QPN: qpn, PD: 0}
+		qp := hca.QPConfig{QPN: qpn, PD: 0}
 		switch q.transport {
 		case decode.TransportRC, decode.TransportUC, decode.TransportUD, decode.TransportXRC:
 			qp.Type = q.transport
@@ -694,12 +696,12 @@ func (l *Learner) Finish() (*Result, error) {
 				note("%s: expected_psn %#06x from the PSN sequence error NAK in frame %d, its first answer (the first request had PSN %#06x)", name, q.seqPSN, q.seqFrame, q.firstPSN)
 			}
 			if q.hasRemote {
-				qp.Remote = &hca.MPTRemote{Addr: q.remote, QPN: q.remoteQPN}
+				qp.Remote = &hca.Peer{Addr: q.remote, QPN: q.remoteQPN}
 			}
 		case qp.Type == decode.TransportUC:
 			qp.ExpectedPSN, qp.HasExpectedPSN = q.firstPSN, true
 			if s != nil && s.A.QPNKnown && s.A.Addr.IsValid() && s.B.QPN == qpn {
-				qp.Remote = &hca.MPTRemote{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
+				qp.Remote = &hca.Peer{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
 			} else {
 				ucNoPeer = append(ucNoPeer, fmt.Sprintf("%#06x", qpn))
 			}
@@ -731,15 +733,15 @@ func (l *Learner) Finish() (*Result, error) {
 					recvs[i].at = recvs[i+1].at
 				}
 			}
-			qp.HasRecv, qp.Recv = true, make([]hca.MPTRecv, 0, len(recvs))
+			qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, len(recvs))
 			for _, r := range recvs {
-				qp.Recv = append(qp.Recv, hca.MPTRecv{Length: r.length, PostedAt: r.at, HasPostedAt: !r.at.IsZero()})
+				qp.Recv = append(qp.Recv, hca.RecvWQE{Length: r.length, PostedAt: r.at, HasPostedAt: !r.at.IsZero()})
 			}
 			why := "RNR NAKs show its receive queue ran empty"
 			if !q.rnr {
 				why = "a SEND NAKed for its length shows a receive too small for it"
 			}
-			what := plural(len(recvs)-small, "receive") + " consumed by executed SENDs and WRITEs with immediate (each as long as its message, posted when the message last arrived)"
+			what := text.Plural(len(recvs)-small, "receive") + " consumed by executed SENDs and WRITEs with immediate (each as long as its message, posted when the message last arrived)"
 			for _, sn := range q.sendNAKs {
 				if sn.code == tooSmall && sn.bytes > 0 {
 					what += fmt.Sprintf(", and one too small for the SEND NAKed in frame %d (1 byte shorter than the %d bytes that had arrived)", sn.nak, sn.bytes)
@@ -758,7 +760,7 @@ func (l *Learner) Finish() (*Result, error) {
 			zeroKey = append(zeroKey, strconv.Itoa(m.accesses))
 			continue
 		}
-		mr := hca.MPTMR{RKey: rkey, LKey: rkey, PD: 0, Access: m.access | hca.LocalWrite}
+		mr := hca.MRConfig{RKey: rkey, LKey: rkey, PD: 0, Access: m.access | hca.LocalWrite}
 		switch {
 		case m.has:
 			mr.VA, mr.Length = m.lo, m.hi-m.lo
@@ -804,21 +806,21 @@ func (l *Learner) Finish() (*Result, error) {
 		note("requests left out: %s", strings.Join(skipped, ", "))
 	}
 	if l.lidOnly > 0 {
-		note("%s without an IP address or GID left out (an MPT file names nodes by address)", plural(l.lidOnly, "packet"))
+		note("%s without an IP address or GID left out (an MPT file names nodes by address)", text.Plural(l.lidOnly, "packet"))
 	}
 	if l.forgotten > 0 {
-		note("%s forgotten unanswered (more than %s waiting): the accesses of those answered later are not counted", plural(l.forgotten, "request message"), plural(l.opts.MaxPending, "packet"))
+		note("%s forgotten unanswered (more than %s waiting): the accesses of those answered later are not counted", text.Plural(l.forgotten, "request message"), text.Plural(l.opts.MaxPending, "packet"))
 	}
 	if len(f.QPs) == 0 {
 		return nil, fmt.Errorf("no request to %s reached a QP an MPT file can hold (RC, UC, UD or XRC, not QP0/QP1)", resp)
 	}
 
 	// What is written must read back.
-	out, err := hca.MarshalMPT(f)
+	out, err := mpt.Marshal(f)
 	if err != nil {
 		return nil, fmt.Errorf("learned MPT file: %w", err)
 	}
-	back, err := hca.ParseMPT("learned", out)
+	back, err := mpt.Parse("learned", out)
 	if err != nil {
 		return nil, fmt.Errorf("learned MPT file does not read back (a bug in rocetap): %w", err)
 	}
@@ -834,7 +836,7 @@ func (l *Learner) destinations() string {
 	var s []string
 	for _, a := range l.nodeOrder {
 		if k := len(l.nodes[a].qps); k > 0 {
-			s = append(s, a.String()+" ("+plural(k, "QP")+")")
+			s = append(s, a.String()+" ("+text.Plural(k, "QP")+")")
 		} else {
 			s = append(s, a.String()+" (QP0/QP1 only)")
 		}
@@ -857,11 +859,4 @@ func opNames(a hca.Access) string {
 		return "no access"
 	}
 	return strings.Join(s, "/")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

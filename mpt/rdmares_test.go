@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
 // rdmaScenarios returns the Soft-RoCE scenarios that have both an rdma
@@ -38,7 +39,7 @@ func TestRdmaResRxe(t *testing.T) {
 	for _, base := range rdmaScenarios(t) {
 		name := filepath.Base(base)
 		t.Run(name, func(t *testing.T) {
-			want, err := LoadMPT(base + ".mpt.json")
+			want, err := Load(base + ".mpt.json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,11 +56,11 @@ func TestRdmaResRxe(t *testing.T) {
 			// Every QP and MR rdma lists is one of the verbs data's.
 			// Only ipv6_mix creates resources after the "before"
 			// snapshot: its UD QP and one receive MR.
-			wantQP := map[uint32]MPTQP{}
+			wantQP := map[uint32]hca.QPConfig{}
 			for _, q := range want.QPs {
 				wantQP[q.QPN] = q
 			}
-			wantMR := map[uint32]MPTMR{}
+			wantMR := map[uint32]hca.MRConfig{}
 			for _, m := range want.MRs {
 				wantMR[m.LKey] = m
 			}
@@ -89,8 +90,8 @@ func TestRdmaResRxe(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.ContainsFunc(after.File.QPs, func(q MPTQP) bool { return q.QPN == 0x24 && q.Type == decode.TransportUD }) ||
-					!slices.ContainsFunc(after.File.MRs, func(m MPTMR) bool { return m.LKey == 0x1913 && m.RKey == 0 && m.Length == 4096 }) {
+				if !slices.ContainsFunc(after.File.QPs, func(q hca.QPConfig) bool { return q.QPN == 0x24 && q.Type == decode.TransportUD }) ||
+					!slices.ContainsFunc(after.File.MRs, func(m hca.MRConfig) bool { return m.LKey == 0x1913 && m.RKey == 0 && m.Length == 4096 }) {
 					t.Errorf("the \"after\" snapshot lacks the UD QP 0x24 or MR 0x1913: %+v", after.File)
 				}
 			}
@@ -183,7 +184,7 @@ func TestRdmaResRxe(t *testing.T) {
 			}
 			notes := strings.Join(imp.Notes, "\n")
 			wantNotes := []string{"receive queue", "memory windows: not imported (the mw view failed: \"Unknown parameter 'mw'.\")", "pdn"}
-			if slices.ContainsFunc(got.QPs, func(q MPTQP) bool { return q.Type != decode.TransportUD }) {
+			if slices.ContainsFunc(got.QPs, func(q hca.QPConfig) bool { return q.Type != decode.TransportUD }) {
 				wantNotes = append(wantNotes, "max_dest_rd_atomic")
 			}
 			for _, s := range wantNotes {
@@ -217,11 +218,11 @@ func TestRdmaResRxe(t *testing.T) {
 			if err := imp.Err(); err != nil {
 				t.Fatal(err)
 			}
-			out, err := MarshalMPT(imp.File)
+			out, err := Marshal(imp.File)
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, err := ParseMPT("imported", out)
+			full, err := Parse("imported", out)
 			if err != nil {
 				t.Fatalf("the import does not parse: %v\n%s", err, out)
 			}
@@ -268,23 +269,23 @@ func TestRdmaResViews(t *testing.T) {
 		{
 			name:  "device with keys, iova and a path MTU key",
 			views: RdmaViews{QP: []byte(strings.Replace(rdmaQP, `"sq-psn":1,`, `"sq-psn":1,"path-mtu":4096,`, 1)), MR: []byte(rdmaMR), PD: []byte(rdmaPD)},
-			sel: RdmaSelect{Dev: "mlx5_0", Responder: resp, Remote: netip.MustParseAddr("::ffff:10.0.0.1"), QPAccess: RemoteWrite, HasQPAccess: true,
-				MRs: map[uint32]RdmaMR{0x1234: {Access: LocalWrite | RemoteWrite, HasAccess: true}}},
+			sel: RdmaSelect{Dev: "mlx5_0", Responder: resp, Remote: netip.MustParseAddr("::ffff:10.0.0.1"), QPAccess: hca.RemoteWrite, HasQPAccess: true,
+				MRs: map[uint32]RdmaMR{0x1234: {Access: hca.LocalWrite | hca.RemoteWrite, HasAccess: true}}},
 			check: func(t *testing.T, imp *RdmaImport) {
 				f := imp.File
-				want := []MPTQP{
-					{QPN: 17, PD: 3, Type: decode.TransportRC, Access: RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
-						Remote: &MPTRemote{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
+				want := []hca.QPConfig{
+					{QPN: 17, PD: 3, Type: decode.TransportRC, Access: hca.RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
+						Remote: &hca.Peer{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
 					{QPN: 19, PD: 3, Type: decode.TransportUD},
-					{QPN: 20, PD: 4, Type: decode.TransportXRC, Access: RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
+					{QPN: 20, PD: 4, Type: decode.TransportXRC, Access: hca.RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
 				}
 				if !reflect.DeepEqual(f.QPs, want) {
 					t.Errorf("QPs %+v\nwant %+v", f.QPs, want)
 				}
-				if mr := f.MRs[0]; mr != (MPTMR{RKey: 0x1234, LKey: 0x1234, VA: 0x7f3a5c000000, Length: 65536, PD: 3, Access: LocalWrite | RemoteWrite}) {
+				if mr := f.MRs[0]; mr != (hca.MRConfig{RKey: 0x1234, LKey: 0x1234, VA: 0x7f3a5c000000, Length: 65536, PD: 3, Access: hca.LocalWrite | hca.RemoteWrite}) {
 					t.Errorf("MR 0 %+v", mr)
 				}
-				if !reflect.DeepEqual(f.PDs, []MPTPD{{3}, {4}}) {
+				if !reflect.DeepEqual(f.PDs, []hca.PDConfig{{ID: 3}, {ID: 4}}) {
 					t.Errorf("PDs %v", f.PDs)
 				}
 				var gaps []string
@@ -328,7 +329,7 @@ func TestRdmaResViews(t *testing.T) {
 		{
 			name:  "no keys without CAP_NET_ADMIN, INIT QP",
 			views: RdmaViews{QP: []byte(rdmaQP), MR: []byte(`[{"ifname":"mlx5_1","mrn":9,"mrlen":4096,"pdn":9,"pid":100}]`)},
-			sel:   RdmaSelect{Dev: "mlx5_1", MTU: 2048, QPAccess: RemoteRead, HasQPAccess: true},
+			sel:   RdmaSelect{Dev: "mlx5_1", MTU: 2048, QPAccess: hca.RemoteRead, HasQPAccess: true},
 			check: func(t *testing.T, imp *RdmaImport) {
 				q := imp.File.QPs[0]
 				if q.HasExpectedPSN || q.Remote != nil || q.QPN != 21 {
@@ -457,7 +458,7 @@ func FuzzRdmaRes(f *testing.F) {
 	f.Add([]byte(`{"before": {"mr": ` + rdmaMR + `, "qp": ` + rdmaQP + `}}`))
 	f.Add([]byte(`[{"ifname":"rxe1","lqpn":16777215,"type":"RC","state":"RTS","rq-psn":1,"rqpn":2,"pdn":1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sel := RdmaSelect{Dev: "rxe1", Responder: netip.MustParseAddr("10.77.0.2"), MTU: 1024, QPAccess: RemoteWrite, HasQPAccess: true,
+		sel := RdmaSelect{Dev: "rxe1", Responder: netip.MustParseAddr("10.77.0.2"), MTU: 1024, QPAccess: hca.RemoteWrite, HasQPAccess: true,
 			Remote: netip.MustParseAddr("10.77.0.1")}
 		check := func(imp *RdmaImport, err error) {
 			if err != nil {
@@ -470,7 +471,7 @@ func FuzzRdmaRes(f *testing.F) {
 				t.Fatal("no import and no error")
 			}
 			if imp.Err() == nil {
-				if _, err := MarshalMPT(imp.File); err != nil {
+				if _, err := Marshal(imp.File); err != nil {
 					t.Fatalf("a complete import does not write: %v", err)
 				}
 			}

@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 // The MPT file writer: the JSON of docs/mpt-format.md, laid out as the
 // examples there are, so that files rocetap writes read like the ones
@@ -11,35 +11,37 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/rocetap/rocetap/hca"
 )
 
-// mptInlineWidth is the longest line an inline array of objects ("pds",
+// inlineWidth is the longest line an inline array of objects ("pds",
 // "recv") may make before it is written one element per line.
-const mptInlineWidth = 100
+const inlineWidth = 100
 
-// MarshalMPT returns the MPT file f in the JSON format of
+// Marshal returns the MPT file f in the JSON format of
 // docs/mpt-format.md: QPNs and PSNs as "0x%06x", keys and Q_Keys as
 // "0x%08x", VAs as "0x%016x", other integers as JSON numbers, posted_at as
 // exact seconds since the epoch. Optional values whose Has* field is false
 // are left out, as are "profile" when it is ibta (the default) and "mws"
-// when there are none. For every f that ParseMPT returns, ParseMPT of the
+// when there are none. For every f that Parse returns, Parse of the
 // output gives f back.
 //
-// MarshalMPT refuses what the format cannot say (an invalid responder
+// Marshal refuses what the format cannot say (an invalid responder
 // address, access bits without a name, a receive posted before 1970); it
-// does not check what ParseMPT checks (references, uniqueness, MTU values):
+// does not check what Parse checks (references, uniqueness, MTU values):
 // parse the output to validate it.
-func MarshalMPT(f *MPTFile) ([]byte, error) {
+func Marshal(f *File) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("write MPT: no file")
 	}
 	if f.Version != 0 && f.Version != 1 {
 		return nil, fmt.Errorf("write MPT: version %d: only version 1 can be written", f.Version)
 	}
-	w := &mptWriter{}
+	w := &writer{}
 	w.line(0, "{")
 	w.line(1, `"version": 1,`)
-	addr, err := mptAddr(f.Responder, "responder address")
+	addr, err := jsonAddr(f.Responder, "responder address")
 	if err != nil {
 		return nil, err
 	}
@@ -72,14 +74,14 @@ func MarshalMPT(f *MPTFile) ([]byte, error) {
 	} else {
 		w.line(1, `"mrs": [`)
 		for i, mr := range f.MRs {
-			acc, err := mptAccess(mr.Access, fmt.Sprintf("mrs[%d]", i))
+			acc, err := jsonAccess(mr.Access, fmt.Sprintf("mrs[%d]", i))
 			if err != nil {
 				return nil, err
 			}
 			w.line(2, "{")
-			w.line(3, `"rkey": `+mptKey(mr.RKey)+`,`)
-			w.line(3, `"lkey": `+mptKey(mr.LKey)+`,`)
-			w.line(3, `"va": `+mptVA(mr.VA)+`,`)
+			w.line(3, `"rkey": `+jsonKey(mr.RKey)+`,`)
+			w.line(3, `"lkey": `+jsonKey(mr.LKey)+`,`)
+			w.line(3, `"va": `+jsonVA(mr.VA)+`,`)
 			w.line(3, `"length": `+strconv.FormatUint(mr.Length, 10)+`,`)
 			w.line(3, `"pd": `+strconv.FormatUint(uint64(mr.PD), 10)+`,`)
 			w.line(3, `"access": `+acc)
@@ -90,20 +92,20 @@ func MarshalMPT(f *MPTFile) ([]byte, error) {
 	if !last {
 		w.line(1, `"mws": [`)
 		for i, mw := range f.MWs {
-			acc, err := mptAccess(mw.Access, fmt.Sprintf("mws[%d]", i))
+			acc, err := jsonAccess(mw.Access, fmt.Sprintf("mws[%d]", i))
 			if err != nil {
 				return nil, err
 			}
 			w.line(2, "{")
-			w.line(3, `"rkey": `+mptKey(mw.RKey)+`,`)
+			w.line(3, `"rkey": `+jsonKey(mw.RKey)+`,`)
 			w.line(3, `"type": `+strconv.Itoa(mw.Type)+`,`)
-			w.line(3, `"va": `+mptVA(mw.VA)+`,`)
+			w.line(3, `"va": `+jsonVA(mw.VA)+`,`)
 			w.line(3, `"length": `+strconv.FormatUint(mw.Length, 10)+`,`)
 			w.line(3, `"pd": `+strconv.FormatUint(uint64(mw.PD), 10)+`,`)
 			w.line(3, `"access": `+acc+`,`)
-			w.close(3, `"mr_rkey": `+mptKey(mw.MRRKey), mw.HasQPN)
+			w.close(3, `"mr_rkey": `+jsonKey(mw.MRRKey), mw.HasQPN)
 			if mw.HasQPN {
-				w.line(3, `"qpn": `+mptQPN(mw.QPN))
+				w.line(3, `"qpn": `+jsonQPN(mw.QPN))
 			}
 			w.close(2, "}", i < len(f.MWs)-1)
 		}
@@ -113,9 +115,9 @@ func MarshalMPT(f *MPTFile) ([]byte, error) {
 	return w.b.Bytes(), nil
 }
 
-// WriteMPT writes f to out as MarshalMPT formats it.
-func WriteMPT(out io.Writer, f *MPTFile) error {
-	b, err := MarshalMPT(f)
+// Write writes f to out as Marshal formats it.
+func Write(out io.Writer, f *File) error {
+	b, err := Marshal(f)
 	if err != nil {
 		return err
 	}
@@ -123,9 +125,9 @@ func WriteMPT(out io.Writer, f *MPTFile) error {
 	return err
 }
 
-type mptWriter struct{ b bytes.Buffer }
+type writer struct{ b bytes.Buffer }
 
-func (w *mptWriter) line(indent int, s string) {
+func (w *writer) line(indent int, s string) {
 	for range indent {
 		w.b.WriteString("  ")
 	}
@@ -134,7 +136,7 @@ func (w *mptWriter) line(indent int, s string) {
 }
 
 // close writes s, with a comma when more follows.
-func (w *mptWriter) close(indent int, s string, more bool) {
+func (w *writer) close(indent int, s string, more bool) {
 	if more {
 		s += ","
 	}
@@ -144,13 +146,13 @@ func (w *mptWriter) close(indent int, s string, more bool) {
 // inlineArray writes key followed by the elements: on one line as
 // `[ a, b ]` when it fits, else one element per line; end follows the
 // closing bracket.
-func (w *mptWriter) inlineArray(indent int, key string, elems []string, end string) {
+func (w *writer) inlineArray(indent int, key string, elems []string, end string) {
 	if len(elems) == 0 {
 		w.line(indent, key+"[]"+end)
 		return
 	}
 	one := key + "[ " + strings.Join(elems, ", ") + " ]" + end
-	if 2*indent+len(one) <= mptInlineWidth {
+	if 2*indent+len(one) <= inlineWidth {
 		w.line(indent, one)
 		return
 	}
@@ -161,8 +163,8 @@ func (w *mptWriter) inlineArray(indent int, key string, elems []string, end stri
 	w.line(indent, "]"+end)
 }
 
-func (w *mptWriter) qp(q *MPTQP, i int) error {
-	acc, err := mptAccess(q.Access, fmt.Sprintf("qps[%d]", i))
+func (w *writer) qp(q *hca.QPConfig, i int) error {
+	acc, err := jsonAccess(q.Access, fmt.Sprintf("qps[%d]", i))
 	if err != nil {
 		return err
 	}
@@ -170,13 +172,13 @@ func (w *mptWriter) qp(q *MPTQP, i int) error {
 	// last gets a comma, so collect them first.
 	var kv []string
 	kv = append(kv,
-		`"qpn": `+mptQPN(q.QPN),
+		`"qpn": `+jsonQPN(q.QPN),
 		`"pd": `+strconv.FormatUint(uint64(q.PD), 10),
 		`"type": `+strconv.Quote(q.Type.String()),
 		`"access": `+acc,
 		`"mtu": `+strconv.Itoa(q.MTU))
 	if q.HasExpectedPSN {
-		kv = append(kv, `"expected_psn": `+mptQPN(uint32(q.ExpectedPSN)))
+		kv = append(kv, `"expected_psn": `+jsonQPN(uint32(q.ExpectedPSN)))
 	}
 	if q.HasRQDepth {
 		kv = append(kv, `"rq_depth": `+strconv.FormatUint(uint64(q.RQDepth), 10))
@@ -188,14 +190,14 @@ func (w *mptWriter) qp(q *MPTQP, i int) error {
 		kv = append(kv, `"min_rnr_timer": `+strconv.Itoa(int(q.MinRNRTimer)))
 	}
 	if q.HasQKey {
-		kv = append(kv, `"q_key": `+mptKey(q.QKey))
+		kv = append(kv, `"q_key": `+jsonKey(q.QKey))
 	}
 	if q.Remote != nil {
-		addr, err := mptAddr(q.Remote.Addr, fmt.Sprintf("qps[%d].remote address", i))
+		addr, err := jsonAddr(q.Remote.Addr, fmt.Sprintf("qps[%d].remote address", i))
 		if err != nil {
 			return err
 		}
-		kv = append(kv, `"remote": { "address": `+addr+`, "qpn": `+mptQPN(q.Remote.QPN)+` }`)
+		kv = append(kv, `"remote": { "address": `+addr+`, "qpn": `+jsonQPN(q.Remote.QPN)+` }`)
 	}
 	w.line(2, "{")
 	for j, s := range kv {
@@ -206,7 +208,7 @@ func (w *mptWriter) qp(q *MPTQP, i int) error {
 		for j, r := range q.Recv {
 			s := `{ "length": ` + strconv.FormatUint(r.Length, 10)
 			if r.HasPostedAt {
-				t, err := mptPostedAt(r)
+				t, err := jsonPostedAt(r)
 				if err != nil {
 					return fmt.Errorf("write MPT: qps[%d].recv[%d]: %w", i, j, err)
 				}
@@ -219,13 +221,13 @@ func (w *mptWriter) qp(q *MPTQP, i int) error {
 	return nil
 }
 
-func mptQPN(v uint32) string { return fmt.Sprintf(`"0x%06x"`, v) }
-func mptKey(v uint32) string { return fmt.Sprintf(`"0x%08x"`, v) }
-func mptVA(v uint64) string  { return fmt.Sprintf(`"0x%016x"`, v) }
+func jsonQPN(v uint32) string { return fmt.Sprintf(`"0x%06x"`, v) }
+func jsonKey(v uint32) string { return fmt.Sprintf(`"0x%08x"`, v) }
+func jsonVA(v uint64) string  { return fmt.Sprintf(`"0x%016x"`, v) }
 
-// mptAddr writes an address; an IPv4-mapped one as the IPv4 address, as
-// ParseMPT reads it.
-func mptAddr(a netip.Addr, what string) (string, error) {
+// jsonAddr writes an address; an IPv4-mapped one as the IPv4 address, as
+// Parse reads it.
+func jsonAddr(a netip.Addr, what string) (string, error) {
 	if !a.IsValid() {
 		return "", fmt.Errorf("write MPT: no %s (an MPT file needs an IPv4, IPv6 or GID address)", what)
 	}
@@ -235,14 +237,14 @@ func mptAddr(a netip.Addr, what string) (string, error) {
 	return strconv.Quote(a.Unmap().String()), nil
 }
 
-// mptAccess writes an access set as a JSON array of flag names in the
+// jsonAccess writes an access set as a JSON array of flag names in the
 // order of the verbs values.
-func mptAccess(a Access, where string) (string, error) {
+func jsonAccess(a hca.Access, where string) (string, error) {
 	var names []string
-	for _, n := range accessNames {
-		if a&n.a != 0 {
-			names = append(names, strconv.Quote(n.name))
-			a &^= n.a
+	for _, flag := range hca.AccessFlags() {
+		if a&flag != 0 {
+			names = append(names, strconv.Quote(flag.String()))
+			a &^= flag
 		}
 	}
 	if a != 0 {
@@ -251,8 +253,8 @@ func mptAccess(a Access, where string) (string, error) {
 	return "[" + strings.Join(names, ", ") + "]", nil
 }
 
-// mptPostedAt writes a time as exact seconds since the epoch.
-func mptPostedAt(r MPTRecv) (string, error) {
+// jsonPostedAt writes a time as exact seconds since the epoch.
+func jsonPostedAt(r hca.RecvWQE) (string, error) {
 	sec, ns := r.PostedAt.Unix(), r.PostedAt.Nanosecond()
 	if sec < 0 {
 		return "", fmt.Errorf("posted_at %s is before 1970: the format counts seconds since the epoch", r.PostedAt)

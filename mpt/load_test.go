@@ -1,4 +1,4 @@
-package hca
+package mpt
 
 import (
 	"encoding/json"
@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/hca"
 )
 
-func loadMPTOrFail(t *testing.T, name string) *MPTFile {
+func loadMPTOrFail(t *testing.T, name string) *File {
 	t.Helper()
-	f, err := LoadMPT(filepath.Join("..", "testdata", "rxe", name))
+	f, err := Load(filepath.Join("..", "testdata", "rxe", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestMPTRxeFiles(t *testing.T) {
 	if err != nil || len(files) != 25 {
 		t.Fatalf("want 25 MPT files, found %d (%v)", len(files), err)
 	}
-	verbs := map[string]Access{"LOCAL_WRITE": 1, "REMOTE_WRITE": 2, "REMOTE_READ": 4,
+	verbs := map[string]hca.Access{"LOCAL_WRITE": 1, "REMOTE_WRITE": 2, "REMOTE_READ": 4,
 		"REMOTE_ATOMIC": 8, "MW_BIND": 16, "ZERO_BASED": 32, "ON_DEMAND": 64}
 	num := func(t *testing.T, v any) uint64 {
 		t.Helper()
@@ -45,8 +46,8 @@ func TestMPTRxeFiles(t *testing.T) {
 		}
 		return n
 	}
-	bits := func(names any) Access {
-		var a Access
+	bits := func(names any) hca.Access {
+		var a hca.Access
 		for _, n := range names.([]any) {
 			a |= verbs[n.(string)]
 		}
@@ -54,7 +55,7 @@ func TestMPTRxeFiles(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := LoadMPT(path)
+			f, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,9 +83,9 @@ func TestMPTRxeFiles(t *testing.T) {
 					t.Errorf("mrs[%d].access = %v, want %v", i, mr.Access, want)
 				}
 				// String and AccessByName agree with the parsed bits.
-				var back Access
+				var back hca.Access
 				for _, n := range strings.Split(mr.Access.String(), "|") {
-					a, ok := AccessByName(n)
+					a, ok := hca.AccessByName(n)
 					if !ok {
 						t.Errorf("mrs[%d]: %q from String() is not a known name", i, n)
 					}
@@ -125,14 +126,14 @@ func TestMPTValues(t *testing.T) {
 		t.Errorf("recv[0] = %+v, want posted at %v", qp.Recv[0], want)
 	}
 	if mr := f.MRs[0]; mr.RKey != 0x1563 || mr.VA != 0x0000555555578000 || mr.Length != 8192 ||
-		mr.Access != LocalWrite|RemoteWrite|RemoteRead|RemoteAtomic|MWBind {
+		mr.Access != hca.LocalWrite|hca.RemoteWrite|hca.RemoteRead|hca.RemoteAtomic|hca.MWBind {
 		t.Errorf("send_inv mrs[0] = %+v", mr)
 	}
-	if mr := f.MRs[1]; mr.RKey != 0 || mr.LKey != 0x1649 || mr.Access != LocalWrite {
+	if mr := f.MRs[1]; mr.RKey != 0 || mr.LKey != 0x1649 || mr.Access != hca.LocalWrite {
 		t.Errorf("send_inv mrs[1] = %+v", mr)
 	}
-	want := MPTMW{RKey: 0x0800019c, Type: 2, VA: 0x0000555555578000, Length: 4096, PD: 0,
-		Access: RemoteWrite | RemoteRead, MRRKey: 0x1563, QPN: 0x22, HasQPN: true}
+	want := hca.MWConfig{RKey: 0x0800019c, Type: 2, VA: 0x0000555555578000, Length: 4096, PD: 0,
+		Access: hca.RemoteWrite | hca.RemoteRead, MRRKey: 0x1563, QPN: 0x22, HasQPN: true}
 	if f.MWs[0] != want {
 		t.Errorf("send_inv mws[0] = %+v, want %+v", f.MWs[0], want)
 	}
@@ -159,8 +160,8 @@ func TestMPTValues(t *testing.T) {
 	}
 }
 
-// mptBase is the example of the format document, with every optional key.
-const mptBase = `{
+// baseExample is the example of the format document, with every optional key.
+const baseExample = `{
   "version": 1,
   "responder": { "address": "10.77.0.2" },
   "profile": "rxe",
@@ -208,7 +209,7 @@ const mptBase = `{
 }`
 
 func TestMPTBase(t *testing.T) {
-	f, err := ParseMPT("base.json", []byte(mptBase))
+	f, err := Parse("base.json", []byte(baseExample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestMPTOptionalAndForms(t *testing.T) {
 		{"max VA", `"va": "0x2000", "length": 4096`, `"va": "0xfffffffffffff000", "length": 4096`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := mptBase
+			src := baseExample
 			if tc.old != "" {
 				if strings.Count(src, tc.old) != 1 {
 					t.Fatalf("edit %q matches the base %d times, want once", tc.old, strings.Count(src, tc.old))
@@ -243,7 +244,7 @@ func TestMPTOptionalAndForms(t *testing.T) {
 			}
 			switch tc.name {
 			case "no mws":
-				src = mptBase[:strings.Index(mptBase, `,
+				src = baseExample[:strings.Index(baseExample, `,
   "mws"`)] + "\n}"
 			case "type 1 MW":
 				src = strings.Replace(src, `,
@@ -252,7 +253,7 @@ func TestMPTOptionalAndForms(t *testing.T) {
   ]
 }`, "}]}", 1)
 			}
-			f, err := ParseMPT("x.json", []byte(src))
+			f, err := Parse("x.json", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +298,7 @@ func TestMPTOptionalAndForms(t *testing.T) {
 func TestMPTErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		old, new string // edit of mptBase; old "" means new is the whole file
+		old, new string // edit of baseExample; old "" means new is the whole file
 		path     string // JSON path the error must name ("" for none)
 		want     string // and the reason
 		line     int    // 0: not checked
@@ -407,15 +408,15 @@ func TestMPTErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.new
 			if tc.old != "" {
-				if strings.Count(mptBase, tc.old) != 1 {
-					t.Fatalf("edit %q matches the base %d times, want once", tc.old, strings.Count(mptBase, tc.old))
+				if strings.Count(baseExample, tc.old) != 1 {
+					t.Fatalf("edit %q matches the base %d times, want once", tc.old, strings.Count(baseExample, tc.old))
 				}
-				src = strings.Replace(mptBase, tc.old, tc.new, 1)
+				src = strings.Replace(baseExample, tc.old, tc.new, 1)
 			}
-			_, err := ParseMPT("bad.mpt.json", []byte(src))
-			var me *MPTError
+			_, err := Parse("bad.mpt.json", []byte(src))
+			var me *Error
 			if !errors.As(err, &me) {
-				t.Fatalf("ParseMPT: %v, want an *MPTError", err)
+				t.Fatalf("Parse: %v, want an *Error", err)
 			}
 			msg := err.Error()
 			if !strings.HasPrefix(msg, "bad.mpt.json") || me.File != "bad.mpt.json" {
@@ -435,7 +436,7 @@ func TestMPTErrors(t *testing.T) {
 }
 
 func TestMPTErrorFormat(t *testing.T) {
-	e := &MPTError{File: "f.json", Path: "$.mrs[2].rkey", Msg: "bad"}
+	e := &Error{File: "f.json", Path: "$.mrs[2].rkey", Msg: "bad"}
 	if got := e.Error(); got != "f.json: $.mrs[2].rkey: bad" {
 		t.Errorf("%q", got)
 	}
@@ -443,7 +444,7 @@ func TestMPTErrorFormat(t *testing.T) {
 	if got := e.Error(); got != "f.json:3:14: $.mrs[2].rkey: bad" {
 		t.Errorf("%q", got)
 	}
-	_, err := ParseMPT("f.json", []byte("{\n  \"version\": 1,\n  \"responder\": 5, \"pds\": [], \"qps\": [], \"mrs\": []\n}"))
+	_, err := Parse("f.json", []byte("{\n  \"version\": 1,\n  \"responder\": 5, \"pds\": [], \"qps\": [], \"mrs\": []\n}"))
 	if got := err.Error(); got != "f.json:3:16: $.responder: want an object, found the number 5" {
 		t.Errorf("%q", got)
 	}
@@ -456,7 +457,7 @@ func TestMPTErrorDocExamples(t *testing.T) {
 		{`"min_rnr_timer": 12`, `"min_rnr_timr": 12`, `x.mpt.json:16:7: $.qps[0].min_rnr_timr: unknown key "min_rnr_timr" (allowed: qpn, pd, type, access, mtu, expected_psn, rq_depth, max_dest_rd_atomic, min_rnr_timer, q_key, remote, recv); did you mean "min_rnr_timer"?`},
 		{`"rq_depth": 64,`, `"rq_depth": 64,,`, `x.mpt.json:14:22: JSON syntax error: invalid character ',' looking for beginning of object key string`},
 	} {
-		_, err := ParseMPT("x.mpt.json", []byte(strings.Replace(mptBase, tc.old, tc.new, 1)))
+		_, err := Parse("x.mpt.json", []byte(strings.Replace(baseExample, tc.old, tc.new, 1)))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("got  %v\nwant %s", err, tc.want)
 		}
@@ -464,15 +465,15 @@ func TestMPTErrorDocExamples(t *testing.T) {
 }
 
 func TestMPTLoadMissingFile(t *testing.T) {
-	_, err := LoadMPT(filepath.Join(t.TempDir(), "none.json"))
+	_, err := Load(filepath.Join(t.TempDir(), "none.json"))
 	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LoadMPT of a missing file: %v", err)
+		t.Errorf("Load of a missing file: %v", err)
 	}
 }
 
-// FuzzParseMPT checks that no input panics and every failure is an
-// *MPTError.
-func FuzzParseMPT(f *testing.F) {
+// FuzzParse checks that no input panics and every failure is an
+// *Error.
+func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("../testdata/rxe/*.mpt.json")
 	for _, p := range files {
 		data, err := os.ReadFile(p)
@@ -481,12 +482,12 @@ func FuzzParseMPT(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	f.Add([]byte(mptBase))
+	f.Add([]byte(baseExample))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ParseMPT("fuzz.json", data)
-		var me *MPTError
+		_, err := Parse("fuzz.json", data)
+		var me *Error
 		if err != nil && !errors.As(err, &me) {
-			t.Fatalf("error %v is not an *MPTError", err)
+			t.Fatalf("error %v is not an *Error", err)
 		}
 	})
 }
