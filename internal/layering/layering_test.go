@@ -26,10 +26,9 @@ var allowed = map[string][]string{
 	// The packet road: read → decode → track.
 	"stream": {"capture", "decode", "decode/filter", "flow"},
 	// MPT files and their inference; replay into the model.
-	"mpt":          {"decode", "hca", "internal/text"},
-	"mpt/learn":    {"mpt", "decode", "hca", "flow", "internal/text"},
-	"replay/learn": {"decode", "hca", "flow", "internal/text"}, // until it moves to mpt/learn
-	"replay":       {"decode", "hca", "flow", "internal/text"},
+	"mpt":       {"decode", "hca", "internal/text"},
+	"mpt/learn": {"mpt", "decode", "hca", "flow", "internal/text"},
+	"replay":    {"decode", "hca", "flow", "internal/text"},
 	// Presentation.
 	"internal/text":    {},
 	"internal/printer": {"decode", "flow", "hca", "internal/text"},
