@@ -12,6 +12,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/replay/learn"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -112,10 +113,10 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 		lo.Profile = o.Profile
 	}
 	l := learn.New(lo)
-	_, readErr := runTracked(&o.readOptions, ios, trackOptions{each: func(p *decode.Packet) bool {
+	_, readErr := runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{Each: func(p *decode.Packet) bool {
 		l.Add(p)
 		return true
-	}})
+	}}})
 	var corrupt *exitError
 	if readErr != nil && !errors.As(readErr, &corrupt) {
 		return readErr // nothing was read: no such file, not a capture
