@@ -27,9 +27,13 @@ type Source struct {
 }
 
 // Open opens a capture file (pcap, pcapng or ERF) in format ("" detects
-// it; see capture.OpenFormat). Path "-" reads the stream stdin instead.
+// it; see capture.OpenFormat). Path "-" reads the stream stdin instead
+// (nil: os.Stdin).
 func Open(path, format string, stdin io.Reader) (*Source, error) {
 	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
 		r, err := capture.NewReaderFormat(stdin, format)
 		if err != nil {
 			return nil, err
@@ -184,9 +188,12 @@ func (s *Source) Read(fn func(pk *Packet) error) error {
 		data, info, err := s.src.Next()
 		if err != nil {
 			switch {
-			case errors.Is(err, io.EOF):
+			case err == io.EOF: // a capture reader's clean end is io.EOF itself
 				return nil
 			case s.live != nil:
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
 				return err
 			}
 			return &CorruptError{Packets: pk.Number, Err: err}

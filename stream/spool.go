@@ -22,11 +22,12 @@ type Spool struct {
 	live capture.LiveSource
 }
 
-// newSpool creates the temporary file name in a directory of its own.
-func newSpool(name string) (*Spool, *os.File, error) {
+// newSpool creates the temporary file name, for what, in a directory of
+// its own.
+func newSpool(name, what string) (*Spool, *os.File, error) {
 	dir, err := os.MkdirTemp("", "rocetap-tui-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("a temporary file for the capture: %w", err)
+		return nil, nil, fmt.Errorf("a temporary file for the %s: %w", what, err)
 	}
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
@@ -42,7 +43,7 @@ func newSpool(name string) (*Spool, *os.File, error) {
 // error stops the copy; readers of the spool get it after the bytes
 // copied before it.
 func SpoolStream(in io.Reader) (*Spool, error) {
-	sp, f, err := newSpool("stdin.cap")
+	sp, f, err := newSpool("stdin.cap", "stream")
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func SpoolStream(in io.Reader) (*Spool, error) {
 // capture; readers of the spool get it after the packets written before
 // it.
 func SpoolLive(live capture.LiveSource) (*Spool, error) {
-	sp, f, err := newSpool("live.pcap")
+	sp, f, err := newSpool("live.pcap", "live capture")
 	if err != nil {
 		live.Close()
 		return nil, err

@@ -37,7 +37,7 @@ type Frame struct {
 // its frames and their link type. Every frame must have the same link type,
 // since Write writes pcap.
 func Read(path string) ([]Frame, decode.LinkType, error) {
-	src, err := stream.Open(path, "", os.Stdin) // "-": standard input, as capture.Open reads it
+	src, err := stream.Open(path, "", nil) // "-": standard input, as capture.Open reads it
 	if err != nil {
 		return nil, 0, err
 	}
