@@ -177,7 +177,7 @@ func (s *Source) readBatches(free <-chan *batch, work, order chan<- *batch, done
 	}
 	quit := false
 	err := s.Read(func(pk *Packet) error {
-		b.frames[b.n] = pk.Frame()
+		pk.SetFrame(&b.frames[b.n])
 		b.spans[b.n] = span{len(b.arena), len(b.arena) + len(pk.Data)}
 		b.links[b.n] = pk.Info.LinkType
 		b.arena = append(b.arena, pk.Data...)

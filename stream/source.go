@@ -168,10 +168,10 @@ type Packet struct {
 	ns, first, prev int64
 }
 
-// Frame is the packet's decode.Frame: number, times, length on the wire,
-// interface.
-func (pk *Packet) Frame() decode.Frame {
-	return frame(pk.Number, pk.Info.Timestamp, pk.ns, pk.first, pk.prev, pk.Info.Length, pk.Info.InterfaceIndex)
+// SetFrame sets f to the packet's frame: number, times, length on the
+// wire, interface (decoding sets the rest).
+func (pk *Packet) SetFrame(f *decode.Frame) {
+	setFrame(f, pk.Number, pk.Info.Timestamp, pk.ns, pk.first, pk.prev, pk.Info.Length, pk.Info.InterfaceIndex)
 }
 
 // Read reads the source to its end and calls fn with every packet, in

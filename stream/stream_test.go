@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -161,13 +162,15 @@ func TestReadFrames(t *testing.T) {
 				if pk.Number != n || n > len(ref) || !bytes.Equal(pk.Data, ref[n-1].data) || pk.Info != ref[n-1].info {
 					t.Fatalf("packet %d: Read gives number %d, info %+v, %d bytes", n, pk.Number, pk.Info, len(pk.Data))
 				}
-				f := pk.Frame()
+				var f decode.Frame
+				pk.SetFrame(&f)
 				checkFrame(t, "Read", f, n, ref)
 				ts := pk.Info.Timestamp.UnixNano()
 				if n == 1 {
 					first, prev = ts, ts
 				}
-				checkFrame(t, "FrameAt", FrameAt(n, time.Unix(0, ts), first, prev, pk.Info.Length, pk.Info.InterfaceIndex), n, ref)
+				SetFrameAt(&f, n, time.Unix(0, ts), first, prev, pk.Info.Length, pk.Info.InterfaceIndex)
+				checkFrame(t, "SetFrameAt", f, n, ref)
 				prev = ts
 				return nil
 			})
@@ -184,6 +187,34 @@ func TestReadFrames(t *testing.T) {
 	}
 	if !slices.Equal(ifaces, []int{0, 1, 2, 0, 1, 2}) {
 		t.Errorf("sll_sll2_raw.pcapng's interfaces %v: the test wants three", ifaces)
+	}
+}
+
+// TestSetFrameSetsAll: setFrame sets every field of a decode.Frame (it
+// sets them one by one, so a new field could be left over from the
+// previous packet).
+func TestSetFrameSetsAll(t *testing.T) {
+	var f decode.Frame
+	v := reflect.ValueOf(&f).Elem()
+	for i := range v.NumField() { // something in every field
+		switch fv := v.Field(i); fv.Kind() {
+		case reflect.Int, reflect.Int64:
+			fv.SetInt(-7)
+		case reflect.Uint16:
+			fv.SetUint(7)
+		case reflect.Slice:
+			fv.SetBytes([]byte{7})
+		case reflect.Struct:
+			fv.Set(reflect.ValueOf(time.Unix(7, 7)))
+		default:
+			t.Fatalf("decode.Frame.%s: a %s; teach this test to fill it", v.Type().Field(i).Name, fv.Kind())
+		}
+	}
+	ts := time.Unix(100, 5)
+	setFrame(&f, 3, ts, ts.UnixNano(), ts.UnixNano()-50, ts.UnixNano()-20, 128, 2)
+	want := decode.Frame{Number: 3, Time: ts, TimeRelative: 50, TimeDelta: 20, Len: 128, Interface: 2}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("setFrame gives %+v, want %+v", f, want)
 	}
 }
 
@@ -279,7 +310,7 @@ func TestParallel(t *testing.T) {
 		src := open(t, path)
 		p := new(decode.Packet)
 		src.Read(func(pk *Packet) error {
-			p.Frame = pk.Frame()
+			pk.SetFrame(&p.Frame)
 			decode.Decode(p, pk.Data, pk.Info.LinkType)
 			if flt == nil || flt.Match(p) {
 				out = append(out, string(summary(nil, p)))

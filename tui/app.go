@@ -379,7 +379,7 @@ func (run *filterRun) advance(ix *Index, n int) {
 	first, prev := ix.times(run.next)
 	ix.Scan(run.next, n, func(i int, data []byte, e Entry) bool {
 		p := &run.p
-		p.Frame = stream.FrameAt(e.Number, e.Time, first, prev, e.Length, e.Interface)
+		stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
 		prev = p.Frame.Time.UnixNano()
 		decode.Decode(p, data, e.LinkType)
 		if run.pass.Match(p) {

@@ -209,7 +209,7 @@ func (ix *Index) Decode(i int, p *decode.Packet, buf []byte) ([]byte, error) {
 		return buf, err
 	}
 	first, prev := ix.times(i)
-	p.Frame = stream.FrameAt(e.Number, e.Time, first, prev, e.Length, e.Interface)
+	stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
 	decode.Decode(p, data, e.LinkType)
 	return data, nil
 }
@@ -381,7 +381,7 @@ func (ix *Index) build(o BuildOptions) error {
 		}
 		e := entry{off: src.DataOffset(pk.Data), ts: ts, clen: clen | uint32(sl)<<caplenBits, wire: uint32(pk.Info.Length)}
 		if ix.tracker != nil {
-			p.Frame = pk.Frame()
+			pk.SetFrame(&p.Frame)
 			decode.Decode(p, pk.Data, pk.Info.LinkType)
 			ix.trackMu.Lock()
 			ix.tracker.Track(p)

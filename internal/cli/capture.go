@@ -273,7 +273,7 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		}
 		now := time.Now()
 		if summaries {
-			p.Frame = pk.Frame()
+			pk.SetFrame(&p.Frame)
 			dec.Decode(p, pk.Data, pk.Info.LinkType)
 			if disp == nil || disp.Match(p) {
 				line = printer.AppendSummary(line[:0], p)
