@@ -8,9 +8,9 @@
 //
 // Everything that reads packets in order goes through [Source.Read]: the
 // one loop over capture.Source.Next. Every decode.Frame is built by one
-// function, whether the packet was just read ([Packet.Frame]) or read again
-// at random from an index ([FrameAt]), so frame.number, frame.time_* and
-// frame.interface_id agree everywhere.
+// function, whether the packet was just read ([Packet.SetFrame]) or is
+// read again at random from an index ([SetFrameAt]), so frame.number,
+// frame.time_* and frame.interface_id agree everywhere.
 //
 // A capture that stops part-way (a record that cannot be framed, a file cut
 // short, a read error) ends reading with a [*CorruptError], after every

@@ -83,15 +83,16 @@ func SpoolLive(live capture.LiveSource) (*Spool, error) {
 	go func() {
 		defer close(sp.done)
 		n := 0
+		// Write and close errors are *os.PathError: they name the spool.
 		err := Live(live).Read(func(pk *Packet) error {
 			if err := w.WritePacket(pk.Info, pk.Data); err != nil {
-				return fmt.Errorf("writing the live capture to %s: %w", sp.path, err)
+				return err
 			}
 			n = pk.Number
 			return nil
 		})
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing the live capture to %s: %w", sp.path, cerr)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			live.Stop()

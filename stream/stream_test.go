@@ -145,7 +145,7 @@ func checkFrame(t *testing.T, what string, f decode.Frame, n int, ref []refPacke
 }
 
 // TestReadFrames: Read hands on every packet with the reader's bytes and
-// info, numbered and timed, and FrameAt gives each packet the frame Read
+// info, numbered and timed, and SetFrameAt gives each packet the frame Read
 // gave it (the TUI's index reads packets again at random).
 func TestReadFrames(t *testing.T) {
 	for _, name := range []string{"synth/sll_sll2_raw.pcapng", "synth/ns_timestamps.pcap", "rxe/cm_rping.pcap", "synth/erf_ib_eth.pcap"} {

@@ -166,12 +166,6 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			}
 		}
 	}
-	emit := func(i int, b []byte) {
-		if i > 0 && do.sep != nil {
-			out.b = append(out.b, do.sep...)
-		}
-		out.b = append(out.b, b...)
-	}
 	var n int
 	if opts.Output != "fields" || mpt != nil || stream.NeedsTracker(opts.Fields, flt) {
 		// The summary, -V and JSON always show the tracker's analysis
@@ -198,7 +192,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			err = out.err
 		}
 	} else {
-		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Count, emit, out)
+		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Count, out)
 	}
 	if do.closing != nil && (err == nil || n > 0) {
 		do.closing(n)
@@ -208,13 +202,19 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 
 // runParallel decodes and prints on one worker per CPU (stream's
 // Parallel), in file order.
-func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, limit int, emit func(int, []byte), out *outBuf) (int, error) {
+func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, limit int, out *outBuf) (int, error) {
 	dec, src, err := openSource(o, ios, do.skipCRCs)
 	if err != nil {
 		return 0, err
 	}
 	defer src.Close()
 	n, err := src.Parallel(stream.ParallelOptions{Decoder: dec, NewRender: do.newRender, Filter: flt, Limit: limit, Workers: do.workers,
-		Emit: emit, Flush: func() error { out.maybeFlush(); return out.err }})
+		Emit: func(i int, b []byte) {
+			if i > 0 && do.sep != nil {
+				out.b = append(out.b, do.sep...)
+			}
+			out.b = append(out.b, b...)
+		},
+		Flush: func() error { out.maybeFlush(); return out.err }})
 	return n, exitCorrupt(err)
 }
