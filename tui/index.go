@@ -361,10 +361,14 @@ func (ix *Index) build(o BuildOptions) error {
 			flush(true)
 		}
 	})
+	sl, slKey := 0, slot{iface: -1} // the slot of the packet before: usually this one's
 	return src.Read(func(pk *stream.Packet) error {
-		sl, err := ix.slot(pk.Info.LinkType, pk.Info.InterfaceIndex)
-		if err != nil {
-			return fmt.Errorf("%s: packet %d: %w", ix.name, pk.Number, err)
+		if key := (slot{pk.Info.LinkType, pk.Info.InterfaceIndex}); key != slKey {
+			var err error
+			if sl, err = ix.slot(key); err != nil {
+				return fmt.Errorf("%s: packet %d: %w", ix.name, pk.Number, err)
+			}
+			slKey = key
 		}
 		ts := pk.Info.Timestamp.UnixNano()
 		if pk.Number == 1 {
@@ -398,8 +402,7 @@ func (ix *Index) build(o BuildOptions) error {
 
 // slot returns the slot of a link type and interface, adding it if it is
 // new.
-func (ix *Index) slot(link decode.LinkType, iface int) (int, error) {
-	want := slot{link, iface}
+func (ix *Index) slot(want slot) (int, error) {
 	for i, sl := range ix.slots { // only Build's goroutine changes slots
 		if sl == want {
 			return i, nil
