@@ -32,8 +32,10 @@
 // [Open] and [NewReader] return a [Reader], which implements [Source].
 // Next returns a slice into an internal buffer (1 MiB, grown for larger
 // records up to 256 MiB), valid only until the following call to Next; copy
-// it to keep it. Reading allocates nothing per packet in steady state and
-// runs at about the speed of cat on files in the page cache.
+// it to keep it. [Reader.NextInto] is Next filling the caller's PacketInfo
+// in place, for loops over every packet. Reading allocates nothing per
+// packet in steady state and runs at about the speed of cat on files in
+// the page cache.
 //
 // Bad input is expected. A record that cannot be framed (a length beyond the
 // limits, a block whose trailing length disagrees with its leading one, an

@@ -173,6 +173,7 @@ func (r *Reader) nextERF(info *PacketInfo) ([]byte, error) {
 		info.CaptureLength = rlen
 		info.Length = int(binary.BigEndian.Uint16(rec[14:])) + hl
 		info.LinkType = linkTypeERF
+		info.InterfaceIndex = 0
 		return rec, nil
 	}
 }

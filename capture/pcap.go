@@ -100,6 +100,7 @@ func (r *Reader) nextPcap(info *PacketInfo) ([]byte, error) {
 	info.CaptureLength = int(incl)
 	info.Length = int(orig)
 	info.LinkType = r.linkType
+	info.InterfaceIndex = 0
 	return r.buf[off+pcapRecordHeaderLen : off+n : off+n], nil
 }
 

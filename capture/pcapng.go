@@ -212,8 +212,10 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 			if s := r.ifaces[0].snaplen; s != 0 {
 				caplen = min(caplen, s)
 			}
+			info.Timestamp = time.Time{} // a Simple Packet Block has none
 			info.CaptureLength = int(caplen)
 			info.Length = int(orig)
+			info.InterfaceIndex = 0
 			info.LinkType = r.ifaces[0].linkType
 			return r.emitNg(n, 12, int(caplen)), nil
 		case ngBlockOPB:

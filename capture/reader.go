@@ -250,6 +250,14 @@ func (r *Reader) FCSLength() int { return r.fcsLen }
 // or Close. At a clean end of file it returns io.EOF; a corrupt or
 // truncated file gives a *FormatError. Errors are sticky.
 func (r *Reader) Next() (data []byte, info PacketInfo, err error) {
+	data, err = r.NextInto(&info)
+	return data, info, err
+}
+
+// NextInto is Next filling *info in place: a PacketInfo returned through
+// a call is copied more times than it takes to parse a record header, so
+// a loop over every packet calls this.
+func (r *Reader) NextInto(info *PacketInfo) (data []byte, err error) {
 	if r.format == formatPcap && r.err == nil && !r.bigEndian && r.end-r.pos >= pcapRecordHeaderLen {
 		// Fast path for the common case, a little-endian pcap record wholly
 		// in the buffer: a fifth faster on small packets than the call to
@@ -262,25 +270,24 @@ func (r *Reader) Next() (data []byte, info PacketInfo, err error) {
 			info.CaptureLength = int(incl)
 			info.Length = int(binary.LittleEndian.Uint32(h[12:]))
 			info.LinkType = r.linkType
+			info.InterfaceIndex = 0
 			r.pos += n
 			r.recOff = r.base + int64(off)
 			r.num++
-			return r.buf[off+pcapRecordHeaderLen : off+n : off+n], info, nil
+			return r.buf[off+pcapRecordHeaderLen : off+n : off+n], nil
 		}
 	}
 	// The per-format readers fill info in place: returning it through two
 	// frames costs more than parsing a record header.
 	switch {
 	case r.err != nil:
-		err = r.err
+		return nil, r.err
 	case r.format == formatPcap:
-		data, err = r.nextPcap(&info)
+		return r.nextPcap(info)
 	case r.format == formatPcapng:
-		data, err = r.nextPcapng(&info)
-	default:
-		data, err = r.nextERF(&info)
+		return r.nextPcapng(info)
 	}
-	return data, info, err
+	return r.nextERF(info)
 }
 
 // DataOffset returns the file offset of the first byte of data, a slice

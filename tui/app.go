@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -13,6 +12,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/stream"
 )
 
 // Options configure the UI.
@@ -353,39 +353,36 @@ func (a *App) clearFilter() {
 }
 
 // filterRun is a display filter applied to the capture: it goes through
-// the packets in order (with its own tracker when the filter has
-// stateful fields), and goes on with the packets indexed after it ran.
+// the packets in order (the filter pass, with its own tracker when the
+// filter has stateful fields), and goes on with the packets indexed after
+// it ran.
 type filterRun struct {
 	expr  string
-	flt   *filter.Filter
-	tr    *flow.Tracker
+	pass  stream.Pass
 	next  int     // the next packet index to match
 	shown []int32 // the packets it selected so far
 	busy  bool
 	p     decode.Packet
 }
 
+// newFilterRun starts applying flt.
+func (a *App) newFilterRun(expr string, flt *filter.Filter) *filterRun {
+	run := &filterRun{expr: expr, pass: stream.Pass{Filter: flt}, shown: []int32{}}
+	if a.o.NewTracker != nil && stream.NeedsTracker(nil, flt) {
+		run.pass.Tracker = a.o.NewTracker(nil)
+	}
+	return run
+}
+
 // advance matches the packets from run.next up to n.
 func (run *filterRun) advance(ix *Index, n int) {
-	start := ix.Start()
-	var prev time.Time
+	first, prev := ix.times(run.next)
 	ix.Scan(run.next, n, func(i int, data []byte, e Entry) bool {
-		if i == 0 || prev.IsZero() {
-			prev = e.Time
-			if i > 0 {
-				if pe, ok := ix.Entry(i - 1); ok {
-					prev = pe.Time
-				}
-			}
-		}
 		p := &run.p
-		p.Frame = decode.Frame{Number: e.Number, Time: e.Time, TimeRelative: e.Time.Sub(start), TimeDelta: e.Time.Sub(prev), Len: e.Length}
-		prev = e.Time
+		stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
+		prev = p.Frame.Time.UnixNano()
 		decode.Decode(p, data, e.LinkType)
-		if run.tr != nil {
-			run.tr.Track(p)
-		}
-		if run.flt.Match(p) {
+		if run.pass.Match(p) {
 			run.shown = append(run.shown, int32(i))
 		}
 		run.next = i + 1
@@ -396,12 +393,7 @@ func (run *filterRun) advance(ix *Index, n int) {
 // runFilter returns the indexes of the packets indexed so far that flt
 // selects, synchronously (benchmarks and tests).
 func (a *App) runFilter(flt *filter.Filter) []int32 {
-	run := &filterRun{flt: flt, shown: []int32{}}
-	for _, f := range flt.Fields() {
-		if f.Stateful && a.o.NewTracker != nil && run.tr == nil {
-			run.tr = a.o.NewTracker(nil)
-		}
-	}
+	run := a.newFilterRun("", flt)
 	run.advance(a.ix, a.ix.Len())
 	return run.shown
 }
@@ -428,12 +420,7 @@ func (a *App) applyFilter(expr string) {
 	if err != nil {
 		return
 	}
-	run := &filterRun{expr: expr, flt: flt, shown: []int32{}}
-	for _, f := range flt.Fields() {
-		if f.Stateful && a.o.NewTracker != nil && run.tr == nil {
-			run.tr = a.o.NewTracker(nil)
-		}
-	}
+	run := a.newFilterRun(expr, flt)
 	a.mu.Lock()
 	a.run = run
 	a.mu.Unlock()

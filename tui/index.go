@@ -1,40 +1,50 @@
 // Package tui is rocetap's terminal UI: Wireshark's three panes (packet
 // list, detail tree, bytes) plus RDMA views, over a packet index that
 // keeps 32 bytes per packet and reads packets again from the file when
-// they are shown. It only wires views to capture/, decode/, flow/ and
-// hca/: the protocol logic is theirs.
+// they are shown. It only wires views to stream/ (which reads the
+// capture and numbers its frames), decode/, flow/ and hca/: the protocol
+// logic is theirs.
 package tui
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/stream"
 )
 
 // entry is one packet of the index: 32 bytes.
 type entry struct {
-	off    int64  // file offset of the packet's bytes
-	ts     int64  // UnixNano
-	caplen uint32 // bytes captured (low 28 bits); link type slot (high 4)
-	wire   uint32 // bytes on the wire
-	sess   uint32 // tracker session ID (0: none)
-	ev     uint32 // decode.Event bits the tracker set
+	off  int64  // file offset of the packet's bytes
+	ts   int64  // UnixNano
+	clen uint32 // bytes captured (low 24 bits, bigCaplen: in Index.big); slot (high 8 bits)
+	wire uint32 // bytes on the wire
+	sess uint32 // tracker session ID (0: none)
+	ev   uint32 // decode.Event bits the tracker set
+}
+
+// slot is what the packets of one pcapng interface share: the link type
+// and the interface id (frame.interface_id).
+type slot struct {
+	link  decode.LinkType
+	iface int
 }
 
 const (
-	caplenBits = 28
+	caplenBits = 24
 	caplenMask = 1<<caplenBits - 1
-	maxLinks   = 1 << (32 - caplenBits)
-	chunkBits  = 16 // entries are kept in chunks of 65536, so growing never copies them
-	chunkSize  = 1 << chunkBits
+	// bigCaplen marks a packet of 16 MiB or more, whose length is kept
+	// aside (the reader accepts records up to 256 MiB; RDMA packets are
+	// a few KiB).
+	bigCaplen = caplenMask
+	maxSlots  = 1 << (32 - caplenBits)
+	chunkBits = 16 // entries are kept in chunks of 65536, so growing never copies them
+	chunkSize = 1 << chunkBits
 )
 
 // Index is what the TUI knows of every packet of a capture: where its
@@ -47,23 +57,26 @@ type Index struct {
 	mu     sync.RWMutex
 	chunks [][]entry
 	n      int // entries
-	links  []decode.LinkType
+	slots  []slot
+	big    map[int]int // caplen of the packets marked bigCaplen, by index
 	// Err is what stopped the index early: a corrupt file (a
-	// *capture.FormatError, after every good packet before it).
+	// *stream.CorruptError, after every good packet before it), or the
+	// error that cut a stream's or live capture's spool short.
 	err  error
 	done bool
 
 	read  atomic.Int64 // bytes read, for the progress indicator
 	size  int64        // file size (0: unknown, a stream)
 	start time.Time    // first packet's time
+	first int64        // its UnixNano
 
 	tracker *flow.Tracker
 	expert  flow.ExpertLog
 	trackMu sync.Mutex // the tracker's tables and the expert log, read by the views while Build runs
 
-	// growing: another goroutine still writes the file (a stream's or a
-	// live capture's spool); closed when it is complete.
-	growing <-chan struct{}
+	// spool: another goroutine still writes the file (a stream's or a
+	// live capture's spool).
+	spool *stream.Spool
 }
 
 // OpenIndex opens a capture file for indexing. Call Build to fill it.
@@ -84,53 +97,16 @@ func OpenIndex(path string) (*Index, error) {
 	return ix, nil
 }
 
-// OpenGrowing opens a file another goroutine is still writing (the spool
-// of a stream or a live capture): Build reads on at its end until written
-// is closed.
-func OpenGrowing(path string, written <-chan struct{}) (*Index, error) {
-	ix, err := OpenIndex(path)
+// OpenSpool opens the spool of a stream or a live capture for indexing:
+// Build reads on at its end until the spool's writer has finished, and
+// ends with the writer's error if it had one.
+func OpenSpool(sp *stream.Spool) (*Index, error) {
+	ix, err := OpenIndex(sp.Path())
 	if err != nil {
 		return nil, err
 	}
-	ix.size, ix.growing = 0, written
+	ix.size, ix.spool = 0, sp
 	return ix, nil
-}
-
-// follow reads a file that grows until done is closed. idle, when set,
-// is called before each wait for more (the index shows what it has).
-type follow struct {
-	f    *os.File
-	off  int64
-	done <-chan struct{}
-	idle func()
-}
-
-func (r *follow) Read(p []byte) (int, error) {
-	for {
-		n, err := r.f.ReadAt(p, r.off)
-		r.off += int64(n)
-		if n > 0 || !errors.Is(err, io.EOF) {
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			return n, err
-		}
-		if r.idle != nil {
-			r.idle()
-		}
-		select {
-		case <-r.done:
-			// One last look: the writer may have written before closing.
-			if n, err := r.f.ReadAt(p, r.off); n > 0 {
-				r.off += int64(n)
-				return n, nil
-			} else if err != nil && !errors.Is(err, io.EOF) {
-				return 0, err
-			}
-			return 0, io.EOF
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // Close closes the file.
@@ -171,14 +147,15 @@ func (ix *Index) at(i int) *entry { return &ix.chunks[i>>chunkBits][i&(chunkSize
 
 // Entry describes packet i (0-based).
 type Entry struct {
-	Number   int // 1-based frame number
-	Time     time.Time
-	CapLen   int
-	Length   int
-	LinkType decode.LinkType
-	Session  uint32
-	Events   decode.Event
-	Offset   int64
+	Number    int // 1-based frame number
+	Time      time.Time
+	CapLen    int
+	Length    int
+	LinkType  decode.LinkType
+	Interface int // pcapng interface id
+	Session   uint32
+	Events    decode.Event
+	Offset    int64
 }
 
 // Entry returns packet i's index entry.
@@ -188,9 +165,23 @@ func (ix *Index) Entry(i int) (Entry, bool) {
 	if i < 0 || i >= ix.n {
 		return Entry{}, false
 	}
+	return ix.entryLocked(i), true
+}
+
+// entryLocked describes packet i; the caller holds mu.
+func (ix *Index) entryLocked(i int) Entry {
 	e := ix.at(i)
-	return Entry{Number: i + 1, Time: time.Unix(0, e.ts), CapLen: int(e.caplen & caplenMask), Length: int(e.wire),
-		LinkType: ix.links[e.caplen>>caplenBits], Session: e.sess, Events: decode.Event(e.ev), Offset: e.off}, true
+	sl := ix.slots[e.clen>>caplenBits]
+	return Entry{Number: i + 1, Time: time.Unix(0, e.ts), CapLen: ix.caplen(i, e), Length: int(e.wire),
+		LinkType: sl.link, Interface: sl.iface, Session: e.sess, Events: decode.Event(e.ev), Offset: e.off}
+}
+
+// caplen is packet i's captured length; the caller holds mu.
+func (ix *Index) caplen(i int, e *entry) int {
+	if n := e.clen & caplenMask; n != bigCaplen {
+		return int(n)
+	}
+	return ix.big[i]
 }
 
 // Read reads packet i's bytes into buf (grown as needed) and returns them
@@ -217,18 +208,22 @@ func (ix *Index) Decode(i int, p *decode.Packet, buf []byte) ([]byte, error) {
 	if err != nil {
 		return buf, err
 	}
-	start := ix.Start()
-	var prev time.Time
-	if i > 0 {
-		if pe, ok := ix.Entry(i - 1); ok {
-			prev = pe.Time
-		}
-	} else {
-		prev = e.Time
-	}
-	p.Frame = decode.Frame{Number: e.Number, Time: e.Time, TimeRelative: e.Time.Sub(start), TimeDelta: e.Time.Sub(prev), Len: e.Length}
+	first, prev := ix.times(i)
+	stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
 	decode.Decode(p, data, e.LinkType)
 	return data, nil
+}
+
+// times returns what packet i's frame times are measured from: the first
+// packet's time and the previous packet's (its own for the first), in
+// nanoseconds since the epoch.
+func (ix *Index) times(i int) (first, prev int64) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if i <= 0 || i > ix.n {
+		return ix.first, ix.first
+	}
+	return ix.first, ix.at(i - 1).ts
 }
 
 // scanBlock is how much of the file Scan reads at once.
@@ -253,14 +248,13 @@ func (ix *Index) Scan(from, to int, fn func(i int, data []byte, e Entry) bool) e
 		start := ix.at(i).off
 		end := start
 		for j := i; j < to && j < ix.n && len(entries) < cap(entries); j++ {
-			e := ix.at(j)
-			last := e.off + int64(e.caplen&caplenMask)
-			if e.off < start || (last-start > scanBlock && len(entries) > 0) {
+			e := ix.entryLocked(j)
+			last := e.Offset + int64(e.CapLen)
+			if e.Offset < start || (last-start > scanBlock && len(entries) > 0) {
 				break
 			}
 			end = max(end, last)
-			entries = append(entries, Entry{Number: j + 1, Time: time.Unix(0, e.ts), CapLen: int(e.caplen & caplenMask), Length: int(e.wire),
-				LinkType: ix.links[e.caplen>>caplenBits], Session: e.sess, Events: decode.Event(e.ev), Offset: e.off})
+			entries = append(entries, e)
 		}
 		ix.mu.RUnlock()
 		if cap(block) < int(end-start) {
@@ -303,7 +297,7 @@ func (ix *Index) Build(o BuildOptions) {
 		ix.trackMu.Unlock()
 	}
 	err := ix.build(o)
-	if errors.Is(err, io.EOF) && ix.size > 0 {
+	if err == nil && ix.size > 0 {
 		ix.read.Store(ix.size) // the whole file was read
 	}
 	if ix.tracker != nil {
@@ -313,9 +307,7 @@ func (ix *Index) Build(o BuildOptions) {
 	}
 	ix.mu.Lock()
 	ix.done = true
-	if !errors.Is(err, io.EOF) {
-		ix.err = err
-	}
+	ix.err = err
 	ix.mu.Unlock()
 	if o.Notify != nil {
 		o.Notify()
@@ -323,21 +315,16 @@ func (ix *Index) Build(o BuildOptions) {
 }
 
 func (ix *Index) build(o BuildOptions) error {
-	var src io.Reader = io.NewSectionReader(ix.f, 0, 1<<62)
-	var fol *follow
-	if ix.growing != nil {
-		fol = &follow{f: ix.f, done: ix.growing}
-		src = fol
-	}
-	r, err := capture.NewNamedReader(src, ix.name)
+	src, err := stream.ReadAt(ix.f, ix.name, ix.spool)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ix.name, err)
 	}
-	defer r.Close()
+	defer src.Close()
 	p := new(decode.Packet)
 	local := make([]entry, 0, 4096)
-	var last time.Time // the first chunk is shown at once
-	unshown := false   // packets indexed since the last Notify
+	var big map[int]int // caplens of local's bigCaplen packets
+	var last time.Time  // the first chunk is shown at once
+	unshown := false    // packets indexed since the last Notify
 	flush := func(force bool) {
 		ix.mu.Lock()
 		for _, e := range local {
@@ -347,9 +334,18 @@ func (ix *Index) build(o BuildOptions) error {
 			*ix.at(ix.n) = e
 			ix.n++
 		}
+		if len(big) > 0 {
+			if ix.big == nil {
+				ix.big = map[int]int{}
+			}
+			for i, n := range big {
+				ix.big[i] = n
+			}
+			clear(big)
+		}
 		ix.mu.Unlock()
 		local = local[:0]
-		ix.read.Store(r.Offset())
+		ix.read.Store(src.Offset())
 		unshown = true
 		if o.Notify != nil && (force || time.Since(last) >= o.Every) {
 			last = time.Now()
@@ -358,50 +354,39 @@ func (ix *Index) build(o BuildOptions) error {
 		}
 	}
 	defer flush(false)
-	if fol != nil {
-		// A stream or a live capture: what has come is shown before
-		// waiting for more.
-		fol.idle = func() {
-			if len(local) > 0 || unshown {
-				flush(true)
-			}
+	// A stream or a live capture: what has come is shown before waiting
+	// for more.
+	src.OnIdle(func() {
+		if len(local) > 0 || unshown {
+			flush(true)
 		}
-	}
-	n := 0
-	var first int64
-	for {
-		data, info, err := r.Next()
-		if err != nil {
-			return err
-		}
-		n++
-		slot := -1
-		for i, l := range ix.links {
-			if l == info.LinkType {
-				slot = i
+	})
+	sl, slKey := 0, slot{iface: -1} // the slot of the packet before: usually this one's
+	return src.Read(func(pk *stream.Packet) error {
+		if key := (slot{pk.Info.LinkType, pk.Info.InterfaceIndex}); key != slKey {
+			var err error
+			if sl, err = ix.slot(key); err != nil {
+				return fmt.Errorf("%s: packet %d: %w", ix.name, pk.Number, err)
 			}
+			slKey = key
 		}
-		if slot < 0 {
-			if len(ix.links) == maxLinks {
-				return fmt.Errorf("%s: packet %d: more than %d link types", ix.name, n, maxLinks)
-			}
+		ts := pk.Info.Timestamp.UnixNano()
+		if pk.Number == 1 {
 			ix.mu.Lock()
-			ix.links = append(ix.links, info.LinkType)
-			ix.mu.Unlock()
-			slot = len(ix.links) - 1
-		}
-		ts := info.Timestamp.UnixNano()
-		if n == 1 {
-			first = ts
-			ix.mu.Lock()
-			ix.start = info.Timestamp
+			ix.start, ix.first = pk.Info.Timestamp, ts
 			ix.mu.Unlock()
 		}
-		_ = first
-		e := entry{off: r.DataOffset(data), ts: ts, caplen: uint32(len(data)) | uint32(slot)<<caplenBits, wire: uint32(info.Length)}
+		clen := uint32(len(pk.Data))
+		if clen >= bigCaplen {
+			if big == nil {
+				big = map[int]int{}
+			}
+			big[pk.Number-1], clen = len(pk.Data), bigCaplen
+		}
+		e := entry{off: src.DataOffset(pk.Data), ts: ts, clen: clen | uint32(sl)<<caplenBits, wire: uint32(pk.Info.Length)}
 		if ix.tracker != nil {
-			p.Frame = decode.Frame{Number: n, Time: info.Timestamp, Len: info.Length}
-			decode.Decode(p, data, info.LinkType)
+			pk.SetFrame(&p.Frame)
+			decode.Decode(p, pk.Data, pk.Info.LinkType)
 			ix.trackMu.Lock()
 			ix.tracker.Track(p)
 			ix.trackMu.Unlock()
@@ -411,7 +396,25 @@ func (ix *Index) build(o BuildOptions) error {
 		if len(local) == cap(local) {
 			flush(false)
 		}
+		return nil
+	})
+}
+
+// slot returns the slot of a link type and interface, adding it if it is
+// new.
+func (ix *Index) slot(want slot) (int, error) {
+	for i, sl := range ix.slots { // only Build's goroutine changes slots
+		if sl == want {
+			return i, nil
+		}
 	}
+	if len(ix.slots) == maxSlots {
+		return 0, fmt.Errorf("more than %d interfaces (pairs of interface and link type)", maxSlots)
+	}
+	ix.mu.Lock()
+	ix.slots = append(ix.slots, want)
+	ix.mu.Unlock()
+	return len(ix.slots) - 1, nil
 }
 
 // WithTracker runs fn with the tracker (nil without one) and the expert

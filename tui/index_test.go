@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -14,10 +15,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/stream"
 )
 
 const td = "../testdata/"
@@ -134,7 +137,7 @@ func TestIndexMatchesReader(t *testing.T) {
 					t.Fatalf("no entry %d", i)
 				}
 				want := Entry{Number: i + 1, CapLen: len(rp.data), Length: rp.info.Length, LinkType: rp.info.LinkType,
-					Session: rp.session, Events: rp.events, Offset: e.Offset}
+					Interface: rp.info.InterfaceIndex, Session: rp.session, Events: rp.events, Offset: e.Offset}
 				if got := e; got.Time.Equal(rp.info.Timestamp) {
 					got.Time = time.Time{}
 					if got != want {
@@ -154,9 +157,11 @@ func TestIndexMatchesReader(t *testing.T) {
 				if _, err := ix.Decode(i, &p, buf); err != nil {
 					t.Fatalf("Decode(%d): %v", i, err)
 				}
-				if p.Frame.Number != i+1 || p.Frame.TimeRelative != rp.rel || p.Frame.TimeDelta != rp.delta || p.Frame.Len != rp.len || p.Frame.CapLen != rp.capLen {
-					t.Errorf("packet %d: Decode set frame %d rel %v delta %v len %d caplen %d, want rel %v delta %v len %d caplen %d",
-						i+1, p.Frame.Number, p.Frame.TimeRelative, p.Frame.TimeDelta, p.Frame.Len, p.Frame.CapLen, rp.rel, rp.delta, rp.len, rp.capLen)
+				if p.Frame.Number != i+1 || p.Frame.TimeRelative != rp.rel || p.Frame.TimeDelta != rp.delta || p.Frame.Len != rp.len || p.Frame.CapLen != rp.capLen ||
+					p.Frame.Interface != rp.info.InterfaceIndex {
+					t.Errorf("packet %d: Decode set frame %d rel %v delta %v len %d caplen %d interface %d, want rel %v delta %v len %d caplen %d interface %d",
+						i+1, p.Frame.Number, p.Frame.TimeRelative, p.Frame.TimeDelta, p.Frame.Len, p.Frame.CapLen, p.Frame.Interface,
+						rp.rel, rp.delta, rp.len, rp.capLen, rp.info.InterfaceIndex)
 				}
 			}
 			if _, ok := ix.Entry(len(ref.pkts)); ok {
@@ -321,52 +326,50 @@ func TestIndexNotACapture(t *testing.T) {
 	}
 }
 
-// writeGradually writes data to path in small pieces, cutting records
-// anywhere, then closes written.
-func writeGradually(t *testing.T, path string, data []byte, piece int, written chan<- struct{}) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Error(err)
-		close(written)
-		return
-	}
+// writeGradually writes data to w in small pieces, cutting records
+// anywhere, then closes w with err (nil: the stream's end).
+func writeGradually(t *testing.T, w *io.PipeWriter, data []byte, piece int, err error) {
 	for off := 0; off < len(data); off += piece {
-		if _, err := f.Write(data[off:min(off+piece, len(data))]); err != nil {
+		if _, err := w.Write(data[off:min(off+piece, len(data))]); err != nil {
 			t.Error(err)
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	f.Close()
-	close(written)
+	w.CloseWithError(err)
 }
 
-// TestOpenGrowing indexes a file while a goroutine still writes it (a
-// stream's spool): the index grows as the file does and ends with every
+// TestOpenSpool indexes a stream's spool while the stream is still being
+// copied into it: the index grows as the file does and ends with every
 // packet; a stream cut inside a record ends with the good packets and the
-// truncation.
-func TestOpenGrowing(t *testing.T) {
+// truncation; a stream that fails ends with the good packets and the
+// stream's error (which the copy once dropped).
+func TestOpenSpool(t *testing.T) {
 	full, err := os.ReadFile(td + "rxe/cm_rping.pcap")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := readRef(t, td+"rxe/cm_rping.pcap")
 	offs := recordOffsets(t, full)
+	broken := errors.New("connection reset by peer")
 	for _, c := range []struct {
 		name string
 		data []byte
-		want int // packets
+		err  error // the stream's
+		want int   // packets
 	}{
-		{"whole", full, len(ref.pkts)},
-		{"cut", full[:offs[20]+30], 20},
+		{"whole", full, nil, len(ref.pkts)},
+		{"cut", full[:offs[20]+30], nil, 20},
+		{"broken", full[:offs[20]+30], broken, 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "spool.pcap")
-			if err := os.WriteFile(path, nil, 0o644); err != nil {
+			pr, pw := io.Pipe()
+			sp, err := stream.SpoolStream(pr)
+			if err != nil {
 				t.Fatal(err)
 			}
-			written := make(chan struct{})
-			ix, err := OpenGrowing(path, written)
+			defer sp.Close()
+			ix, err := OpenSpool(sp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,7 +380,7 @@ func TestOpenGrowing(t *testing.T) {
 				ix.Build(BuildOptions{NewTracker: newTracker, Notify: func() { notified.Add(1) }})
 				close(built)
 			}()
-			go writeGradually(t, path, c.data, 97, written)
+			go writeGradually(t, pw, c.data, 97, c.err)
 			// Len only grows while the file is written.
 			last := 0
 		watch:
@@ -399,11 +402,20 @@ func TestOpenGrowing(t *testing.T) {
 			if !done || ix.Len() != c.want {
 				t.Fatalf("Done %v with %d packets, want %d (err %v)", done, ix.Len(), c.want, err)
 			}
-			if c.want == len(ref.pkts) && err != nil {
-				t.Errorf("complete stream: %v", err)
-			}
-			if c.want < len(ref.pkts) && (!errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "packet 21")) {
-				t.Errorf("stream cut inside packet 21: %v", err)
+			var ce *stream.CorruptError
+			switch {
+			case c.want == len(ref.pkts):
+				if err != nil {
+					t.Errorf("complete stream: %v", err)
+				}
+			case c.err != nil:
+				if !errors.Is(err, c.err) || !errors.As(err, &ce) || ce.Packets != c.want || !strings.Contains(err.Error(), "the stream stopped after") {
+					t.Errorf("stream failing inside packet 21: %v, want the stream's error after %d packets", err, c.want)
+				}
+			default:
+				if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "packet 21") {
+					t.Errorf("stream cut inside packet 21: %v", err)
+				}
 			}
 			if notified.Load() == 0 {
 				t.Error("Notify never called")
@@ -504,4 +516,96 @@ func TestIndexMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(ix)
 	ix.Close()
+}
+
+// TestIndexEntrySize: an entry is the 32 bytes BytesPerPacket promises.
+func TestIndexEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(entry{}); n != BytesPerPacket {
+		t.Errorf("an index entry takes %d bytes, BytesPerPacket says %d", n, BytesPerPacket)
+	}
+}
+
+// writeInterfaces writes a pcapng with ifaces Ethernet interfaces and
+// one RoCE packet on each in turn, n packets; packet big (0-based, -1:
+// none) is padded to 17 MiB, beyond the index's 24 bits of caplen.
+func writeInterfaces(t *testing.T, ifaces, n, big int) (string, []refPacket) {
+	t.Helper()
+	src := readRef(t, td+"rxe/read_atomic.pcap").pkts
+	path := filepath.Join(t.TempDir(), "ifaces.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriter(f)
+	w, err := capture.NewPcapngWriter(bw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ifaces {
+		if _, err := w.AddInterface(decode.LinkTypeEthernet, 0, "eth"+strconv.Itoa(i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pkts []refPacket
+	ts := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range n {
+		p := src[i%len(src)]
+		p.info.InterfaceIndex = i % ifaces
+		p.info.Timestamp = ts.Add(time.Duration(i) * time.Microsecond)
+		if i == big {
+			p.data = append(bytes.Clone(p.data), make([]byte, 17<<20)...)
+			p.info.Length = len(p.data)
+		}
+		p.info.CaptureLength = len(p.data)
+		if err := w.WritePacket(p.info, p.data); err != nil {
+			t.Fatal(err)
+		}
+		pkts = append(pkts, p)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, pkts
+}
+
+// TestIndexInterfaces: the index keeps each packet's interface (as
+// frame.interface_id) for 20 interfaces, a packet of 17 MiB keeps its
+// length, and more interfaces than the index has slots stop it with an
+// error after the packets before.
+func TestIndexInterfaces(t *testing.T) {
+	path, pkts := writeInterfaces(t, 20, 60, 23)
+	ix := buildIndex(t, path)
+	if done, err := ix.Done(); !done || err != nil || ix.Len() != len(pkts) {
+		t.Fatalf("Done %v, %v with %d packets, want %d", done, err, ix.Len(), len(pkts))
+	}
+	var p decode.Packet
+	for i, rp := range pkts {
+		data, e, err := ix.Read(i, nil)
+		if err != nil || !bytes.Equal(data, rp.data) || e.Interface != rp.info.InterfaceIndex || e.CapLen != len(rp.data) {
+			t.Errorf("packet %d: %v; interface %d, %d bytes; want interface %d, %d bytes", i+1, err, e.Interface, e.CapLen, rp.info.InterfaceIndex, len(rp.data))
+		}
+		if _, err := ix.Decode(i, &p, nil); err != nil || p.Frame.Interface != rp.info.InterfaceIndex || p.Frame.CapLen != len(rp.data) {
+			t.Errorf("packet %d: Decode gives interface %d, %d bytes (%v)", i+1, p.Frame.Interface, p.Frame.CapLen, err)
+		}
+	}
+	n := 0
+	if err := ix.Scan(0, ix.Len(), func(i int, data []byte, e Entry) bool {
+		if !bytes.Equal(data, pkts[i].data) || e.Interface != pkts[i].info.InterfaceIndex {
+			t.Errorf("Scan: packet %d differs", i+1)
+		}
+		n++
+		return true
+	}); err != nil || n != len(pkts) {
+		t.Errorf("Scan: %d packets, %v", n, err)
+	}
+
+	path, _ = writeInterfaces(t, maxSlots+10, maxSlots+10, -1)
+	ix = buildIndex(t, path)
+	done, err := ix.Done()
+	if !done || err == nil || !strings.Contains(err.Error(), "packet 257: more than 256 interfaces") || ix.Len() != maxSlots {
+		t.Errorf("Done %v, %v with %d packets: want the %d packets before the 257th interface and an error", done, err, ix.Len(), maxSlots)
+	}
 }

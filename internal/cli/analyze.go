@@ -8,6 +8,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -51,9 +52,9 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	an.tracker = flow.New(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }})
 	matched := map[uint32]bool{}
 	first := true
-	_, err = runTracked(&o.readOptions, ios, trackOptions{
-		tracker: an.tracker,
-		each: func(p *decode.Packet) bool {
+	_, err = runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{
+		Tracker: an.tracker,
+		Each: func(p *decode.Packet) bool {
 			if first {
 				an.start, first = p.Frame.Time, false
 			}
@@ -73,7 +74,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			}
 			return true
 		},
-	})
+	}})
 	// Events at the end of the capture (unanswered requests).
 	for i := range pending {
 		if flt == nil || matched[pending[i].Session] {

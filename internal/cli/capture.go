@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -221,6 +221,10 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	// Summary lines go to stdout, unless it carries the packets (-w -).
 	summaries := !o.Quiet && o.StatsEvery == 0 && o.Write != "-"
 
+	src := stream.Live(live)
+	if o.Count > 0 {
+		src.StopAfter(o.Count)
+	}
 	sigs := o.signals
 	if sigs == nil {
 		ch := make(chan os.Signal, 2)
@@ -229,26 +233,11 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		sigs = ch
 	}
 	start := time.Now()
-	stopReason := make(chan string, 1)
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		var timeout <-chan time.Time
-		if o.duration > 0 {
-			t := time.NewTimer(o.duration)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case s := <-sigs:
-			stopReason <- s.String()
-		case <-timeout:
-			stopReason <- "-a duration"
-		case <-done:
-			return
-		}
-		live.Stop()
-	}()
+	// A signal or -a duration stops the capture; what was received is
+	// still written.
+	defer src.StopOn(sigs, o.duration)()
 
 	// Status lines (--stats-every), whether packets come or not.
 	if o.StatsEvery > 0 {
@@ -275,35 +264,17 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	dec, _ := (&readOptions{Decode: o.Decode}).decoder()
 	p := new(decode.Packet)
 	var line []byte
-	var first, prev time.Time
-	n := 0
-	var capErr error
-	for {
-		data, info, err := live.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			capErr = err
-			break
-		}
-		n++
+	capErr := src.Read(func(pk *stream.Packet) error {
 		if sink != nil {
-			if err := sink.WritePacket(info, data); err != nil {
-				capErr = err
+			if err := sink.WritePacket(pk.Info, pk.Data); err != nil {
 				live.Stop()
-				break
+				return err
 			}
 		}
 		now := time.Now()
 		if summaries {
-			if n == 1 {
-				first, prev = info.Timestamp, info.Timestamp
-			}
-			p.Frame = decode.Frame{Number: n, Time: info.Timestamp, TimeRelative: info.Timestamp.Sub(first),
-				TimeDelta: info.Timestamp.Sub(prev), Len: info.Length}
-			prev = info.Timestamp
-			dec.Decode(p, data, info.LinkType)
+			pk.SetFrame(&p.Frame)
+			dec.Decode(p, pk.Data, pk.Info.LinkType)
 			if disp == nil || disp.Match(p) {
 				line = printer.AppendSummary(line[:0], p)
 				line = append(line, '\n')
@@ -312,16 +283,13 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		}
 		if sink != nil && now.Sub(lastFlush) > 100*time.Millisecond {
 			if err := sink.Flush(); err != nil {
-				capErr = err
 				live.Stop()
-				break
+				return err
 			}
 			lastFlush = now
 		}
-		if o.Count > 0 && n >= o.Count {
-			break
-		}
-	}
+		return nil
+	})
 	st, statErr := live.Stats()
 	if sink != nil {
 		if err := sink.Close(st, start); err != nil && capErr == nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
-	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -76,15 +76,24 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	return cmd
 }
 
+// decodeOutput is how decode prints: a renderer per worker, what goes
+// between two packets and after the last.
+type decodeOutput struct {
+	newRender func() stream.Render
+	skipCRCs  bool   // no output depends on the ICRC/VCRC check
+	workers   int    // 0: one per CPU
+	sep       []byte // written between two packets' outputs (JSON's ",\n")
+	closing   func(n int)
+}
+
 func decodeRun(opts *DecodeOptions, ios IO) error {
-	po := pipelineOptions{limit: opts.Count}
+	var flt *filter.Filter
 	if opts.Filter != "" {
 		// Compile before reading anything: a bad filter fails at once.
-		flt, err := filter.Compile(opts.Filter)
-		if err != nil {
+		var err error
+		if flt, err = filter.Compile(opts.Filter); err != nil {
 			return err
 		}
-		po.filter = flt
 	}
 	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
 	if err != nil {
@@ -92,6 +101,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	}
 	out := newOutBuf(ios.Out)
 	defer out.flush()
+	var do decodeOutput
 	switch {
 	case opts.Output == "fields":
 		fo := printer.DefaultFieldsOptions()
@@ -107,113 +117,104 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		if fo.Header {
 			out.b = fp.AppendHeader(out.b)
 		}
-		po.newRender = func() renderer {
+		do.newRender = func() stream.Render {
 			fp := fp.Clone()
 			return fp.Append
 		}
 		// Like tshark -T fields, build only what is asked for: the CRC
 		// check feeds only rocetap.* fields.
-		po.skipCRCs = true
+		do.skipCRCs = true
 		// Printing a few fields costs about what reading costs, so one
 		// reader and one worker balance; a second worker would only take
 		// CPU from the reader (measured on 2 cores, bench/RESULTS.md).
-		po.workers = max(1, runtime.GOMAXPROCS(0)-1)
+		do.workers = max(1, runtime.GOMAXPROCS(0)-1)
 		for _, f := range opts.Fields {
 			if strings.HasPrefix(f, "rocetap") {
-				po.skipCRCs = false
+				do.skipCRCs = false
 			}
 		}
 	case opts.Output == "json":
 		out.b = append(out.b, "[\n"...)
-		po.sep = []byte(",\n")
-		po.newRender = func() renderer {
+		do.sep = []byte(",\n")
+		do.newRender = func() stream.Render {
 			vals := make([]decode.Value, 0, 16)
 			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendJSON(dst, p, vals) }
 		}
-		po.closing = func(n int) {
+		do.closing = func(n int) {
 			if n > 0 {
 				out.b = append(out.b, '\n')
 			}
 			out.b = append(out.b, "]\n"...)
 		}
 	case opts.Verbose:
-		po.sep = []byte("\n")
-		po.newRender = func() renderer {
+		do.sep = []byte("\n")
+		do.newRender = func() stream.Render {
 			vals := make([]decode.Value, 0, 16)
 			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendVerbose(dst, p, vals) }
 		}
 	default:
-		po.newRender = func() renderer {
+		do.newRender = func() stream.Render {
 			return func(dst []byte, p *decode.Packet) []byte {
 				return append(printer.AppendSummary(dst, p), '\n')
 			}
 		}
 	}
-	if po.filter != nil {
-		for _, f := range po.filter.Fields() {
+	if flt != nil {
+		for _, f := range flt.Fields() {
 			if strings.HasPrefix(f.Abbrev, "rocetap") {
-				po.skipCRCs = false // the filter reads what the check sets
+				do.skipCRCs = false // the filter reads what the check sets
 			}
 		}
 	}
 	var n int
-	if needsTracker(opts.Output != "fields" || mpt != nil, opts.Fields, po.filter) {
-		n, err = decodeTracked(opts, ios, po, out, mpt)
+	if opts.Output != "fields" || mpt != nil || stream.NeedsTracker(opts.Fields, flt) {
+		// The summary, -V and JSON always show the tracker's analysis
+		// (like Wireshark's TCP analysis), and so does everything with
+		// --mpt; -T fields and -Y only when they name a
+		// rocetap.session/msg/analysis/expert/mpt field. Every packet goes
+		// through the tracker in order, then the filter and the printer.
+		render := do.newRender()
+		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
+			Tracker: flow.New(flow.Options{MPT: mpt}),
+			Filter:  flt,
+			Limit:   opts.Count,
+			Each: func(p *decode.Packet) bool {
+				if n > 0 && do.sep != nil {
+					out.b = append(out.b, do.sep...)
+				}
+				out.b = render(out.b, p)
+				n++
+				out.maybeFlush()
+				return out.err == nil
+			},
+		}})
+		if err == nil {
+			err = out.err
+		}
 	} else {
-		n, err = runPipeline(&opts.readOptions, ios, po, out)
+		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Count, out)
 	}
-	if po.closing != nil && (err == nil || n > 0) {
-		po.closing(n)
+	if do.closing != nil && (err == nil || n > 0) {
+		do.closing(n)
 	}
 	return err
 }
 
-// needsTracker reports whether the output shows session analysis: the
-// summary, -V and JSON always do (like Wireshark's TCP analysis), and so
-// does everything with --mpt; -T fields and -Y only when they name a
-// rocetap.session/msg/analysis/expert/mpt field.
-func needsTracker(always bool, fields []string, flt *filter.Filter) bool {
-	if always {
-		return true
+// runParallel decodes and prints on one worker per CPU (stream's
+// Parallel), in file order.
+func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, limit int, out *outBuf) (int, error) {
+	dec, src, err := openSource(o, ios, do.skipCRCs)
+	if err != nil {
+		return 0, err
 	}
-	for _, name := range fields {
-		if f := decode.FieldByName(name); f != nil && f.Stateful {
-			return true
-		}
-	}
-	if flt != nil {
-		for _, f := range flt.Fields() {
-			if f.Stateful {
-				return true
+	defer src.Close()
+	n, err := src.Parallel(stream.ParallelOptions{Decoder: dec, NewRender: do.newRender, Filter: flt, Limit: limit, Workers: do.workers,
+		Emit: func(i int, b []byte) {
+			if i > 0 && do.sep != nil {
+				out.b = append(out.b, do.sep...)
 			}
-		}
-	}
-	return false
-}
-
-// decodeTracked is decode's path when the output needs the tracker: every
-// packet goes through it in order, then the filter and the printer.
-// With mpt, every remote access is checked against it.
-func decodeTracked(opts *DecodeOptions, ios IO, po pipelineOptions, out *outBuf, mpt *hca.Model) (int, error) {
-	render := po.newRender()
-	written := 0
-	_, err := runTracked(&opts.readOptions, ios, trackOptions{
-		tracker:  flow.New(flow.Options{MPT: mpt}),
-		filter:   po.filter,
-		skipCRCs: po.skipCRCs,
-		limit:    opts.Count,
-		each: func(p *decode.Packet) bool {
-			if written > 0 && po.sep != nil {
-				out.b = append(out.b, po.sep...)
-			}
-			out.b = render(out.b, p)
-			written++
-			out.maybeFlush()
-			return out.err == nil
+			out.b = append(out.b, b...)
 		},
-	})
-	if err == nil {
-		err = out.err
-	}
-	return written, err
+		Flush: func() error { out.maybeFlush(); return out.err }})
+	return n, exitCorrupt(err)
 }

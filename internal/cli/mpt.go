@@ -14,6 +14,7 @@ import (
 	"github.com/rocetap/rocetap/internal/text"
 	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/mpt/learn"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -114,10 +115,10 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 		lo.Profile = o.Profile
 	}
 	l := learn.New(lo)
-	_, readErr := runTracked(&o.readOptions, ios, trackOptions{each: func(p *decode.Packet) bool {
+	_, readErr := runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{Each: func(p *decode.Packet) bool {
 		l.Add(p)
 		return true
-	}})
+	}}})
 	var corrupt *exitError
 	if readErr != nil && !errors.As(readErr, &corrupt) {
 		return readErr // nothing was read: no such file, not a capture

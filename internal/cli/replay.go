@@ -12,6 +12,7 @@ import (
 	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
 
@@ -184,18 +185,20 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return exitUsage(err)
 	}
-	to := trackOptions{each: func(p *decode.Packet) bool {
+	// The model's work per packet dwarfs reading it: one goroutine (see
+	// stream.TrackOptions.OneGoroutine).
+	to := stream.TrackOptions{OneGoroutine: true, Pass: stream.Pass{Each: func(p *decode.Packet) bool {
 		if st.filter != nil && !st.filter.Match(p) {
 			rp.Skip()
 			return true
 		}
 		rp.Feed(p)
 		return true
-	}}
-	if needsTracker(false, nil, st.filter) {
-		to.tracker = flow.New(flow.Options{})
+	}}}
+	if stream.NeedsTracker(nil, st.filter) {
+		to.Tracker = flow.New(flow.Options{})
 	}
-	readErr := replayRead(&o.readOptions, ios, to)
+	_, readErr := runTracked(&o.readOptions, ios, false, to)
 	var corrupt *exitError
 	if readErr != nil && !errors.As(readErr, &corrupt) {
 		return exitUsage(readErr) // nothing was read: no such file, not a capture
@@ -258,27 +261,4 @@ func writeJUnit(path string, rep *replay.Report) error {
 		return err
 	}
 	return f.Close()
-}
-
-// replayRead reads, decodes and hands every packet to to.pass in capture
-// order on this goroutine, as runTracked does with one core. runTracked
-// with several cores reads on a goroutine of its own and copies every
-// packet into batches; for replay, whose model does most of the work, that
-// costs more than it saves. Measured on 2 cores with the benchmark's replay
-// capture (1,000,018 packets, bench/run.sh), best of 5: this path 0.70 s
-// (0.70 s of CPU), runTracked's 0.97 s (0.96 s of CPU), and decoding on a
-// third goroutine 1.0 s (1.9 s of CPU). ROCETAP_WORKERS=2 takes
-// runTracked's path instead, to compare.
-func replayRead(o *readOptions, ios IO, to trackOptions) error {
-	if os.Getenv("ROCETAP_WORKERS") == "2" {
-		_, err := runTracked(o, ios, to)
-		return err
-	}
-	dec, r, prog, closeInput, err := openInput(o, ios, to.skipCRCs)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	_, err = trackSequential(r, prog, dec, to)
-	return err
 }

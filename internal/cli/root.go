@@ -1,6 +1,7 @@
 // Package cli holds rocetap's cobra commands. Commands parse flags, wire
-// packages together and print; the logic lives in decode/, capture/ and
-// internal/printer.
+// packages together, print and choose exit statuses; the logic lives
+// elsewhere: reading, numbering, decoding and tracking packets in stream/
+// (over capture/, decode/ and flow/), output in internal/printer.
 package cli
 
 import (

@@ -3,15 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/stream"
 	"github.com/rocetap/rocetap/tui"
 	"github.com/spf13/cobra"
 )
@@ -105,7 +103,13 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	case o.Interface != "":
 		ix, status, err = tuiLive(o, &cleanup)
 	case o.Path == "-":
-		ix, err = tuiStream(ios.In, &cleanup)
+		// The stream is spooled to a temporary file, which the index
+		// reads as it grows.
+		var sp *stream.Spool
+		if sp, err = stream.SpoolStream(ios.In); err == nil {
+			cleanup = append(cleanup, func() { sp.Close() })
+			ix, err = tui.OpenSpool(sp)
+		}
 	default:
 		ix, err = tui.OpenIndex(o.Path)
 	}
@@ -123,78 +127,19 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	return app.Run()
 }
 
-// tuiStream spools a stream to a temporary file, which the index reads
-// as it grows.
-func tuiStream(in io.Reader, cleanup *[]func()) (*tui.Index, error) {
-	dir, err := os.MkdirTemp("", "rocetap-tui-")
-	if err != nil {
-		return nil, fmt.Errorf("a temporary file for the stream: %w", err)
-	}
-	*cleanup = append(*cleanup, func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "stdin.cap")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	written := make(chan struct{})
-	go func() {
-		io.Copy(f, in)
-		f.Close()
-		close(written)
-	}()
-	ix, err := tui.OpenGrowing(path, written)
-	if err != nil {
-		return nil, err
-	}
-	return ix, nil
-}
-
-// tuiLive captures into a temporary pcap file, which the index reads as
-// it grows; status reports the capture's counters.
+// tuiLive captures into a spool file, which the index reads as it grows;
+// status reports the capture's counters.
 func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error) {
 	live, err := capture.OpenLive(capture.LiveOptions{Interface: o.Interface, Promisc: true, Backend: o.Backend})
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := os.MkdirTemp("", "rocetap-tui-")
+	sp, err := stream.SpoolLive(live)
 	if err != nil {
-		live.Close()
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, "live.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		live.Close()
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	w, err := capture.NewPcapWriter(f, live.LinkType(), live.Snaplen(), true)
-	if err != nil {
-		live.Close()
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		defer f.Close()
-		for {
-			data, info, err := live.Next()
-			if err != nil {
-				return
-			}
-			if w.WritePacket(info, data) != nil {
-				return
-			}
-		}
-	}()
-	*cleanup = append(*cleanup, func() {
-		live.Stop()
-		<-written
-		live.Close()
-		os.RemoveAll(dir)
-	})
-	ix, err := tui.OpenGrowing(path, written)
+	*cleanup = append(*cleanup, func() { sp.Close() })
+	ix, err := tui.OpenSpool(sp)
 	start := time.Now()
 	status := func() string {
 		st, _ := live.Stats()

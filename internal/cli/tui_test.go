@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"os"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -239,4 +242,44 @@ func TestTUIMPT(t *testing.T) {
 	s.scr.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
 	s.wait(" Packets ")
 	s.quit()
+}
+
+// TestTUIInterfaceID: on a pcapng with three interfaces, the TUI's
+// frame.interface_id is the one decode gives every frame, so -Y
+// 'frame.interface_id == N' lists the frames decode -Y selects. (The TUI
+// once built its frames without the interface: every frame was on
+// interface 0.)
+func TestTUIInterfaceID(t *testing.T) {
+	capf := td + "synth/sll_sll2_raw.pcapng"
+	row := regexp.MustCompile(`^║\s*(\d+)\s`)
+	for iface := range 3 {
+		expr := "frame.interface_id == " + strconv.Itoa(iface)
+		t.Run(expr, func(t *testing.T) {
+			out, errOut, code := run(t, nil, "decode", "-r", capf, "-Y", expr, "-T", "fields", "-e", "frame.number")
+			want := strings.Fields(out)
+			if code != 0 || len(want) != 2 {
+				t.Fatalf("decode -Y %q: exit %d, frames %q, stderr %q: want 2 of the 6 frames", expr, code, want, errOut)
+			}
+			s := startTUI(t, nil, capf, "-Y", expr)
+			var got []string
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				scr := s.scr.text()
+				got = got[:0]
+				for _, l := range strings.Split(scr, "\n") {
+					if m := row.FindStringSubmatch(l); m != nil {
+						got = append(got, m[1])
+					}
+				}
+				if strings.Contains(scr, "packets: 6  shown: 2 ") && slices.Equal(got, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("tui -Y %q lists frames %q, decode -Y selects %q; the screen shows:\n%s", expr, got, want, scr)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			s.quit()
+		})
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"os"
 	"slices"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/stream"
 )
 
 // Frame is one captured packet: what the capture file says about it and
@@ -37,31 +37,29 @@ type Frame struct {
 // its frames and their link type. Every frame must have the same link type,
 // since Write writes pcap.
 func Read(path string) ([]Frame, decode.LinkType, error) {
-	r, err := capture.Open(path)
+	src, err := stream.Open(path, "", nil) // "-": standard input, as capture.Open reads it
 	if err != nil {
 		return nil, 0, err
 	}
-	defer r.Close()
+	defer src.Close()
 	var (
 		frames []Frame
 		link   decode.LinkType
 	)
-	for {
-		data, info, err := r.Next()
-		if err == io.EOF {
-			return frames, link, nil
-		}
-		if err != nil {
-			return nil, 0, err
-		}
+	err = src.Read(func(pk *stream.Packet) error {
 		if len(frames) == 0 {
-			link = info.LinkType
-		} else if info.LinkType != link {
-			return nil, 0, fmt.Errorf("%s: frame %d has link type %d but frame 1 has %d: a pcap holds one link type; split the capture by interface first",
-				path, len(frames)+1, info.LinkType, link)
+			link = pk.Info.LinkType
+		} else if pk.Info.LinkType != link {
+			return fmt.Errorf("%s: frame %d has link type %d but frame 1 has %d: a pcap holds one link type; split the capture by interface first",
+				path, pk.Number, pk.Info.LinkType, link)
 		}
-		frames = append(frames, Frame{Info: info, Data: bytes.Clone(data)})
+		frames = append(frames, Frame{Info: pk.Info, Data: bytes.Clone(pk.Data)})
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
+	return frames, link, nil
 }
 
 // Write writes frames to a pcap file with the given link type. Timestamps

@@ -1,0 +1,185 @@
+package stream
+
+import (
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// Pass is the filter pass over decoded packets in capture order: the
+// tracker, when there is one, sees every packet (stateful filter fields
+// read what it found), then the filter picks the packets handed to Each.
+type Pass struct {
+	Tracker *flow.Tracker
+	Filter  *filter.Filter
+	Limit   int // stop after this many packets passed (0: all)
+	// Each is called for every packet the filter passes, after the
+	// tracker; it returns false to stop.
+	Each   func(p *decode.Packet) bool
+	passed int
+}
+
+// Match tracks p and reports whether the filter selects it (every packet
+// without a filter).
+func (ps *Pass) Match(p *decode.Packet) bool {
+	if ps.Tracker != nil {
+		ps.Tracker.Track(p)
+	}
+	return ps.Filter == nil || ps.Filter.Match(p)
+}
+
+// Packet passes p: Match, then Each. It returns false to stop.
+func (ps *Pass) Packet(p *decode.Packet) bool {
+	// Match's body, spelled out: the call costs on the hot path.
+	if ps.Tracker != nil {
+		ps.Tracker.Track(p)
+	}
+	if ps.Filter != nil && !ps.Filter.Match(p) {
+		return true
+	}
+	ps.passed++
+	if ps.Each != nil && !ps.Each(p) {
+		return false
+	}
+	return ps.Limit <= 0 || ps.passed < ps.Limit
+}
+
+// Passed is the number of packets the filter passed so far.
+func (ps *Pass) Passed() int { return ps.passed }
+
+// NeedsTracker reports whether printing fields or filtering with flt
+// needs the tracker: whether one of them is a stateful field
+// (rocetap.session/msg/analysis/expert/mpt, computed across packets).
+func NeedsTracker(fields []string, flt *filter.Filter) bool {
+	for _, name := range fields {
+		if f := decode.FieldByName(name); f != nil && f.Stateful {
+			return true
+		}
+	}
+	if flt != nil {
+		for _, f := range flt.Fields() {
+			if f.Stateful {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TrackOptions configure Track.
+type TrackOptions struct {
+	Decoder *decode.Decoder
+	Pass
+	// OneGoroutine reads on the caller's goroutine even with several
+	// cores: for a consumer whose work per packet dwarfs reading it
+	// (replay feeds the reference model). Track's second goroutine copies
+	// every packet into batches, which costs such a consumer more than it
+	// saves. Measured on 2 cores with the benchmark's replay capture
+	// (1,000,018 packets, bench/run.sh), best of 5: one goroutine 0.70 s
+	// (0.70 s of CPU), Track's reader goroutine 0.97 s (0.96 s of CPU),
+	// and decoding on a third goroutine 1.0 s (1.9 s of CPU).
+	// ROCETAP_WORKERS=2 takes the two-goroutine path instead, to compare.
+	OneGoroutine bool
+}
+
+// Track reads, decodes and passes every packet in capture order (the
+// tracker's state depends on the order): the path of every command that
+// shows the tracker's findings (sessions, stats, expert, replay, decode
+// when its output shows analysis). It returns the number of packets
+// passed. At the end of the source the tracker reports what is still
+// open (Flush); a capture that stops part-way ends with a *CorruptError
+// after every packet before it went through.
+//
+// With more than one core (and ROCETAP_WORKERS other than 1), a reader
+// goroutine reads the capture and copies packets into batches (as
+// Parallel's does) while this goroutine decodes, tracks, filters and
+// hands them on in order. Measured on 2 cores, this split beats a third
+// stage that decodes in parallel: the tracker is fast, and every hand-off
+// costs.
+func (s *Source) Track(o TrackOptions) (int, error) {
+	procs := runtime.GOMAXPROCS(0) > 1
+	workers := os.Getenv("ROCETAP_WORKERS")
+	if o.OneGoroutine {
+		procs = procs && workers == "2"
+	} else {
+		procs = procs && workers != "1"
+	}
+	if procs {
+		return s.trackBatches(&o)
+	}
+	return s.trackSequential(&o)
+}
+
+// trackSequential is Track on one goroutine: read, decode, track and hand
+// on each packet in turn.
+func (s *Source) trackSequential(o *TrackOptions) (int, error) {
+	p := new(decode.Packet)
+	stopped := false
+	err := s.Read(func(pk *Packet) error {
+		pk.SetFrame(&p.Frame)
+		o.Decoder.Decode(p, pk.Data, pk.Info.LinkType)
+		if !o.Packet(p) {
+			stopped = true
+			return ErrStop
+		}
+		return nil
+	})
+	if stopped {
+		return o.passed, nil
+	}
+	return o.passed, o.finish(err)
+}
+
+// trackBatches is Track with a reader goroutine.
+func (s *Source) trackBatches(o *TrackOptions) (int, error) {
+	free := newBatches(false)
+	work := make(chan *batch, inFlight)
+	order := make(chan *batch, inFlight)
+	done := make(chan struct{})
+	go s.readBatches(free, work, order, done)
+	// Batches need no work here before they come in order.
+	go func() {
+		for b := range work {
+			b.ready <- struct{}{}
+		}
+	}()
+	p := new(decode.Packet)
+	defer func() {
+		close(done)
+		for b := range order { // let the reader stop
+			<-b.ready
+		}
+	}()
+	for b := range order {
+		<-b.ready
+		for i := 0; i < b.n; i++ {
+			p.Frame = b.frames[i]
+			sp := b.spans[i]
+			o.Decoder.Decode(p, b.arena[sp.off:sp.end:sp.end], b.links[i])
+			if !o.Packet(p) {
+				return o.passed, nil
+			}
+		}
+		if b.err != nil {
+			if b.err == io.EOF {
+				b.err = nil
+			}
+			return o.passed, o.finish(b.err)
+		}
+		free <- b
+	}
+	return o.passed, o.finish(nil)
+}
+
+// finish ends the pass at the end of the source (err nil) or at err: the
+// tracker reports what is still open.
+func (o *TrackOptions) finish(err error) error {
+	if o.Tracker != nil {
+		o.Tracker.Flush()
+	}
+	return err
+}
