@@ -112,7 +112,7 @@ const (
 func (st *reqStream) outstandingAt(psn decode.PSN) int {
 	for i := range st.out {
 		o := &st.out[i]
-		if (psn).Diff(o.psn) >= 0 && (psn).Diff(o.last) <= 0 {
+		if psn.In(o.psn, o.last) {
 			return i
 		}
 	}
@@ -122,7 +122,7 @@ func (st *reqStream) outstandingAt(psn decode.PSN) int {
 func (st *reqStream) doneAt(psn decode.PSN) bool {
 	for i := 0; i < st.doneN && i < len(st.done); i++ {
 		o := &st.done[i]
-		if (psn).Diff(o.psn) >= 0 && (psn).Diff(o.last) <= 0 {
+		if psn.In(o.psn, o.last) {
 			return true
 		}
 	}
@@ -131,7 +131,7 @@ func (st *reqStream) doneAt(psn decode.PSN) bool {
 
 func (st *reqStream) inMissing(psn decode.PSN) int {
 	for i, r := range st.missing {
-		if (psn).InWindow(r.lo, r.hi) {
+		if psn.InWindow(r.lo, r.hi) {
 			return i
 		}
 	}
@@ -232,7 +232,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		ep = &s.B
 	}
 	if st.started {
-		if d := (psn).Diff(st.next); d > restartDist || d < -restartDist {
+		if d := psn.Diff(st.next); d > restartDist || d < -restartDist {
 			// Far from anything this QP sent: a new connection reusing
 			// the QPN (set up out of the capture's sight), not a loss of
 			// a million packets. Start over.
@@ -247,7 +247,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		st.first = psn
 		st.next = psn
 		if ep.HasStart && psn != ep.StartPSN {
-			if d := (psn).Diff(ep.StartPSN); d > 0 {
+			if d := psn.Diff(ep.StartPSN); d > 0 {
 				st.next = ep.StartPSN
 				st.first = ep.StartPSN
 			}
@@ -262,9 +262,9 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		st.soft = false
 	}
 	a.ExpectedPSN, a.HasExpected = st.next, true
-	d := (psn).Diff(st.next)
-	if st.soft && d >= 0 && (psn).Diff(st.softHi) <= 0 {
-		t.inferReadMTU(s, st.softLen, uint32((psn).Diff(st.softPSN)))
+	d := psn.Diff(st.next)
+	if st.soft && d >= 0 && psn.Diff(st.softHi) <= 0 {
+		t.inferReadMTU(s, st.softLen, uint32(psn.Diff(st.softPSN)))
 		st.soft = false
 		d = 0
 	}
@@ -287,7 +287,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			st.fill(i, psn)
 			s.LostPSNs--
 			fresh = true
-			if st.nak.valid && st.nak.cause == decode.CauseNAK && (psn).Diff(st.nak.psn) >= 0 {
+			if st.nak.valid && st.nak.cause == decode.CauseNAK && psn.Diff(st.nak.psn) >= 0 {
 				a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 				s.Retransmitted++
 				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+strconv.Itoa(int(psn))+" (go-back-N after the NAK in frame "+strconv.Itoa(st.nak.frame)+")")
@@ -297,7 +297,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			}
 			break
 		}
-		if !st.resent || (psn).Diff(st.resentPSN) > 0 {
+		if !st.resent || psn.Diff(st.resentPSN) > 0 {
 			st.resent, st.resentPSN = true, psn
 		}
 		orig := st.original(psn)
@@ -309,7 +309,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			orig.lastFrame, orig.lastT = p.Frame.Number, now
 		}
 		switch {
-		case st.nak.valid && (!found || st.nak.frame > prev.frame) && (psn).Diff(st.nak.psn) >= 0:
+		case st.nak.valid && (!found || st.nak.frame > prev.frame) && psn.Diff(st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 			s.Retransmitted++
 			how := "go-back-N after the NAK in frame "
@@ -378,7 +378,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		// arrived before it.
 		for i := range st.pend {
 			c := &st.pend[i]
-			if !c.haveFirst && sameFamily(c.kind, kind) && (c.first).Diff(psn) > 0 && (c.first).Diff(psn) < 1<<16 {
+			if !c.haveFirst && sameFamily(c.kind, kind) && c.first.Diff(psn) > 0 && c.first.Diff(psn) < 1<<16 {
 				c.haveFirst, c.first, c.partial = true, psn, false
 				c.count++
 				c.length += plen
@@ -399,7 +399,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	idx := -1
 	for i := len(st.pend) - 1; i >= 0; i-- {
 		c := &st.pend[i]
-		if sameFamily(c.kind, kind) && (psn).Diff(c.first) > 0 && (psn).Diff(c.first) < 1<<16 && (!c.haveLast || (psn).Diff(c.last) <= 0) {
+		if sameFamily(c.kind, kind) && psn.Diff(c.first) > 0 && psn.Diff(c.first) < 1<<16 && (!c.haveLast || psn.Diff(c.last) <= 0) {
 			idx = i
 			break
 		}
@@ -446,7 +446,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn decode.PSN) {
 	for i := 0; i < len(st.pend); {
 		c := &st.pend[i]
-		if !c.haveLast && (psn).Diff(c.first) > 0 && !st.missingBetween(c.first, psn) {
+		if !c.haveLast && psn.Diff(c.first) > 0 && !st.missingBetween(c.first, psn) {
 			s.OpcodeSeq++
 			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+strconv.Itoa(c.firstFrame)+" has no LAST packet")
 			t.dropPending(s, st, i)
@@ -458,7 +458,7 @@ func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn 
 
 func (st *reqStream) missingBetween(lo, hi decode.PSN) bool {
 	for _, r := range st.missing {
-		if (r.lo).InWindow(lo, hi) || (lo).InWindow(r.lo, r.hi) {
+		if r.lo.InWindow(lo, hi) || lo.InWindow(r.lo, r.hi) {
 			return true
 		}
 	}
@@ -476,7 +476,7 @@ func (t *Tracker) maybeComplete(p *decode.Packet, s *Session, side uint8, st *re
 	if !c.haveLast {
 		return
 	}
-	if c.haveFirst && c.count != uint32((c.last).Diff(c.first))+1 {
+	if c.haveFirst && c.count != uint32(c.last.Diff(c.first))+1 {
 		return // packets still missing: a retransmission may fill them
 	}
 	m := *c
@@ -596,7 +596,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			text := decode.SyndromeString(p.AETH.Syndrome)
 			if code == decode.NakPSNSequenceError {
 				t.matchRequest(p, st, psn)
-				if st.inMissing(psn) >= 0 || (psn).InWindow(st.first, st.next.Next()) {
+				if st.inMissing(psn) >= 0 || psn.InWindow(st.first, st.next.Next()) {
 					st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseNAK}
 					text += ": the responder expected PSN " + strconv.Itoa(int(psn)) + "; the requester must resend from there (go-back-N)"
 				} else {
@@ -662,7 +662,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 		if rr.orphan {
 			// the rest of a READ whose request the capture lacks
-			if (psn).Diff(st.next) >= 0 {
+			if psn.Diff(st.next) >= 0 {
 				st.next = psn.Next()
 			}
 			if op.Is(decode.PropEnd) {
@@ -672,7 +672,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 		a.RequestFrame = rr.req.lastFrame
 		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
-		if d := (psn).Diff(rr.next); d != 0 {
+		if d := psn.Diff(rr.next); d != 0 {
 			if d < 0 {
 				s.Duplicates++
 				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+strconv.Itoa(int(psn))+" again")
@@ -724,7 +724,7 @@ func (t *Tracker) matchOwn(p *decode.Packet, s *Session, st *reqStream, kind dec
 func (st *reqStream) pendingAt(psn decode.PSN) int {
 	for i := range st.pend {
 		c := &st.pend[i]
-		if (psn).Diff(c.first) >= 0 && (!c.haveLast || (psn).Diff(c.last) <= 0) && (psn).Diff(c.first) < 1<<16 {
+		if psn.Diff(c.first) >= 0 && (!c.haveLast || psn.Diff(c.last) <= 0) && psn.Diff(c.first) < 1<<16 {
 			return i
 		}
 	}
@@ -754,9 +754,9 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 	n := 0
 	for i := 0; i < len(st.out); {
 		o := &st.out[i]
-		d := (psn).Diff(o.last)
+		d := psn.Diff(o.last)
 		if d < 0 || !inclusive && d == 0 {
-			if (o.psn).Diff(psn) > 0 {
+			if o.psn.Diff(psn) > 0 {
 				break // the list is in PSN order: nothing further is covered
 			}
 			i++
@@ -768,7 +768,7 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 			i++
 			continue
 		}
-		if inclusive && d == 0 || a.RequestFrame == 0 || (o.last).Diff(psn) == 0 {
+		if inclusive && d == 0 || a.RequestFrame == 0 || o.last.Diff(psn) == 0 {
 			a.RequestFrame = o.lastFrame
 			a.RTT, a.HasRTT = p.Frame.Time.Sub(o.lastTime), true
 		}
@@ -829,17 +829,17 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 			p.Analysis.RequestFrame = r.frame
 			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.t), true
 		}
-	case (st.doneAt(psn) || st.hasAcked && (psn).Diff(st.lastAcked) <= 0 && st.started) && st.resent && (psn).Diff(st.resentPSN) <= 0:
+	case (st.doneAt(psn) || st.hasAcked && psn.Diff(st.lastAcked) <= 0 && st.started) && st.resent && psn.Diff(st.resentPSN) <= 0:
 		// the requester sent the request again: the responder answers
 		// the copy as the spec asks (a repeated ACK or READ response)
 		if r := st.original(psn); r != nil {
 			p.Analysis.RequestFrame = r.lastFrame
 			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.lastT), true
 		}
-	case st.doneAt(psn) || st.hasAcked && (psn).Diff(st.lastAcked) <= 0 && st.started:
+	case st.doneAt(psn) || st.hasAcked && psn.Diff(st.lastAcked) <= 0 && st.started:
 		s.Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" again (the request was already answered)")
-	case !st.started || (psn).Diff(st.first) < 0:
+	case !st.started || psn.Diff(st.first) < 0:
 		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": its request is before the capture")
 	default:
 		s.Unmatched++
@@ -898,7 +898,7 @@ func (t *Tracker) Flush() {
 // response any more.
 func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what string) {
 	psn := p.BTH.PSN
-	lost := uint32((psn).Diff(st.next)) + 1
+	lost := uint32(psn.Diff(st.next)) + 1
 	p.Analysis.Lost = lost
 	p.Analysis.ExpectedPSN, p.Analysis.HasExpected = st.next, true
 	s.Gaps++
@@ -917,6 +917,6 @@ func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what strin
 // ahead reports whether psn is at or after the next PSN the requester
 // has not been seen to send (but near enough to be the same connection).
 func (st *reqStream) ahead(psn decode.PSN) bool {
-	d := (psn).Diff(st.next)
+	d := psn.Diff(st.next)
 	return st.started && d >= 0 && d < restartDist
 }
