@@ -323,6 +323,53 @@ func (o Opcode) MsgKind() MsgKind {
 	return MsgOther
 }
 
+// InMessage returns the opcode of o's transport and operation (SEND, RDMA
+// WRITE or READ response, without immediate or invalidate) for packet i
+// (0-based) of a message of n packets: its FIRST, MIDDLE, LAST or ONLY.
+// It returns o itself for an opcode of no such operation, or when the
+// transport has no such packet (UD has only ONLY).
+func (o Opcode) InMessage(i, n int) Opcode {
+	pos := 1 // MIDDLE
+	switch {
+	case n <= 1:
+		pos = 3
+	case i == 0:
+		pos = 0
+	case i >= n-1:
+		pos = 2
+	}
+	if !inMessage[o].ok[pos] {
+		return o
+	}
+	return inMessage[o].op[pos]
+}
+
+// inMessage[o] holds the FIRST, MIDDLE, LAST and ONLY opcodes of o's
+// transport and operation (InMessage).
+var inMessage [256]struct {
+	op [4]Opcode
+	ok [4]bool
+}
+
+func init() {
+	positions := [4]OpProp{PropStart, PropMiddle, PropEnd, PropOnly}
+	for o := range 256 {
+		family := opTable[o].props & (PropSend | PropWrite | PropReadResp)
+		if family == 0 {
+			continue
+		}
+		t := Opcode(o).Transport()
+		for i, pos := range positions {
+			for op := range uint8(32) {
+				p := opTable[t.Opcode(op)].props
+				if p&family != 0 && p&(PropImm|PropInv) == 0 && p&(PropStart|PropMiddle|PropEnd) == pos {
+					inMessage[o].op[i], inMessage[o].ok[i] = t.Opcode(op), true
+				}
+			}
+		}
+	}
+}
+
 // carriesMAD reports whether the payload of a packet is a MAD: a UD SEND
 // Only (with or without immediate) to or from QP0 or QP1 (a GMP response
 // goes back to the requester's QP, which may be any UD QP, from QP1).

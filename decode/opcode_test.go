@@ -197,3 +197,30 @@ func TestPSN(t *testing.T) {
 		t.Error("InWindow across the wrap")
 	}
 }
+
+func TestInMessage(t *testing.T) {
+	rc, uc, xrc := decode.TransportRC, decode.TransportUC, decode.TransportXRC
+	tests := []struct {
+		op   decode.Opcode
+		i, n int
+		want decode.Opcode
+	}{
+		{rc.Opcode(decode.OpSendMiddle), 0, 3, rc.Opcode(decode.OpSendFirst)},
+		{rc.Opcode(decode.OpSendFirst), 1, 3, rc.Opcode(decode.OpSendMiddle)},
+		{rc.Opcode(decode.OpSendLastImm), 2, 3, rc.Opcode(decode.OpSendLast)},
+		{rc.Opcode(decode.OpSendFirst), 0, 1, rc.Opcode(decode.OpSendOnly)},
+		{uc.Opcode(decode.OpWriteFirst), 4, 5, uc.Opcode(decode.OpWriteLast)},
+		{xrc.Opcode(decode.OpWriteOnly), 0, 2, xrc.Opcode(decode.OpWriteFirst)},
+		{rc.Opcode(decode.OpReadResponseFirst), 0, 1, rc.Opcode(decode.OpReadResponseOnly)},
+		{rc.Opcode(decode.OpReadResponseFirst), 1, 9, rc.Opcode(decode.OpReadResponseMiddle)},
+		{rc.Opcode(decode.OpReadResponseFirst), 8, 9, rc.Opcode(decode.OpReadResponseLast)},
+		{rc.Opcode(decode.OpAcknowledge), 0, 3, rc.Opcode(decode.OpAcknowledge)},
+		{decode.TransportUD.Opcode(decode.OpSendOnlyImm), 0, 1, decode.TransportUD.Opcode(decode.OpSendOnly)},
+		{decode.TransportUD.Opcode(decode.OpSendOnly), 0, 3, decode.TransportUD.Opcode(decode.OpSendOnly)}, // UD has no FIRST
+	}
+	for _, tt := range tests {
+		if got := tt.op.InMessage(tt.i, tt.n); got != tt.want {
+			t.Errorf("%v.InMessage(%d, %d) = %v, want %v", tt.op, tt.i, tt.n, got, tt.want)
+		}
+	}
+}

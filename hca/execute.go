@@ -12,6 +12,11 @@ import (
 )
 
 // execute carries out a request that passed every check.
+// readResponse is the READ response family the model answers with (RC
+// opcodes, as for every response it sends); InMessage picks FIRST, MIDDLE,
+// LAST or ONLY.
+const readResponse = decode.Opcode(decode.OpReadResponseFirst)
+
 func (m *Model) execute(qp *QP, rq *request) {
 	switch {
 	case rq.is(decode.PropWrite):
@@ -187,17 +192,7 @@ func (m *Model) readResponses(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, l
 	}
 	for i := uint32(0); i < n; i++ {
 		chunk := min(mtu, length)
-		var op decode.Opcode
-		switch {
-		case n == 1:
-			op = decode.OpReadResponseOnly
-		case i == 0:
-			op = decode.OpReadResponseFirst
-		case i == n-1:
-			op = decode.OpReadResponseLast
-		default:
-			op = decode.OpReadResponseMiddle
-		}
+		op := readResponse.InMessage(int(i), int(n))
 		aeth := !op.Is(decode.PropMiddle)
 		syn := uint8(0)
 		if aeth {

@@ -53,13 +53,8 @@ type ReadPiece struct {
 func (s *ReadSeries) Response(i uint32) (op decode.Opcode, aeth bool, off, n uint64) {
 	off = uint64(i) * uint64(s.MTU)
 	n = min(uint64(s.MTU), s.Length-min(off, s.Length))
-	switch {
-	case i == 0:
-		return decode.OpReadResponseFirst, true, off, n
-	case i == s.Count-1:
-		return decode.OpReadResponseLast, true, off, n
-	}
-	return decode.OpReadResponseMiddle, false, off, n
+	op = readResponse.InMessage(int(i), int(s.Count))
+	return op, !op.Is(decode.PropMiddle), off, n
 }
 
 // Fill writes the READ's bytes [off, off+len(data)) into data and known
