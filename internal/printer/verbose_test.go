@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
@@ -100,6 +101,35 @@ func TestVerboseInfiniBandItem(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s frame %d: %q, want %q", c.file, c.frame, got, c.want)
+		}
+	}
+}
+
+// TestVerboseCMItem: the item Wireshark registers as
+// infiniband.smplid.smpdata holds, in a CM MAD, the CM attribute; tshark
+// labels it with the CM message ("CM ConnectRequest"), not "SMP Data".
+func TestVerboseCMItem(t *testing.T) {
+	want := map[string]bool{}
+	for _, f := range testcap.ReadPcap(t, "../../testdata/rxe/cm_rping.pcap") {
+		var p decode.Packet
+		p.Frame.Number, p.Frame.Len = f.Number, f.Len
+		decode.Decode(&p, f.Data, decode.LinkType(f.LinkType))
+		if p.Has&decode.HdrCM == 0 {
+			continue
+		}
+		for _, l := range Lines(&p, nil) {
+			if l.Field == nil || l.Field.Abbrev != "infiniband.smplid.smpdata" {
+				continue
+			}
+			if l.Text != "CM "+decode.CMAttrString(p.CM.AttributeID) || strings.Contains(l.Text, "SMP") {
+				t.Errorf("frame %d: CM attribute item labelled %q", f.Number, l.Text)
+			}
+			want[l.Text] = true
+		}
+	}
+	for _, name := range []string{"CM ConnectRequest", "CM ConnectReply", "CM ReadyToUse", "CM DisconnectRequest", "CM DisconnectReply"} {
+		if !want[name] {
+			t.Errorf("no %q item in cm_rping.pcap (have %v)", name, want)
 		}
 	}
 }
