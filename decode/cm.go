@@ -498,8 +498,17 @@ func CMRejReasonString(r uint16) string { return cmRejReasonNames[r] }
 func registerCMFields(ib *Field) {
 	// Wireshark puts a CM attribute under an item named
 	// infiniband.smplid.smpdata; CM fields' offsets are from its start.
+	// The field keeps Wireshark's name ("SMP Data", as tshark -G fields
+	// lists it), but like tshark the tree labels the item with what it
+	// holds: "CM ConnectRequest".
 	cm := hdrField("infiniband.smplid.smpdata", "SMP Data", FTBytes, HdrCM, func(p *Packet) []byte { return p.CM.Contents })
 	cm.Parent = ib
+	cm.label = func(p *Packet) string {
+		if name := CMAttrString(p.CM.AttributeID); name != "" {
+			return "CM " + name
+		}
+		return "CM (Unknown CM Attribute)" // tshark's words
+	}
 	stringField(cm, "rocetap.cm.attribute", "CM attribute", HdrCM, func(p *Packet) string { return CMAttrString(p.CM.AttributeID) })
 
 	// u registers an integer field of attribute attr, present when the

@@ -658,3 +658,26 @@ func TestCMConformanceSynthetic(t *testing.T) {
 	}
 	t.Logf("compared %d frame×field values (%d present in tshark's output); %d mismatches", compared, present, mismatches)
 }
+
+// TestCMLabel: the infiniband.smplid.smpdata item keeps Wireshark's field
+// name ("SMP Data", what tshark -G fields lists) but reads, in the tree,
+// "CM " and the attribute's name, or tshark's words for an unknown one.
+func TestCMLabel(t *testing.T) {
+	f := FieldByName("infiniband.smplid.smpdata")
+	if f.Name != "SMP Data" {
+		t.Errorf("field name %q, want Wireshark's %q", f.Name, "SMP Data")
+	}
+	var p Packet
+	for attr, want := range map[uint16]string{
+		CMAttrREQ: "CM ConnectRequest", CMAttrREP: "CM ConnectReply", CMAttrRTU: "CM ReadyToUse",
+		CMAttrSIDRREQ: "CM ServiceIDResReq", 0x00FF: "CM (Unknown CM Attribute)",
+	} {
+		p.CM.AttributeID = attr
+		if got := f.Label(&p); got != want {
+			t.Errorf("attribute 0x%04x: label %q, want %q", attr, got, want)
+		}
+	}
+	if got := FieldByName("infiniband.bth.opcode").Label(&p); got != "Opcode" {
+		t.Errorf("a field without a label of its own: %q, want its name", got)
+	}
+}

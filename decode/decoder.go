@@ -56,7 +56,7 @@ func (d *Decoder) isRoCEPort(port uint16) bool {
 func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 	p.Has, p.Flags, p.Encap, p.NumVLAN, p.Err = 0, 0, EncapNone, 0, nil
 	p.ICRCStatus, p.VCRCStatus = CRCAbsent, CRCAbsent
-	p.Payload, p.Pad, p.IB = nil, nil, nil
+	p.Payload, p.Pad, p.IB, p.ibPacket = nil, nil, nil, nil
 	p.L3Off, p.L4Off = 0, 0
 	if p.Analysis.Tracked {
 		p.Analysis.Reset()
@@ -446,6 +446,7 @@ func (d *Decoder) grhFirst(p *Packet, data []byte, snapped bool) {
 		snapped = true
 		end = len(data)
 	}
+	p.ibPacket = data[:end]
 	if p.GRH.NextHeader != GRHNextHeaderIBA {
 		return
 	}
@@ -470,6 +471,7 @@ func (d *Decoder) lrh(p *Packet, data []byte, snapped bool) {
 		end = len(data)
 	}
 	frame := data[:end]
+	p.ibPacket = frame
 	body := frame[LRHLen:]
 	if !snapped && d.SkipCRCs {
 		if len(body) >= VCRCLen {
@@ -519,6 +521,9 @@ func (d *Decoder) lrh(p *Packet, data []byte, snapped bool) {
 // for native IB.
 func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []byte, lrh bool) {
 	p.IB = tr
+	if p.ibPacket == nil {
+		p.ibPacket = tr // RoCEv2: the InfiniBand packet starts at the BTH
+	}
 	if err := p.BTH.DecodeFromBytes(tr, noFeedback); err != nil {
 		p.truncatedAt("bth", BTHLen, len(tr))
 		p.ICRCStatus = CRCUnverifiable

@@ -112,6 +112,7 @@ type Field struct {
 	cond  func(p *Packet) bool
 	span  func(p *Packet) []byte // headers: the bytes they cover
 	names func(v uint64) string  // value names for the verbose tree
+	label func(p *Packet) string // the verbose tree's name for it in p, if not Name
 	id    int
 }
 
@@ -160,6 +161,19 @@ func (f *Field) Span(p *Packet) []byte {
 		return nil
 	}
 	return f.span(p)
+}
+
+// Label returns the name the verbose tree gives the field in p: Name,
+// unless the item says more about what it holds in this packet, as
+// Wireshark's proto_item_set_text does (the item registered as "SMP Data"
+// reads "CM ConnectRequest" in a CM REQ).
+func (f *Field) Label(p *Packet) string {
+	if f.label != nil {
+		if s := f.label(p); s != "" {
+			return s
+		}
+	}
+	return f.Name
 }
 
 // ID returns the field's index in Fields().

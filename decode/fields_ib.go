@@ -7,7 +7,10 @@ package decode
 // registerInfiniBandField registers the "infiniband" protocol item, the
 // parent of every InfiniBand header.
 func registerInfiniBandField() *Field {
-	ib := hdrField("infiniband", "InfiniBand", FTProtocol, 0, func(p *Packet) []byte { return p.IB })
+	// Its bytes are the whole InfiniBand packet, so that every header it
+	// holds lies within them, as in tshark: LRH through VCRC (native), GRH
+	// through ICRC (RoCEv1), BTH through ICRC (RoCEv2).
+	ib := hdrField("infiniband", "InfiniBand", FTProtocol, 0, func(p *Packet) []byte { return p.ibPacket })
 	// Present as soon as the encapsulation says InfiniBand, even when the
 	// capture cuts the BTH short (as Wireshark).
 	ib.SetPresence(0, func(p *Packet) bool { return p.Encap != EncapNone })

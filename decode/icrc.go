@@ -115,7 +115,8 @@ func (h *VCRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 
 func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<24 }
 
-// ones is the pseudo-LRH of RoCE: eight bytes of 1s (IBA A16/A17).
+// ones is the pseudo-LRH: eight bytes of 1s in place of the LRH of every
+// packet that carries a GRH or an IP header (IBA 7.8.1, A16, A17).
 var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 
 // crcOnes is the CRC-32 state after the pseudo-LRH (0xdebb20e3 in rxe's
@@ -210,11 +211,20 @@ func icrcRoCEv2(ip, scratch []byte) (uint32, bool) {
 }
 
 // ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand
-// packet. lrh is the LRH (nil for RoCEv1, whose pseudo-LRH is all 1s); rest
-// is the GRH (if any), BTH, extended headers, payload and pad, up to the ICRC.
+// packet (IBA 7.8.1). rest is the GRH (when hasGRH), BTH, extended headers,
+// payload and pad, up to the ICRC; lrh is the LRH of a native packet (nil
+// for RoCEv1).
+//
+// Whether the LRH is covered depends on the GRH, not on the link: routers
+// rewrite the LRH of a packet that carries a GRH, so the ICRC of such a
+// packet (native LNH 3, and every RoCEv1 packet) starts with eight bytes of
+// 1s in place of the LRH, and lrh is ignored. Only an LRH-only packet (LNH
+// 2), which never leaves its subnet, covers its LRH, with just the VL
+// masked. The GRH's traffic class, flow label and hop limit, and BTH byte
+// 4, count as 1s.
 func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
 	crc := crcOnes
-	if lrh != nil {
+	if lrh != nil && !hasGRH {
 		if len(lrh) < LRHLen {
 			return 0, false
 		}

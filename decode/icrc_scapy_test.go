@@ -19,9 +19,12 @@ import (
 )
 
 // The ICRC oracle test: rocetap's ICRC (and VCRC) against scapy's RoCEv2
-// ICRC code and against a second implementation written from the spec, both
-// in testdata/icrc_scapy.py, over a few hundred random synthetic frames and
-// every frame of the real Soft-RoCE captures.
+// ICRC code, against a second implementation written from the spec, and
+// against the RoCEv1 ICRC code of the pre-upstream Soft-RoCE driver (rxev1:
+// the GRH rule, for RoCEv1 and native packets with a GRH, from an
+// implementation by others that does not share rocetap's reading of the
+// spec), all in testdata/icrc_scapy.py, over a few hundred random synthetic
+// frames and every frame of the real Soft-RoCE captures.
 
 const (
 	systemPython = "/usr/bin/python3" // Debian's python3-scapy is installed for it
@@ -56,6 +59,7 @@ type oracleFrame struct {
 	ctl   bool // control: a copy with a corrupted ICRC (and VCRC)
 	kind  decode.Encapsulation
 	v6    bool
+	grh   bool   // carries a GRH (RoCEv1, native LNH 3)
 	icrc  uint32 // rocetap's computed ICRC value
 	vcrc  uint16 // rocetap's computed VCRC value (native IB)
 	wire  uint32 // ICRC value in the frame
@@ -169,6 +173,7 @@ func syntheticOracleFrames(t *testing.T) []oracleFrame {
 	for i := range 80 {
 		s := randSpec(r, ops[r.IntN(len(ops))])
 		s.lrh = decode.LRH{VL: uint8(r.UintN(16)), LVer: 0, SL: uint8(r.UintN(16)), DLID: uint16(r.Uint32()), SLID: uint16(r.Uint32())}
+		padToWords(&s)
 		if i%2 == 1 {
 			s.grh = &decode.GRH{IPVer: 6, TrafficClass: uint8(r.Uint32()), FlowLabel: r.Uint32() & 0xFFFFF,
 				HopLimit: uint8(r.Uint32()), NextHeader: decode.GRHNextHeaderIBA, SGID: fixGID1, DGID: fixGID2}
@@ -216,6 +221,7 @@ func TestICRCScapyOracle(t *testing.T) {
 		}
 		f.kind = p.Encap
 		f.v6 = p.Has&decode.HdrIPv6 != 0
+		f.grh = p.Has&decode.HdrGRH != 0
 		f.wire = p.ICRC.Value()
 		f.icrc = p.ICRCComputed>>24 | p.ICRCComputed>>8&0xFF00 | p.ICRCComputed<<8&0xFF0000 | p.ICRCComputed<<24
 		if p.Encap == decode.EncapIB {
@@ -239,13 +245,13 @@ func TestICRCScapyOracle(t *testing.T) {
 		t.Fatalf("%s %s: %v\n%s", systemPython, oracleScript, err, stderr.Bytes())
 	}
 
-	type result struct{ scapy, spec, vcrc string }
+	type result struct{ scapy, spec, rxev1, vcrc string }
 	results := make(map[int]result)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) != 4 {
-			t.Fatalf("oracle output line %q: want 4 fields", sc.Text())
+		if len(fields) != 5 {
+			t.Fatalf("oracle output line %q: want 5 fields", sc.Text())
 		}
 		id, err := strconv.Atoi(fields[0])
 		if err != nil {
@@ -254,14 +260,15 @@ func TestICRCScapyOracle(t *testing.T) {
 		results[id] = result{
 			scapy: strings.TrimPrefix(fields[1], "scapy="),
 			spec:  strings.TrimPrefix(fields[2], "spec="),
-			vcrc:  strings.TrimPrefix(fields[3], "vcrc="),
+			rxev1: strings.TrimPrefix(fields[3], "rxev1="),
+			vcrc:  strings.TrimPrefix(fields[4], "vcrc="),
 		}
 	}
 	if len(results) != len(frames) {
 		t.Fatalf("oracle answered for %d frames, sent %d\nstderr: %s", len(results), len(frames), stderr.Bytes())
 	}
 
-	var nScapy, nScapy6, nSpec, nVCRC, nCtl, mismatches int
+	var nScapy, nScapy6, nSpec, nRxeV1, nRxeV1IB, nVCRC, nCtl, mismatches int
 	check := func(f *oracleFrame, oracle, got string, want uint32, width int) {
 		w := fmt.Sprintf("%0*x", width, want)
 		if got != w {
@@ -294,6 +301,18 @@ func TestICRCScapyOracle(t *testing.T) {
 		}
 		check(f, "spec", res.spec, f.icrc, 8)
 		nSpec++
+		// rxev1 covers every packet with a GRH: RoCEv1, and native
+		// packets with LNH 3.
+		switch {
+		case f.grh:
+			check(f, "rxev1", res.rxev1, f.icrc, 8)
+			nRxeV1++
+			if f.kind == decode.EncapIB {
+				nRxeV1IB++
+			}
+		case res.rxev1 != "-":
+			t.Errorf("%s (%s): the rxev1 oracle computed an ICRC (%s) for a frame without a GRH", f.name, f.kind, res.rxev1)
+		}
 		if f.kind == decode.EncapIB {
 			check(f, "spec VCRC", res.vcrc, uint32(f.vcrc), 4)
 			nVCRC++
@@ -301,8 +320,11 @@ func TestICRCScapyOracle(t *testing.T) {
 	}
 	nReal := len(frames) - nSynth - nCtl
 	t.Logf("%d frames: %d synthetic, %d real, %d controls with corrupted trailers", len(frames), nSynth, nReal, nCtl)
-	t.Logf("scapy oracle: %d RoCEv2 ICRCs (%d over IPv6); spec oracle: %d ICRCs (RoCEv2, RoCEv1, InfiniBand), %d VCRCs; mismatches: %d",
-		nScapy, nScapy6, nSpec, nVCRC, mismatches)
+	t.Logf("scapy oracle: %d RoCEv2 ICRCs (%d over IPv6); spec oracle: %d ICRCs (RoCEv2, RoCEv1, InfiniBand), %d VCRCs; rxev1 oracle: %d ICRCs (%d native with a GRH); mismatches: %d",
+		nScapy, nScapy6, nSpec, nVCRC, nRxeV1, nRxeV1IB, mismatches)
+	if nRxeV1IB == 0 || nRxeV1 == nRxeV1IB {
+		t.Errorf("the rxev1 oracle checked %d frames, %d of them native: want both RoCEv1 and native packets with a GRH", nRxeV1, nRxeV1IB)
+	}
 	if mismatches > 0 {
 		t.Fatalf("%d mismatches between rocetap and the oracles", mismatches)
 	}

@@ -216,11 +216,15 @@ type Packet struct {
 	VCRCComputed uint16 // big-endian view, comparable with VCRC.CRC
 
 	// Payload is the InfiniBand payload (after the extended headers, before
-	// the pad); Pad the 0-3 pad bytes. IB is the transport from BTH (or LRH/
-	// GRH) through the ICRC as captured.
+	// the pad); Pad the 0-3 pad bytes. IB is the transport from BTH through
+	// the ICRC as captured.
 	Payload []byte
 	Pad     []byte
 	IB      []byte
+	// ibPacket is the InfiniBand packet as captured, the bytes of the
+	// "infiniband" protocol item: from the LRH of a native packet through
+	// its VCRC, from the GRH of a RoCEv1 packet, else IB.
+	ibPacket []byte
 
 	// L3Off and L4Off are the offsets of the IP and UDP headers in the
 	// frame (0 when absent).

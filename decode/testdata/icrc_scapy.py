@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 icrc_scapy.py FILE
 FILE holds one frame per line: "ID LINKTYPE HEX" (LINKTYPE 1 = Ethernet,
 247 = native InfiniBand, LRH first). For every line this prints
 
-    ID scapy=XXXXXXXX|- spec=XXXXXXXX|- vcrc=XXXX|-
+    ID scapy=XXXXXXXX|- spec=XXXXXXXX|- rxev1=XXXXXXXX|- vcrc=XXXX|-
 
 where each value is the CRC as a number, and "-" means the oracle does not
 apply to the frame. The trailers carry the CRCs least significant byte
@@ -14,7 +14,7 @@ first: for the ICRC that is what rxe and scapy (pack_icrc) do; for the VCRC
 it is the convention of rocetap's decode/icrc.go, which this script does not
 check independently (it only computes the value).
 
-Two independent oracles:
+Three oracles:
 
 scapy  scapy.contrib.roce's own ICRC code (BTH.compute_icrc) on the frame as
        scapy dissects it (Ether(bytes)). scapy 2.5 (Debian bookworm) handles
@@ -25,10 +25,30 @@ scapy  scapy.contrib.roce's own ICRC code (BTH.compute_icrc) on the frame as
        scapy's own packet objects. RoCEv1 and native InfiniBand: "-".
 spec   written from the IBA spec (Vol. 1 7.8.1 and Annex A16/A17), with
        zlib.crc32 and hand-written masking, sharing no code with scapy or
-       rocetap: CRC-32 over the LRH with VL set to 1s (RoCE: 8 bytes of 0xFF
-       instead), the GRH or IP header with its variant fields set to 1s, the
-       UDP header with its checksum set to 1s, the BTH with byte 4 (FECN,
-       BECN, reserved) set to 1s, then everything up to the ICRC.
+       rocetap: CRC-32 over 8 bytes of 0xFF in place of the LRH when the
+       packet carries a GRH or an IP header (RoCEv1, RoCEv2, native LNH 3:
+       routers rewrite the LRH), else (native LNH 2) over the LRH with VL
+       set to 1s; then the GRH or IP header with its variant fields set to
+       1s, the UDP header with its checksum set to 1s, the BTH with byte 4
+       (FECN, BECN, reserved) set to 1s, then everything up to the ICRC.
+       Until issue 14 this oracle covered the LRH of LNH 3 packets too, the
+       same mistake as rocetap's, and so agreed with it: an oracle written
+       by the same hands from the same reading is not independent, which is
+       why rxev1 below exists.
+rxev1  a transliteration of rxe_icrc_hdr() and rxe_icrc_pkt() from the
+       pre-upstream Soft-RoCE driver (github.com/SoftRoCE/rxe-dev,
+       drivers/infiniband/hw/rxe/rxe_icrc.c, (c) 2009-2011 Mellanox and
+       System Fabric Works; commit 3331ca2e867a5c2c3b32f63ec7fcded5d2e3be45).
+       That driver spoke RoCEv1 (EtherType 0x8915, pkt->hdr pointing at the
+       GRH, rxe_net.c) and interoperated with ConnectX RoCE hardware, so its
+       ICRC is a second implementation of the GRH rule, written by others
+       and tested against silicon. It starts the Linux crc32_le register at
+       0xdebb20e3, "the result of computing a CRC with a seed of 0xfffffff
+       and 8 bytes of 0xff representing a masked LRH", never reads an LRH,
+       masks GRH tclass/flow label/hop limit and BTH byte 4, runs over
+       headers, payload and pad, and inverts. Applied to RoCEv1 frames and,
+       from the GRH on, to native LNH 3 packets: IBA 7.8.1 gives both the
+       same ICRC. "-" for RoCEv2 and LNH 2, which it does not cover.
 vcrc   native InfiniBand only: CRC-16, polynomial 0x100B (reflected 0xD008),
        initial value 0xFFFF, final xor 0xFFFF, over the LRH through the ICRC.
 """
@@ -196,15 +216,73 @@ def spec_ib(frame):
     lnh = b[1] & 3
     pktlen = (struct.unpack_from(">H", b, 4)[0] & 0x7FF) * 4  # LRH..ICRC
     vcrc = crc16_vcrc(bytes(frame[:pktlen]))
-    b[0] |= 0xF0  # VL
     off = 8
     if lnh == 3:
+        b[0:8] = b"\xff" * 8  # IBA 7.8.1: routers rewrite the LRH
         mask_grh(b, off)
         off += 40
-    elif lnh != 2:
+    elif lnh == 2:
+        b[0] |= 0xF0  # VL
+    else:
         return None, vcrc
     mask_bth(b, off)
     return zlib.crc32(bytes(b[:pktlen - 4])) & 0xFFFFFFFF, vcrc
+
+
+# --- rxev1: SoftRoCE rxe-dev's RoCEv1 ICRC ---------------------------------
+
+
+def crc32_le(crc, data):
+    """Linux lib/crc32.c crc32_le(): the reflected CRC-32 register, neither
+    inverted on entry nor on exit. zlib.crc32(data, v) starts from ~v and
+    returns the register inverted, hence the two inversions."""
+    return ~zlib.crc32(data, ~crc & 0xFFFFFFFF) & 0xFFFFFFFF
+
+
+RXE_LRH_BYTES, RXE_GRH_BYTES, RXE_BTH_BYTES, RXE_ICRC_SIZE = 8, 40, 12, 4
+
+
+def rxev1_icrc(hdr, has_lrh, paylen):
+    """rxe_icrc_pkt(): hdr starts at the LRH (has_lrh) or at the GRH; every
+    packet it sees has a GRH (RXE_GRH_MASK). paylen is rxe's pkt->paylen,
+    BTH through ICRC. rxe_icrc_hdr() runs over the masked headers and the
+    extended headers, rxe_icrc_pkt() over payload and pad: the two are
+    contiguous, so one call covers them here."""
+    crc = 0xDEBB20E3
+    length = RXE_BTH_BYTES
+    grh_offset = bth_offset = 0
+    if has_lrh:
+        length += RXE_LRH_BYTES
+        grh_offset += RXE_LRH_BYTES
+        bth_offset += RXE_LRH_BYTES
+    length += RXE_GRH_BYTES  # pkt->mask & RXE_GRH_MASK
+    bth_offset += RXE_GRH_BYTES
+    tmp = bytearray(hdr[:length])
+    tmp[grh_offset + 0] |= 0x0F  # GRH: tclass
+    tmp[grh_offset + 1] = 0xFF
+    tmp[grh_offset + 2] = 0xFF
+    tmp[grh_offset + 3] = 0xFF
+    tmp[grh_offset + 7] = 0xFF
+    tmp[bth_offset + 4] = 0xFF  # BTH: resv8a
+    crc = crc32_le(crc, bytes(tmp[grh_offset:length]))
+    end = bth_offset + paylen - RXE_ICRC_SIZE
+    crc = crc32_le(crc, bytes(hdr[length:end]))
+    return ~crc & 0xFFFFFFFF
+
+
+def rxev1_ethernet(frame):
+    et, off = ether_payload(frame)
+    if et != 0x8915 or frame[off + 6] != 0x1B:
+        return None
+    paylen = struct.unpack_from(">H", frame, off + 4)[0]  # GRH PayLen: BTH..ICRC
+    return rxev1_icrc(frame[off:], False, paylen)
+
+
+def rxev1_ib(frame):
+    if frame[1] & 3 != 3 or frame[8 + 6] != 0x1B:
+        return None
+    paylen = struct.unpack_from(">H", frame, 8 + 4)[0]
+    return rxev1_icrc(frame, True, paylen)
 
 
 def fmt(v, width):
@@ -223,13 +301,16 @@ def main():
                 continue
             ident, link, hexdata = line.split()
             frame = bytes.fromhex(hexdata)
-            sc = sp = vc = None
+            sc = sp = rx = vc = None
             if link == "1":
                 sc = scapy_icrc(frame)
                 sp = spec_ethernet(frame)
+                rx = rxev1_ethernet(frame)
             elif link == "247":
                 sp, vc = spec_ib(frame)
-            out.append("%s scapy=%s spec=%s vcrc=%s" % (ident, fmt(sc, 8), fmt(sp, 8), fmt(vc, 4)))
+                rx = rxev1_ib(frame)
+            out.append("%s scapy=%s spec=%s rxev1=%s vcrc=%s" % (
+                ident, fmt(sc, 8), fmt(sp, 8), fmt(rx, 8), fmt(vc, 4)))
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 

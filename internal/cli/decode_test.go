@@ -65,6 +65,9 @@ func TestGolden(t *testing.T) {
 		{"read_atomic.json", []string{"decode", "-r", td + "rxe/read_atomic.pcap", "-T", "json", "-c", "3"}},
 		{"write_imm.verbose", []string{"decode", "-r", td + "rxe/write_imm.pcap", "-V", "-c", "2"}},
 		{"cm_rping.verbose", []string{"decode", "-r", td + "rxe/cm_rping.pcap", "-V", "-c", "1"}},
+		// native InfiniBand: the InfiniBand item spans LRH..VCRC (LNH 2 and 3,
+		// a VL15 SMP), with the ICRCs of LNH 3 packets good
+		{"ib_native.verbose", []string{"decode", "-r", td + "synth/ib_native.pcap", "-V"}},
 		// the flow tracker: sessions, stats, expert, and its per-packet fields
 		{"cm_perftest.sessions", []string{"sessions", "-r", td + "rxe/cm_perftest.pcap"}},
 		{"pt_write.sessions", []string{"sessions", "-r", td + "rxe/pt_write.pcap"}},

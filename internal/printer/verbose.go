@@ -40,7 +40,7 @@ func Lines(p *decode.Packet, vals []decode.Value) []Line {
 		isHeader := f.Parent == nil || f.Type == decode.FTProtocol || (f.Type == decode.FTBytes && f.Span(p) != nil && f.Len == 0 && f.Off <= 0 && isContainer(f))
 		off, n := fieldRange(p, f)
 		for _, v := range vals {
-			b = append(b[:0], f.Name...)
+			b = append(b[:0], f.Label(p)...)
 			if !isHeader {
 				b = append(b, ": "...)
 				if f.Type == decode.FTBytes && len(v.B) > 64 {
