@@ -213,12 +213,12 @@ func init() {
 	registerImmDtFields(ib)
 	registerIETHFields(ib)
 	registerCNPFields(ib)
+	registerMADFields(ib)
+	registerCMFields(ib)
 	registerPayloadFields(ib)
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
-	registerMADFields(ib)
-	registerCMFields(ib)
 }
 
 // rootRank orders protocols as they nest on the wire.
