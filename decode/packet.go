@@ -266,7 +266,7 @@ func (p *Packet) ECN() (uint8, bool) {
 // Addrs returns the packet's source and destination addresses: the IP
 // header's, else the GRH's GIDs (RoCEv1, native InfiniBand); IPv4-mapped
 // addresses are returned as IPv4. ok is false when the packet has none
-// (native InfiniBand without a GRH: only LIDs).
+// (native InfiniBand without a GRH: only LIDs). Nodes gives the LIDs too.
 func (p *Packet) Addrs() (src, dst netip.Addr, ok bool) {
 	switch {
 	case p.Has&HdrIPv4 != 0:
