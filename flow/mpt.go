@@ -11,6 +11,7 @@ package flow
 // mpt_rejected, on the NAK.
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/rocetap/rocetap/decode"
@@ -60,6 +61,22 @@ func hex64(v uint64) string {
 	return "0x" + zeros[:16-len(h)] + h
 }
 
+// mptKey returns the responder's node as addrs gives a packet's
+// destination (IPv4 addresses IPv4-mapped, a LID marked) and whether it
+// is a LID. A responder that is not valid gets a key no packet has: a LID
+// with bytes addrs leaves zero.
+func mptKey(n decode.Node) (k addr16, lid bool) {
+	switch {
+	case n.IsLID():
+		k[0], k[1] = 0xff, 0xfe
+		binary.BigEndian.PutUint16(k[14:], n.LID())
+		return k, true
+	case n.IsValid():
+		return n.Addr().As16(), false
+	}
+	return addr16{0xff, 0xfe, 0xff, 0xff}, true
+}
+
 // checkMPT checks the remote access a fresh request packet carries, when
 // it is sent to the MPT's responder: it fills p.Analysis.MPT, counts the
 // check in s, reports a violation, and returns the check to keep with the
@@ -70,7 +87,7 @@ func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
 	if op == decode.MPTOpNone {
 		return mptRec{}
 	}
-	if _, dst, lid := addrs(p); lid || dst != t.mptResp {
+	if _, dst, lid := addrs(p); dst != t.mptResp || lid != t.mptLID {
 		return mptRec{}
 	}
 	var c hca.Check

@@ -2,7 +2,6 @@ package hca
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -122,7 +121,7 @@ const DefaultCacheEntries = 1024
 // the responder's QPs. It is not safe for concurrent use.
 type Model struct {
 	Profile   Profile
-	Responder netip.Addr
+	Responder decode.Node
 
 	mem   *PhysMem
 	cache *TranslationCache

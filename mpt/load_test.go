@@ -3,7 +3,6 @@ package mpt
 import (
 	"encoding/json"
 	"errors"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,7 +117,7 @@ func TestMPTValues(t *testing.T) {
 	f := loadMPTOrFail(t, "send_inv.mpt.json")
 	qp := f.QPs[0]
 	if qp.QPN != 0x22 || qp.PD != 0 || qp.ExpectedPSN != 0x400 || qp.MaxDestRdAtomic != 4 || qp.MinRNRTimer != 12 ||
-		qp.Remote == nil || qp.Remote.Addr != netip.MustParseAddr("10.77.0.1") || qp.Remote.QPN != 0x22 {
+		qp.Remote == nil || qp.Remote.Addr != decode.MustParseNode("10.77.0.1") || qp.Remote.QPN != 0x22 {
 		t.Errorf("send_inv qps[0] = %+v", qp)
 	}
 	// posted_at is exact to the microsecond, which a float64 is not.
@@ -139,7 +138,7 @@ func TestMPTValues(t *testing.T) {
 	}
 
 	f = loadMPTOrFail(t, "ipv6_mix.mpt.json")
-	if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || len(f.MRs) != 3 {
+	if f.Responder != decode.MustParseNode("fd77::2") || len(f.QPs) != 2 || len(f.MRs) != 3 {
 		t.Errorf("ipv6_mix: responder %v, %d qps, %d mrs", f.Responder, len(f.QPs), len(f.MRs))
 	}
 	if ud := f.QPs[1]; ud.Type != decode.TransportUD || !ud.HasQKey || ud.QKey != 0x11111111 || ud.Access != 0 || ud.Remote != nil || ud.HasExpectedPSN {
@@ -279,11 +278,11 @@ func TestMPTOptionalAndForms(t *testing.T) {
 					t.Errorf("va %#x", f.MRs[2].VA)
 				}
 			case "GID":
-				if f.Responder != netip.MustParseAddr("fe80::a:4dff:fe00:2") {
+				if f.Responder != decode.MustParseNode("fe80::a:4dff:fe00:2") {
 					t.Errorf("responder %v", f.Responder)
 				}
 			case "IPv4-mapped GID":
-				if f.Responder != netip.MustParseAddr("10.77.0.2") {
+				if f.Responder != decode.MustParseNode("10.77.0.2") {
 					t.Errorf("responder %v, want it unmapped", f.Responder)
 				}
 			case "type 1 MW":
