@@ -230,6 +230,9 @@ func TestMPTOptionalAndForms(t *testing.T) {
 		{"upper 0X", `"lkey": "0x00001234"`, `"lkey": "0X00001234"`},
 		{"IPv4-mapped GID", `"address": "10.77.0.2"`, `"address": "::ffff:10.77.0.2"`},
 		{"GID", `"address": "10.77.0.2"`, `"address": "fe80::a:4dff:fe00:2"`},
+		{"LID", `"address": "10.77.0.2"`, `"address": "lid:2"`},
+		{"hex LID", `"address": "10.77.0.2"`, `"address": "LID:0xc001"`},
+		{"remote LID", `"address": "10.77.0.1"`, `"address": "lid:1"`},
 		{"type 1 MW", `"type": 2,`, `"type": 1,`},
 		{"max VA", `"va": "0x2000", "length": 4096`, `"va": "0xfffffffffffff000", "length": 4096`},
 	} {
@@ -280,6 +283,14 @@ func TestMPTOptionalAndForms(t *testing.T) {
 			case "GID":
 				if f.Responder != decode.MustParseNode("fe80::a:4dff:fe00:2") {
 					t.Errorf("responder %v", f.Responder)
+				}
+			case "LID", "hex LID":
+				if want := map[string]uint16{"LID": 2, "hex LID": 0xc001}[tc.name]; f.Responder != decode.NodeLID(want) {
+					t.Errorf("responder %v, want lid:%d", f.Responder, want)
+				}
+			case "remote LID":
+				if f.QPs[0].Remote.Addr != decode.NodeLID(1) {
+					t.Errorf("remote %v", f.QPs[0].Remote.Addr)
 				}
 			case "IPv4-mapped GID":
 				if f.Responder != decode.MustParseNode("10.77.0.2") {
@@ -334,6 +345,9 @@ func TestMPTErrors(t *testing.T) {
 		{"version string", `"version": 1`, `"version": "one"`, "$.version", `"one" is not an integer`, 0},
 		{"bad address", `"address": "10.77.0.2"`, `"address": "10.77.0.256"`, "$.responder.address", `"10.77.0.256" is not an IPv4 address, IPv6 address or GID`, 3},
 		{"zone", `"address": "10.77.0.2"`, `"address": "fe80::2%eth0"`, "$.responder.address", "has a zone", 0},
+		{"LID 0", `"address": "10.77.0.2"`, `"address": "lid:0"`, "$.responder.address", `"lid:0" is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. "lid:1" or "lid:0x1")`, 3},
+		{"LID 17 bits", `"address": "10.77.0.1"`, `"address": "lid:0x10000"`, "$.qps[0].remote.address", `"lid:0x10000" is not a LID`, 0},
+		{"LID name", `"address": "10.77.0.2"`, `"address": "node2"`, "$.responder.address", `"node2" is not an IPv4 address, IPv6 address or GID, or a LID (e.g. "10.77.0.2", "fe80::2" or "lid:1")`, 3},
 		{"address number", `"address": "10.77.0.1"`, `"address": 7`, "$.qps[0].remote.address", "want a string, found the number 7", 0},
 		{"empty profile", `"profile": "rxe"`, `"profile": ""`, "$.profile", "leave the key out", 0},
 		{"pds not array", `"pds": [ { "id": 1 }, { "id": 2 } ]`, `"pds": { "id": 1 }`, "$.pds", "want an array, found an object", 0},

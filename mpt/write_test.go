@@ -146,6 +146,26 @@ func TestWriteMPTLayout(t *testing.T) {
   "mrs": []
 }
 `},
+		{"LID responder and peer", func(f *File) {
+			f.Responder = decode.NodeLID(2)
+			f.QPs = []hca.QPConfig{{QPN: 0x49, Type: decode.TransportRC, MTU: 256, Remote: &hca.Peer{Addr: decode.NodeLID(0xc001), QPN: 0x48}}}
+		}, `{
+  "version": 1,
+  "responder": { "address": "lid:2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [
+    {
+      "qpn": "0x000049",
+      "pd": 0,
+      "type": "RC",
+      "access": [],
+      "mtu": 256,
+      "remote": { "address": "lid:49153", "qpn": "0x000048" }
+    }
+  ],
+  "mrs": []
+}
+`},
 		{"IPv4-mapped responder, type 1 window, no QPs", func(f *File) {
 			f.Responder = decode.NodeAddr(netip.MustParseAddr("::ffff:10.77.0.2"))
 			f.QPs = nil
