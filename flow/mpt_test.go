@@ -244,7 +244,7 @@ func TestMPTVerdicts(t *testing.T) {
 	if m := run.pkt(3).an.MPT; m.Op != decode.MPTOpInvalidate || !m.Allowed {
 		t.Errorf("send_inv frame 3: %+v, want an allowed invalidate", m)
 	}
-	if m := run.pkt(5).an.MPT; m.Why != "rkey 0x0800019c is no longer valid" {
+	if m := run.pkt(5).an.MPT; m.Why != "MW 0x0800019c (type 2, bound to MR 0x00001563) is no longer valid" {
 		t.Errorf("send_inv frame 5: why %q", m.Why)
 	}
 }
