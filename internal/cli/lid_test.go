@@ -214,3 +214,23 @@ func TestLIDFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLIDMPTImport: mpt import takes the device's LID and the peer's, as
+// an InfiniBand port has no IP address.
+func TestLIDMPTImport(t *testing.T) {
+	args := []string{"mpt", "import", "--rdma-json", td + "rxe/read_atomic.rdma-res.json", "--dev", "rxe1"}
+	for i := 0; i < len(readAtomicFill); i += 2 {
+		v := readAtomicFill[i+1]
+		switch readAtomicFill[i] {
+		case "--responder":
+			v = "lid:0x12"
+		case "--remote":
+			v = "lid:17"
+		}
+		args = append(args, readAtomicFill[i], v)
+	}
+	out, errOut, code := run(t, nil, args...)
+	if code != 0 || !strings.Contains(out, `"responder": { "address": "lid:18" }`) || !strings.Contains(out, `"remote": { "address": "lid:17", "qpn": "0x000017" }`) {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
