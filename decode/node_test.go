@@ -127,11 +127,17 @@ func TestPacketNodes(t *testing.T) {
 	if s, d, ok := p.Nodes(); !ok || s != NodeLID(1) || d != NodeLID(2) {
 		t.Errorf("LRH only: %v → %v (%v)", s, d, ok)
 	}
+	if _, _, ok := p.Addrs(); ok {
+		t.Error("Addrs of an LRH-only packet")
+	}
 	p.Has |= HdrGRH
 	p.GRH.SGID = netip.MustParseAddr("fe80::2:c903:0:a").As16()
 	p.GRH.DGID = netip.MustParseAddr("::ffff:10.0.0.2").As16()
 	if s, d, ok := p.Nodes(); !ok || s != MustParseNode("fe80::2:c903:0:a") || d != MustParseNode("10.0.0.2") {
 		t.Errorf("GRH: %v → %v (%v)", s, d, ok)
+	}
+	if s, d, ok := p.Addrs(); !ok || s != netip.MustParseAddr("fe80::2:c903:0:a") || d != netip.MustParseAddr("10.0.0.2") {
+		t.Errorf("GRH Addrs: %v → %v (%v)", s, d, ok)
 	}
 	p.Has = HdrIPv6
 	p.IPv6.Src = netip.MustParseAddr("fd77::1").As16()
