@@ -130,7 +130,7 @@ func ParseNode(s string) (Node, error) {
 		}
 		v, err := strconv.ParseUint(num, base, 16)
 		if err != nil || v == 0 {
-			return Node{}, &NodeError{s, "is not a LID: a LID is a number from 1 to 65535 (0xffff), in decimal or 0x hex, e.g. lid:1 or lid:0x1"}
+			return Node{}, &NodeError{s, "is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex, e.g. lid:1 or lid:0x1"}
 		}
 		return NodeLID(uint16(v)), nil
 	}

@@ -24,7 +24,7 @@ func TestParseNode(t *testing.T) {
 		{in: "fe80::2:c903:0:a", want: NodeAddr(netip.MustParseAddr("fe80::2:c903:0:a"))},
 		{in: "::ffff:10.77.0.2", want: NodeAddr(netip.MustParseAddr("10.77.0.2")), str: "10.77.0.2"},
 		{in: "::ffff:a4d:2", want: NodeAddr(netip.MustParseAddr("10.77.0.2")), str: "10.77.0.2"},
-		{in: "lid:0", wantErr: `"lid:0" is not a LID: a LID is a number from 1 to 65535`},
+		{in: "lid:0", wantErr: `"lid:0" is not a LID: write a number from 1 to 65535`},
 		{in: "lid:65536", wantErr: "is not a LID"},
 		{in: "lid:", wantErr: "is not a LID"},
 		{in: "lid:0x", wantErr: "is not a LID"},

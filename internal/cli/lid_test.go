@@ -200,12 +200,12 @@ func TestLIDFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:0"}, 2,
-			`--responder "lid:0": want an IPv4 address, IPv6 address or GID without a zone, or a LID (e.g. 10.77.0.2, fe80::2:c903:0:a, ::ffff:10.77.0.2, lid:1 or lid:0x1): is not a LID: a LID is a number from 1 to 65535`},
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:two"}, 2, `--responder "lid:two": want an IPv4 address`},
+			`--responder "lid:0" is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex, e.g. lid:1 or lid:0x1` + "\n"},
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:two"}, 2, `--responder "lid:two" is not a LID`},
 		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "node2"}, 2,
 			`--responder "node2": want an IPv4 address, IPv6 address or GID without a zone, or a LID (e.g. 10.77.0.2, fe80::2:c903:0:a, ::ffff:10.77.0.2, lid:1 or lid:0x1)` + "\n"},
-		{[]string{"mpt", "learn", "-r", lidCapture, "--responder", "lid:65536"}, 1, `--responder "lid:65536": want an IPv4 address`},
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "fe80::2%ib0"}, 2, `has a zone: write the address without %ib0`},
+		{[]string{"mpt", "learn", "-r", lidCapture, "--responder", "lid:65536"}, 1, `--responder "lid:65536" is not a LID`},
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "fe80::2%ib0"}, 2, `--responder "fe80::2%ib0": want an IPv4 address, IPv6 address or GID without a zone`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := run(t, nil, tt.args...)

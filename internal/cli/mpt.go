@@ -514,15 +514,14 @@ func noArgs(usage string) cobra.PositionalArgs {
 // IPv4 or IPv6 address, a GID or a LID (lid:1, lid:0x1).
 func parseNodeFlag(flag, s string) (decode.Node, error) {
 	n, err := decode.ParseNode(s)
-	if err != nil {
-		msg := fmt.Sprintf("%s %q: want %s", flag, s, decode.NodeSyntax)
-		var ne *decode.NodeError
-		if errors.As(err, &ne) && (len(s) >= 4 && strings.EqualFold(s[:4], "lid:") || strings.Contains(s, "%")) {
-			msg += ": " + strings.TrimPrefix(ne.Error(), strconv.Quote(s)+" ")
-		}
-		return decode.Node{}, errors.New(msg)
+	switch {
+	case err == nil:
+		return n, nil
+	case len(s) >= 4 && strings.EqualFold(s[:4], "lid:"):
+		// what is wrong with the LID: "lid:0" is not a LID: write ...
+		return decode.Node{}, fmt.Errorf("%s %w", flag, err)
 	}
-	return n, nil
+	return decode.Node{}, fmt.Errorf("%s %q: want %s", flag, s, decode.NodeSyntax)
 }
 
 // parseAccessFlag reads access flag names separated by commas or |, as
