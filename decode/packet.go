@@ -270,17 +270,14 @@ func (p *Packet) ECN() (uint8, bool) {
 // Addrs returns the packet's source and destination addresses: the IP
 // header's, else the GRH's GIDs (RoCEv1, native InfiniBand); IPv4-mapped
 // addresses are returned as IPv4. ok is false when the packet has none
-// (native InfiniBand without a GRH: only LIDs).
+// (native InfiniBand without a GRH: only LIDs). Nodes is the same with
+// the LIDs too; what compares nodes uses it.
 func (p *Packet) Addrs() (src, dst netip.Addr, ok bool) {
-	switch {
-	case p.Has&HdrIPv4 != 0:
-		return netip.AddrFrom4(p.IPv4.Src), netip.AddrFrom4(p.IPv4.Dst), true
-	case p.Has&HdrIPv6 != 0:
-		return netip.AddrFrom16(p.IPv6.Src).Unmap(), netip.AddrFrom16(p.IPv6.Dst).Unmap(), true
-	case p.Has&HdrGRH != 0:
-		return netip.AddrFrom16(p.GRH.SGID).Unmap(), netip.AddrFrom16(p.GRH.DGID).Unmap(), true
+	s, d, ok := p.Nodes()
+	if !ok || s.IsLID() {
+		return netip.Addr{}, netip.Addr{}, false
 	}
-	return netip.Addr{}, netip.Addr{}, false
+	return s.Addr(), d.Addr(), true
 }
 
 // RemoteAccess is the remote memory access a request packet asks of the

@@ -434,7 +434,7 @@ var benchResponder = [4]byte{10, 9, 9, 9}
 // and returns a model of it that allows every access the stream makes.
 func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
 	tb.Helper()
-	f := &hca.Config{Responder: netip.AddrFrom4(benchResponder), PDs: []hca.PDConfig{{ID: 1}}}
+	f := &hca.Config{Responder: decode.NodeAddr(netip.AddrFrom4(benchResponder)), PDs: []hca.PDConfig{{ID: 1}}}
 	resp := map[[4]byte]bool{}
 	for i := range s.pkts {
 		p := &s.pkts[i]

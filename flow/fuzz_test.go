@@ -15,7 +15,7 @@ import (
 func fuzzMPT(tb testing.TB) *hca.Model {
 	tb.Helper()
 	remote := hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
-	f := &hca.Config{Responder: netip.AddrFrom4([4]byte{10, 0, 0, 2}), PDs: []hca.PDConfig{{ID: 1}, {ID: 2}}}
+	f := &hca.Config{Responder: decode.NodeAddr(netip.AddrFrom4([4]byte{10, 0, 0, 2})), PDs: []hca.PDConfig{{ID: 1}, {ID: 2}}}
 	for q := uint32(0); q < 16; q++ {
 		acc := remote
 		if q%4 == 3 {

@@ -11,6 +11,7 @@ package flow
 // mpt_rejected, on the NAK.
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/rocetap/rocetap/decode"
@@ -23,18 +24,23 @@ type mptRec struct {
 	checked bool
 	op      decode.MPTOp
 	verdict hca.Verdict
+	window  bool // rkey names a memory window
 	rkey    uint32
 	over    uint32 // bytes out of bounds (at most the access's length), for the description
 }
 
 func (r *mptRec) allowed() bool { return r.verdict.Allowed() }
 
-// why describes the verdict in words, as hca's Check.Describe does.
-func (r *mptRec) why() string {
-	if r.op == decode.MPTOpInvalidate && r.verdict == hca.VerdictAccessDenied {
-		return "a type 1 memory window cannot be invalidated remotely"
-	}
+// why describes the verdict in words, as hca's Check.Describe does; a
+// verdict about a memory window names the window (the model keeps the
+// window: the tracker only invalidates keys).
+func (t *Tracker) why(r *mptRec) string {
 	c := hca.Check{Verdict: r.verdict, Op: r.op, RKey: r.rkey, Over: uint64(r.over)}
+	if r.window {
+		if w := t.opts.MPT.MW(r.rkey); w != nil {
+			c.Window, c.MW, c.MR = true, w, w.MR
+		}
+	}
 	return c.Describe()
 }
 
@@ -60,6 +66,22 @@ func hex64(v uint64) string {
 	return "0x" + zeros[:16-len(h)] + h
 }
 
+// mptKey returns the responder's node as addrs gives a packet's
+// destination (IPv4 addresses IPv4-mapped, a LID marked) and whether it
+// is a LID. A responder that is not valid gets a key no packet has: a LID
+// with bytes addrs leaves zero.
+func mptKey(n decode.Node) (k addr16, lid bool) {
+	switch {
+	case n.IsLID():
+		k[0], k[1] = 0xff, 0xfe
+		binary.BigEndian.PutUint16(k[14:], n.LID())
+		return k, true
+	case n.IsValid():
+		return n.Addr().As16(), false
+	}
+	return addr16{0xff, 0xfe, 0xff, 0xff}, true
+}
+
 // checkMPT checks the remote access a fresh request packet carries, when
 // it is sent to the MPT's responder: it fills p.Analysis.MPT, counts the
 // check in s, reports a violation, and returns the check to keep with the
@@ -70,7 +92,7 @@ func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
 	if op == decode.MPTOpNone {
 		return mptRec{}
 	}
-	if _, dst, lid := addrs(p); lid || dst != t.mptResp {
+	if _, dst, lid := addrs(p); dst != t.mptResp || lid != t.mptLID {
 		return mptRec{}
 	}
 	var c hca.Check
@@ -95,12 +117,12 @@ func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
 		// the whole access is inside the range.
 		m.HasCache, m.CacheHit = c.Over == 0, c.Hit
 	}
-	r := mptRec{checked: true, op: op, verdict: c.Verdict, rkey: rkey, over: uint32(min(c.Over, 1<<32-1))}
+	r := mptRec{checked: true, op: op, verdict: c.Verdict, window: c.Window, rkey: rkey, over: uint32(min(c.Over, 1<<32-1))}
 	s.MPTChecked++
 	if !m.Allowed {
 		s.MPTViolations++
 		m.Finding = decode.MPTViolation
-		m.Why = r.why()
+		m.Why = t.why(&r)
 		t.event(p, decode.EventMPTViolation, s.ID, "MPT forbids the "+mptWhat(op, rkey, va, n)+": "+m.Why+" ("+m.VerdictName+")")
 	}
 	return r
@@ -121,7 +143,7 @@ func (t *Tracker) checkInvalidate(qpn, rkey uint32) hca.Check {
 	var state hca.KeyState
 	typ1 := false
 	if w := m.MW(rkey); w != nil {
-		c.Window, c.MR, c.Base, c.Size = true, w.MR, w.VA, w.Length
+		c.Window, c.MW, c.MR, c.Base, c.Size = true, w, w.MR, w.VA, w.Length
 		pd, state, typ1 = w.PD, w.State, w.Type != 2
 	} else if mr := m.MRByKey(rkey); mr != nil {
 		c.MR, c.Base, c.Size = mr, mr.VA, mr.Length
@@ -160,12 +182,16 @@ func (t *Tracker) mptAnswer(p *decode.Packet, s *Session, r *mptRec, frame int, 
 		f = decode.MPTAccepted
 		s.MPTAccepted++
 		what := "an access the MPT forbids"
-		switch r.verdict {
-		case hca.VerdictUnknownRKey, hca.VerdictInvalidKey, hca.VerdictOutOfBounds:
+		switch {
+		case r.window && r.verdict == hca.VerdictOutOfBounds:
+			what = "an access outside MW " + hexN(r.rkey, 8)
+		case r.window && r.verdict == hca.VerdictInvalidKey:
+			what = "an access through MW " + hexN(r.rkey, 8) + ", which is no longer valid"
+		case r.verdict == hca.VerdictUnknownRKey, r.verdict == hca.VerdictInvalidKey, r.verdict == hca.VerdictOutOfBounds:
 			what = "an access outside any MR"
 		}
 		t.event(p, decode.EventMPTAccepted, s.ID, "responder accepted "+what+": the "+r.op.String()+" in frame "+
-			strconv.Itoa(frame)+" (rkey "+hexN(r.rkey, 8)+": "+r.why()+")")
+			strconv.Itoa(frame)+" (rkey "+hexN(r.rkey, 8)+": "+t.why(r)+")")
 	case !executed && r.allowed():
 		if r.op == decode.MPTOpInvalidate && p.AETH.Value() != decode.NakRemoteAccessError {
 			// A SEND NAKed for another reason (its receive buffer,

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +29,7 @@ import (
 // mptPkt is what one frame looked like to the tracker.
 type mptPkt struct {
 	frame  int
-	dst    netip.Addr
+	dst    decode.Node
 	op     decode.Opcode
 	req    bool // a request with a remote access (RETH on READ / WRITE FIRST/ONLY, AtomicETH, IETH)
 	rkey   uint32
@@ -95,12 +94,7 @@ func runMPT(t *testing.T, name string, edit func(*mpt.File), ref bool) *mptRun {
 		tr.Track(p)
 		g := mptPkt{frame: n, an: p.Analysis}
 		g.an.Acked = slices.Clone(p.Analysis.Acked)
-		switch {
-		case p.Has&decode.HdrIPv4 != 0:
-			g.dst = netip.AddrFrom4(p.IPv4.Dst)
-		case p.Has&decode.HdrIPv6 != 0:
-			g.dst = netip.AddrFrom16(p.IPv6.Dst).Unmap()
-		}
+		_, g.dst, _ = p.Nodes()
 		if p.Has&decode.HdrBTH != 0 {
 			g.op = p.BTH.Opcode
 			switch p.BTH.Opcode.Op() {
@@ -250,7 +244,7 @@ func TestMPTVerdicts(t *testing.T) {
 	if m := run.pkt(3).an.MPT; m.Op != decode.MPTOpInvalidate || !m.Allowed {
 		t.Errorf("send_inv frame 3: %+v, want an allowed invalidate", m)
 	}
-	if m := run.pkt(5).an.MPT; m.Why != "rkey 0x0800019c is no longer valid" {
+	if m := run.pkt(5).an.MPT; m.Why != "MW 0x0800019c (type 2, bound to MR 0x00001563) is no longer valid" {
 		t.Errorf("send_inv frame 5: why %q", m.Why)
 	}
 }

@@ -29,12 +29,19 @@ type Endpoint struct {
 	HasStart bool
 }
 
-// String returns "addr/qpn" ("addr/?" while the QPN is not known).
-func (e Endpoint) String() string {
-	a := "lid:" + strconv.Itoa(int(e.LID))
+// Node returns the endpoint's node: its address, or its LID when it has
+// none.
+func (e Endpoint) Node() decode.Node {
 	if e.Addr.IsValid() {
-		a = e.Addr.Unmap().String()
+		return decode.NodeAddr(e.Addr)
 	}
+	return decode.NodeLID(e.LID)
+}
+
+// String returns "node/qpn" ("10.77.0.1/0x000011", "lid:1/0x000011";
+// "node/?" while the QPN is not known).
+func (e Endpoint) String() string {
+	a := e.Node().String()
 	if !e.QPNKnown {
 		return a + "/?"
 	}

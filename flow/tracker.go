@@ -55,7 +55,8 @@ type Tracker struct {
 	ev  Event
 	msg Message
 
-	mptResp addr16 // MPT.Responder as addrs gives addresses
+	mptResp addr16 // MPT.Responder as addrs gives addresses (mptKey)
+	mptLID  bool
 }
 
 type addr16 = [16]byte
@@ -148,12 +149,7 @@ func New(o Options) *Tracker {
 		cmReqs:   make(map[cmKey]cmReq),
 	}
 	if o.MPT != nil {
-		if r := o.MPT.Responder; r.IsValid() {
-			t.mptResp = r.As16() // IPv4: IPv4-mapped, as addrs gives it
-		} else {
-			// an MPT without a responder address matches no packet
-			t.mptResp = addr16{0xff, 0xfe, 0xff, 0xff}
-		}
+		t.mptResp, t.mptLID = mptKey(o.MPT.Responder)
 	}
 	return t
 }

@@ -204,7 +204,11 @@ func (m *Model) checkRKey(qp *QP, rq *request) outcome {
 		c := m.check(qp.QPN, rq.kind, a.RKey, a.VA, a.Len, false)
 		m.res.Check = c
 		if !c.Verdict.Allowed() {
-			rq.why = fmt.Sprintf("rkey %#08x: %s", a.RKey, c.Describe())
+			rq.why = c.Describe()
+			if c.MW == nil || c.describeMW() == "" {
+				// (a window's description names it by its rkey)
+				rq.why = fmt.Sprintf("rkey %#08x: %s", a.RKey, rq.why)
+			}
 			if c.Verdict == VerdictMisaligned {
 				return outMisaligned
 			}

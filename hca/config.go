@@ -1,7 +1,6 @@
 package hca
 
 import (
-	"net/netip"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -12,9 +11,9 @@ import (
 // NewModel builds the model from it. Package mpt reads and writes it as
 // the MPT file (docs/mpt-format.md); the model knows no file format.
 type Config struct {
-	// Responder is the node whose HCA is modeled. An IPv4-mapped address
-	// is stored as the IPv4 address.
-	Responder netip.Addr
+	// Responder is the node whose HCA is modeled: its IP address or GID,
+	// or on native InfiniBand without GRHs its LID.
+	Responder decode.Node
 	PDs       []PDConfig
 	QPs       []QPConfig
 	MRs       []MRConfig
@@ -69,7 +68,7 @@ func (q *QPConfig) NeverConnected() bool {
 
 // Peer is the peer of a connected QP.
 type Peer struct {
-	Addr netip.Addr // IPv4-mapped addresses are unmapped, as for Config.Responder
+	Addr decode.Node // an IP address, GID or LID, as Config.Responder
 	QPN  uint32
 }
 

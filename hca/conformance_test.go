@@ -60,7 +60,7 @@ func runModel(t *testing.T, pcap string, f *mpt.File, prof hca.Profile) []hca.Co
 		}
 		p.Frame.Number, p.Frame.Len = n, info.Length
 		decode.Decode(&p, data, info.LinkType)
-		if dst(&p) != f.Responder {
+		if decode.NodeAddr(dst(&p)) != f.Responder {
 			continue
 		}
 		out = append(out, m.Receive(&p, info.Timestamp).Completions...)

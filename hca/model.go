@@ -2,7 +2,6 @@ package hca
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -97,6 +96,15 @@ type MW struct {
 	State      KeyState
 }
 
+// String names the window as findings do: "MW 0x0800019c (type 2, bound
+// to MR 0x00001563)".
+func (w *MW) String() string {
+	if w.MR == nil {
+		return fmt.Sprintf("MW %#08x (type %d)", w.RKey, w.Type)
+	}
+	return fmt.Sprintf("MW %#08x (type %d, bound to MR %#08x)", w.RKey, w.Type, w.MR.RKey)
+}
+
 // Options configure a Model.
 type Options struct {
 	// Profile is the responder profile.
@@ -122,7 +130,7 @@ const DefaultCacheEntries = 1024
 // the responder's QPs. It is not safe for concurrent use.
 type Model struct {
 	Profile   Profile
-	Responder netip.Addr
+	Responder decode.Node
 
 	mem   *PhysMem
 	cache *TranslationCache
@@ -367,8 +375,11 @@ type Check struct {
 	Verdict Verdict
 	Op      AccessOp
 	RKey    uint32
-	// Window: the rkey named a memory window; MR is the region behind it.
+	// Window: the rkey named a memory window, MW; MR is the region
+	// behind it. The verdict is about the window (its state, PD, QP,
+	// access flags and range), and Describe names it.
 	Window bool
+	MW     *MW
 	MR     *MR
 	// Base and Size are the range the key grants: the MR's or the MW's.
 	Base, Size uint64
@@ -386,7 +397,14 @@ type Check struct {
 }
 
 // Describe says the verdict in words, e.g. "out of bounds by 256 bytes".
+// A verdict about a memory window names the window, not an MR: "MW
+// 0x0800019c (type 2, bound to MR 0x00001563) lacks REMOTE_WRITE".
 func (c *Check) Describe() string {
+	if c.MW != nil {
+		if s := c.describeMW(); s != "" {
+			return s
+		}
+	}
 	switch c.Verdict {
 	case VerdictOK:
 		return "ok"
@@ -412,6 +430,31 @@ func (c *Check) Describe() string {
 		return "atomic address not 8-byte aligned"
 	}
 	return "not checked"
+}
+
+// describeMW says a verdict about the window c.MW in words, or "" for a
+// verdict that is not about the key.
+func (c *Check) describeMW() string {
+	w := c.MW
+	switch c.Verdict {
+	case VerdictInvalidKey:
+		if w.State == KeyValid && w.MR != nil && w.MR.State != KeyValid {
+			return fmt.Sprintf("MW %#08x (type %d) is bound to MR %#08x, which is no longer valid", w.RKey, w.Type, w.MR.RKey)
+		}
+		return fmt.Sprintf("%s is no longer valid", w)
+	case VerdictPDMismatch:
+		return fmt.Sprintf("%s in another protection domain", w)
+	case VerdictMWQP:
+		return fmt.Sprintf("%s is bound to QP %#06x, not this one", w, w.QPN)
+	case VerdictAccessDenied:
+		if c.Op == decode.MPTOpInvalidate {
+			return fmt.Sprintf("%s cannot be invalidated remotely: only a type 2 window can", w)
+		}
+		return fmt.Sprintf("%s lacks REMOTE_%s", w, strings.ToUpper(c.Op.String()))
+	case VerdictOutOfBounds:
+		return fmt.Sprintf("outside the range of %s by %d bytes", w, c.Over)
+	}
+	return ""
 }
 
 // Check checks a remote access by QP qpn against the MPT: the IBTA rkey
@@ -446,7 +489,7 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 	var pd uint32
 	state := KeyValid
 	if w := m.mws[rkey]; w != nil {
-		c.Window, mr, c.Base, c.Size, access, pd, state = true, w.MR, w.VA, w.Length, w.Access, w.PD, w.State
+		c.Window, c.MW, mr, c.Base, c.Size, access, pd, state = true, w, w.MR, w.VA, w.Length, w.Access, w.PD, w.State
 		if mr.State != KeyValid {
 			state = mr.State
 		}

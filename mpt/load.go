@@ -11,7 +11,6 @@ import (
 	"io"
 	"maps"
 	"math/big"
-	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -356,19 +355,23 @@ func (w *walker) uint(n *node, path string, bits int, hint string) (uint64, erro
 	return v, nil
 }
 
-func (w *walker) addr(n *node, path string) (netip.Addr, error) {
+// addr reads a node address: an IP address or GID, or "lid:N".
+func (w *walker) addr(n *node, path string) (decode.Node, error) {
 	s, err := w.str(n, path)
 	if err != nil {
-		return netip.Addr{}, err
+		return decode.Node{}, err
 	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Addr{}, w.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID (e.g. \"10.77.0.2\" or \"fe80::2\")", s)
+	a, err := decode.ParseNode(s)
+	if err == nil {
+		return a, nil
 	}
-	if a.Zone() != "" {
-		return netip.Addr{}, w.errf(n, path, "%q has a zone; write the address without %%%s", s, a.Zone())
+	if z := strings.IndexByte(s, '%'); z >= 0 {
+		return decode.Node{}, w.errf(n, path, "%q has a zone; write the address without %s", s, s[z:])
 	}
-	return a.Unmap(), nil
+	if len(s) >= 4 && strings.EqualFold(s[:4], "lid:") {
+		return decode.Node{}, w.errf(n, path, "%q is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. \"lid:1\" or \"lid:0x1\")", s)
+	}
+	return decode.Node{}, w.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID, or a LID (e.g. \"10.77.0.2\", \"fe80::2\" or \"lid:1\")", s)
 }
 
 func (w *walker) access(n *node, path string) (hca.Access, error) {

@@ -3,7 +3,6 @@ package mpt
 import (
 	"encoding/json"
 	"errors"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,7 +117,7 @@ func TestMPTValues(t *testing.T) {
 	f := loadMPTOrFail(t, "send_inv.mpt.json")
 	qp := f.QPs[0]
 	if qp.QPN != 0x22 || qp.PD != 0 || qp.ExpectedPSN != 0x400 || qp.MaxDestRdAtomic != 4 || qp.MinRNRTimer != 12 ||
-		qp.Remote == nil || qp.Remote.Addr != netip.MustParseAddr("10.77.0.1") || qp.Remote.QPN != 0x22 {
+		qp.Remote == nil || qp.Remote.Addr != decode.MustParseNode("10.77.0.1") || qp.Remote.QPN != 0x22 {
 		t.Errorf("send_inv qps[0] = %+v", qp)
 	}
 	// posted_at is exact to the microsecond, which a float64 is not.
@@ -139,7 +138,7 @@ func TestMPTValues(t *testing.T) {
 	}
 
 	f = loadMPTOrFail(t, "ipv6_mix.mpt.json")
-	if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || len(f.MRs) != 3 {
+	if f.Responder != decode.MustParseNode("fd77::2") || len(f.QPs) != 2 || len(f.MRs) != 3 {
 		t.Errorf("ipv6_mix: responder %v, %d qps, %d mrs", f.Responder, len(f.QPs), len(f.MRs))
 	}
 	if ud := f.QPs[1]; ud.Type != decode.TransportUD || !ud.HasQKey || ud.QKey != 0x11111111 || ud.Access != 0 || ud.Remote != nil || ud.HasExpectedPSN {
@@ -231,6 +230,9 @@ func TestMPTOptionalAndForms(t *testing.T) {
 		{"upper 0X", `"lkey": "0x00001234"`, `"lkey": "0X00001234"`},
 		{"IPv4-mapped GID", `"address": "10.77.0.2"`, `"address": "::ffff:10.77.0.2"`},
 		{"GID", `"address": "10.77.0.2"`, `"address": "fe80::a:4dff:fe00:2"`},
+		{"LID", `"address": "10.77.0.2"`, `"address": "lid:2"`},
+		{"hex LID", `"address": "10.77.0.2"`, `"address": "LID:0xc001"`},
+		{"remote LID", `"address": "10.77.0.1"`, `"address": "lid:1"`},
 		{"type 1 MW", `"type": 2,`, `"type": 1,`},
 		{"max VA", `"va": "0x2000", "length": 4096`, `"va": "0xfffffffffffff000", "length": 4096`},
 	} {
@@ -279,11 +281,19 @@ func TestMPTOptionalAndForms(t *testing.T) {
 					t.Errorf("va %#x", f.MRs[2].VA)
 				}
 			case "GID":
-				if f.Responder != netip.MustParseAddr("fe80::a:4dff:fe00:2") {
+				if f.Responder != decode.MustParseNode("fe80::a:4dff:fe00:2") {
 					t.Errorf("responder %v", f.Responder)
 				}
+			case "LID", "hex LID":
+				if want := map[string]uint16{"LID": 2, "hex LID": 0xc001}[tc.name]; f.Responder != decode.NodeLID(want) {
+					t.Errorf("responder %v, want lid:%d", f.Responder, want)
+				}
+			case "remote LID":
+				if f.QPs[0].Remote.Addr != decode.NodeLID(1) {
+					t.Errorf("remote %v", f.QPs[0].Remote.Addr)
+				}
 			case "IPv4-mapped GID":
-				if f.Responder != netip.MustParseAddr("10.77.0.2") {
+				if f.Responder != decode.MustParseNode("10.77.0.2") {
 					t.Errorf("responder %v, want it unmapped", f.Responder)
 				}
 			case "type 1 MW":
@@ -335,6 +345,9 @@ func TestMPTErrors(t *testing.T) {
 		{"version string", `"version": 1`, `"version": "one"`, "$.version", `"one" is not an integer`, 0},
 		{"bad address", `"address": "10.77.0.2"`, `"address": "10.77.0.256"`, "$.responder.address", `"10.77.0.256" is not an IPv4 address, IPv6 address or GID`, 3},
 		{"zone", `"address": "10.77.0.2"`, `"address": "fe80::2%eth0"`, "$.responder.address", "has a zone", 0},
+		{"LID 0", `"address": "10.77.0.2"`, `"address": "lid:0"`, "$.responder.address", `"lid:0" is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. "lid:1" or "lid:0x1")`, 3},
+		{"LID 17 bits", `"address": "10.77.0.1"`, `"address": "lid:0x10000"`, "$.qps[0].remote.address", `"lid:0x10000" is not a LID`, 0},
+		{"LID name", `"address": "10.77.0.2"`, `"address": "node2"`, "$.responder.address", `"node2" is not an IPv4 address, IPv6 address or GID, or a LID (e.g. "10.77.0.2", "fe80::2" or "lid:1")`, 3},
 		{"address number", `"address": "10.77.0.1"`, `"address": 7`, "$.qps[0].remote.address", "want a string, found the number 7", 0},
 		{"empty profile", `"profile": "rxe"`, `"profile": ""`, "$.profile", "leave the key out", 0},
 		{"pds not array", `"pds": [ { "id": 1 }, { "id": 2 } ]`, `"pds": { "id": 1 }`, "$.pds", "want an array, found an object", 0},

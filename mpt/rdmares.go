@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -51,8 +50,9 @@ type RdmaSelect struct {
 	// supplied": the import reports it missing where the MPT file needs
 	// it.
 
-	// Responder is the device's address, the MPT file's responder.address.
-	Responder netip.Addr
+	// Responder is the device's address (IP address, GID or LID), the MPT
+	// file's responder.address.
+	Responder decode.Node
 	// Profile is the MPT file's profile ("" leaves it out: ibta).
 	Profile string
 	// MTU is the path MTU of every QP (256, 512, 1024, 2048 or 4096).
@@ -63,7 +63,7 @@ type RdmaSelect struct {
 	HasQPAccess bool
 	// Remote is the peer's address, for "remote" of every connected QP
 	// whose remote QPN rdma printed.
-	Remote netip.Addr
+	Remote decode.Node
 	// MRs gives the VA and access flags of MRs, by lkey (or by rkey).
 	MRs map[uint32]RdmaMR
 	// RemoteOnly leaves out the MRs rdma shows with rkey 0: on rxe those
@@ -482,7 +482,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 			return nil, err
 		}
 	}
-	f := &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: sel.Responder.Unmap()}}
+	f := &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: sel.Responder}}
 	if sel.Profile != "" {
 		f.Profile = strings.ToLower(sel.Profile)
 	}
@@ -500,7 +500,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 
 	if !sel.Responder.IsValid() {
 		gap(RdmaGap{Kind: GapResponder, Path: "$.responder.address",
-			Msg: "the address of " + sel.Dev + " (rdma's resource views print no addresses): give the IPv4/IPv6 address or GID of its port"})
+			Msg: "the address of " + sel.Dev + " (rdma's resource views print no addresses): give the IPv4/IPv6 address or GID of its port, or its LID (lid:N)"})
 	}
 
 	// QPs.
@@ -619,7 +619,7 @@ func importRdma(imp *RdmaImport, mrv, qpv, pdv rdmaView, sel RdmaSelect) (*RdmaI
 				}
 				switch {
 				case has && sel.Remote.IsValid():
-					qp.Remote = &hca.Peer{Addr: sel.Remote.Unmap(), QPN: uint32(rqpn)}
+					qp.Remote = &hca.Peer{Addr: sel.Remote, QPN: uint32(rqpn)}
 				case has:
 					noRemote = append(noRemote, fmt.Sprintf("%#06x (peer QPN %#06x)", qpn, rqpn))
 				}

@@ -3,7 +3,6 @@ package mpt
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -258,7 +257,7 @@ const rdmaPD = `[{"ifindex":1,"ifname":"mlx5_0","pdn":0,"local_dma_lkey":"1b7","
  {"ifindex":1,"ifname":"mlx5_0","pdn":3,"local_dma_lkey":"0","users":4,"ctxn":1,"pid":100,"comm":"app"}]`
 
 func TestRdmaResViews(t *testing.T) {
-	resp := netip.MustParseAddr("10.0.0.2")
+	resp := decode.MustParseNode("10.0.0.2")
 	tests := []struct {
 		name   string
 		views  RdmaViews
@@ -269,13 +268,13 @@ func TestRdmaResViews(t *testing.T) {
 		{
 			name:  "device with keys, iova and a path MTU key",
 			views: RdmaViews{QP: []byte(strings.Replace(rdmaQP, `"sq-psn":1,`, `"sq-psn":1,"path-mtu":4096,`, 1)), MR: []byte(rdmaMR), PD: []byte(rdmaPD)},
-			sel: RdmaSelect{Dev: "mlx5_0", Responder: resp, Remote: netip.MustParseAddr("::ffff:10.0.0.1"), QPAccess: hca.RemoteWrite, HasQPAccess: true,
+			sel: RdmaSelect{Dev: "mlx5_0", Responder: resp, Remote: decode.MustParseNode("::ffff:10.0.0.1"), QPAccess: hca.RemoteWrite, HasQPAccess: true,
 				MRs: map[uint32]RdmaMR{0x1234: {Access: hca.LocalWrite | hca.RemoteWrite, HasAccess: true}}},
 			check: func(t *testing.T, imp *RdmaImport) {
 				f := imp.File
 				want := []hca.QPConfig{
 					{QPN: 17, PD: 3, Type: decode.TransportRC, Access: hca.RemoteWrite, MTU: 4096, ExpectedPSN: 3938859, HasExpectedPSN: true,
-						Remote: &hca.Peer{Addr: netip.MustParseAddr("10.0.0.1"), QPN: 18}},
+						Remote: &hca.Peer{Addr: decode.MustParseNode("10.0.0.1"), QPN: 18}},
 					{QPN: 19, PD: 3, Type: decode.TransportUD},
 					{QPN: 20, PD: 4, Type: decode.TransportXRC, Access: hca.RemoteWrite, ExpectedPSN: 5, HasExpectedPSN: true},
 				}
@@ -458,8 +457,8 @@ func FuzzRdmaRes(f *testing.F) {
 	f.Add([]byte(`{"before": {"mr": ` + rdmaMR + `, "qp": ` + rdmaQP + `}}`))
 	f.Add([]byte(`[{"ifname":"rxe1","lqpn":16777215,"type":"RC","state":"RTS","rq-psn":1,"rqpn":2,"pdn":1}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sel := RdmaSelect{Dev: "rxe1", Responder: netip.MustParseAddr("10.77.0.2"), MTU: 1024, QPAccess: hca.RemoteWrite, HasQPAccess: true,
-			Remote: netip.MustParseAddr("10.77.0.1")}
+		sel := RdmaSelect{Dev: "rxe1", Responder: decode.MustParseNode("10.77.0.2"), MTU: 1024, QPAccess: hca.RemoteWrite, HasQPAccess: true,
+			Remote: decode.MustParseNode("10.77.0.1")}
 		check := func(imp *RdmaImport, err error) {
 			if err != nil {
 				if imp != nil {

@@ -8,10 +8,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/netip"
 	"strconv"
 	"strings"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 )
 
@@ -225,16 +225,13 @@ func jsonQPN(v uint32) string { return fmt.Sprintf(`"0x%06x"`, v) }
 func jsonKey(v uint32) string { return fmt.Sprintf(`"0x%08x"`, v) }
 func jsonVA(v uint64) string  { return fmt.Sprintf(`"0x%016x"`, v) }
 
-// jsonAddr writes an address; an IPv4-mapped one as the IPv4 address, as
-// Parse reads it.
-func jsonAddr(a netip.Addr, what string) (string, error) {
+// jsonAddr writes a node's address as Parse reads it: an IP address
+// (an IPv4-mapped one as the IPv4 address), a GID or "lid:N".
+func jsonAddr(a decode.Node, what string) (string, error) {
 	if !a.IsValid() {
-		return "", fmt.Errorf("write MPT: no %s (an MPT file needs an IPv4, IPv6 or GID address)", what)
+		return "", fmt.Errorf("write MPT: no %s (an MPT file needs an IPv4, IPv6 or GID address, or a LID)", what)
 	}
-	if a.Zone() != "" {
-		return "", fmt.Errorf("write MPT: %s %s has a zone, which the format cannot hold", what, a)
-	}
-	return strconv.Quote(a.Unmap().String()), nil
+	return strconv.Quote(a.String()), nil
 }
 
 // jsonAccess writes an access set as a JSON array of flag names in the

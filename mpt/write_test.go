@@ -76,7 +76,7 @@ func TestWriteMPTDocExample(t *testing.T) {
 func TestWriteMPTLayout(t *testing.T) {
 	at := time.Unix(1795320179, 865224000).UTC()
 	base := func() *File {
-		return &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: netip.MustParseAddr("fd77::2"),
+		return &File{Version: 1, Profile: "ibta", Config: hca.Config{Responder: decode.MustParseNode("fd77::2"),
 			PDs: []hca.PDConfig{{ID: 0}},
 			QPs: []hca.QPConfig{{QPN: 0x2f, PD: 0, Type: decode.TransportUD, MTU: 1024, QKey: 0x11111111, HasQKey: true}}}}
 	}
@@ -146,8 +146,28 @@ func TestWriteMPTLayout(t *testing.T) {
   "mrs": []
 }
 `},
+		{"LID responder and peer", func(f *File) {
+			f.Responder = decode.NodeLID(2)
+			f.QPs = []hca.QPConfig{{QPN: 0x49, Type: decode.TransportRC, MTU: 256, Remote: &hca.Peer{Addr: decode.NodeLID(0xc001), QPN: 0x48}}}
+		}, `{
+  "version": 1,
+  "responder": { "address": "lid:2" },
+  "pds": [ { "id": 0 } ],
+  "qps": [
+    {
+      "qpn": "0x000049",
+      "pd": 0,
+      "type": "RC",
+      "access": [],
+      "mtu": 256,
+      "remote": { "address": "lid:49153", "qpn": "0x000048" }
+    }
+  ],
+  "mrs": []
+}
+`},
 		{"IPv4-mapped responder, type 1 window, no QPs", func(f *File) {
-			f.Responder = netip.MustParseAddr("::ffff:10.77.0.2")
+			f.Responder = decode.NodeAddr(netip.MustParseAddr("::ffff:10.77.0.2"))
 			f.QPs = nil
 			f.MRs = []hca.MRConfig{{RKey: 0x1234, LKey: 0x1234, VA: 0x7f0000001000, Length: 8192, Access: hca.LocalWrite | hca.MWBind}}
 			f.MWs = []hca.MWConfig{{RKey: 0x4321, Type: 1, VA: 0x7f0000001000, Length: 4096, Access: hca.RemoteRead, MRRKey: 0x1234}}
@@ -195,7 +215,6 @@ func TestWriteMPTLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.Responder = f.Responder.Unmap()
 			if f.Profile == "" {
 				f.Profile = "ibta"
 			}
@@ -208,7 +227,7 @@ func TestWriteMPTLayout(t *testing.T) {
 
 func TestWriteMPTErrors(t *testing.T) {
 	ok := func() *File {
-		return &File{Version: 1, Config: hca.Config{Responder: netip.MustParseAddr("10.0.0.1"), PDs: []hca.PDConfig{{}},
+		return &File{Version: 1, Config: hca.Config{Responder: decode.MustParseNode("10.0.0.1"), PDs: []hca.PDConfig{{}},
 			QPs: []hca.QPConfig{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}}
 	}
 	tests := []struct {
@@ -216,8 +235,7 @@ func TestWriteMPTErrors(t *testing.T) {
 		edit func(f *File)
 		want string
 	}{
-		{"no responder", func(f *File) { f.Responder = netip.Addr{} }, "no responder address"},
-		{"zone", func(f *File) { f.Responder = netip.MustParseAddr("fe80::1%eth0") }, "has a zone"},
+		{"no responder", func(f *File) { f.Responder = decode.Node{} }, "no responder address"},
 		{"version", func(f *File) { f.Version = 2 }, "version 2"},
 		{"unnamed access", func(f *File) { f.QPs[0].Access = 1 << 20 }, "qps[0]: access bits 0x100000 have no name"},
 		{"remote without address", func(f *File) { f.QPs[0].Remote = &hca.Peer{QPN: 2} }, "qps[0].remote address"},

@@ -544,7 +544,7 @@ func kindWhy(model, captured uint8, v hca.Verdict) string {
 		}
 		switch v {
 		case hca.VerdictOutOfBounds:
-			return "the responder accepted an access outside the memory region"
+			return "the responder accepted an access outside the memory region or window its rkey names"
 		case hca.VerdictUnknownRKey, hca.VerdictInvalidKey:
 			return "the responder accepted an rkey that no valid MR or MW has"
 		case hca.VerdictAccessDenied, hca.VerdictQPAccess:

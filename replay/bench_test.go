@@ -52,7 +52,7 @@ type stream struct {
 	msn   []uint32 // pass 0 (responses with an AETH)
 	span  []uint32 // PSNs a pair uses per pass
 	msgs  []uint32 // messages a pair completes per pass
-	resp  netip.Addr
+	resp  decode.Node
 	isReq []bool
 }
 
@@ -71,8 +71,8 @@ func (s *stream) set(i, j int) *decode.Packet {
 func buildStream(tb testing.TB, npairs, perPair int) *stream {
 	tb.Helper()
 	reqIP, respIP := netip.MustParseAddr("10.1.0.1"), netip.MustParseAddr("10.1.0.2")
-	s := &stream{mpt: &hca.Config{Responder: respIP, PDs: []hca.PDConfig{{ID: 1}}},
-		span: make([]uint32, npairs), msgs: make([]uint32, npairs), resp: respIP}
+	s := &stream{mpt: &hca.Config{Responder: decode.NodeAddr(respIP), PDs: []hca.PDConfig{{ID: 1}}},
+		span: make([]uint32, npairs), msgs: make([]uint32, npairs), resp: decode.NodeAddr(respIP)}
 	all := hca.LocalWrite | hca.RemoteWrite | hca.RemoteRead | hca.RemoteAtomic
 	type frame struct {
 		p     decode.Packet
@@ -96,7 +96,7 @@ func buildStream(tb testing.TB, npairs, perPair int) *stream {
 			}
 		}
 		s.mpt.QPs = append(s.mpt.QPs, hca.QPConfig{QPN: respQPN, PD: 1, Type: decode.TransportRC, Access: all, MTU: benchMTU,
-			ExpectedPSN: decode.PSN(psn0), HasExpectedPSN: true, Remote: &hca.Peer{Addr: reqIP, QPN: reqQPN}})
+			ExpectedPSN: decode.PSN(psn0), HasExpectedPSN: true, Remote: &hca.Peer{Addr: decode.NodeAddr(reqIP), QPN: reqQPN}})
 		s.mpt.MRs = append(s.mpt.MRs, hca.MRConfig{RKey: rkey, LKey: rkey, VA: base, Length: uint64(len(image)), PD: 1, Access: all})
 		psn, msn := psn0, uint32(0)
 		off := uint64(0)

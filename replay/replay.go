@@ -28,9 +28,10 @@ var _ Model = (*hca.Model)(nil)
 
 // Options configure a Replayer.
 type Options struct {
-	// Responder is the address of the node whose HCA is modeled (IPv4,
-	// IPv6 or GID; an IPv4-mapped GID is its IPv4 address). Required.
-	Responder netip.Addr
+	// Responder is the node whose HCA is modeled: its IPv4 or IPv6
+	// address or GID, or its LID (native InfiniBand without GRHs).
+	// Required.
+	Responder decode.Node
 	// QPs are the responder's QPs as the MPT file describes them: they
 	// name the sessions and pair captured responses (whose BTH names the
 	// requester's QP) with the responder QP that sent them.
@@ -78,21 +79,21 @@ type Replayer struct {
 	byPeer   peers               // requester (address, QPN) → session
 	sessions []*session
 	overflow *session
-	hosts    map[netip.Addr]bool
+	hosts    map[decode.Node]bool
 	// pendingBytes is the READ data of all waiting model responses.
 	pendingBytes int
 }
 
-// peers maps a requester (address, QPN) to its session. It is keyed by
-// the QPN, cheap to hash, then searched by address.
+// peers maps a requester (node, QPN) to its session. It is keyed by the
+// QPN, cheap to hash, then searched by node.
 type peers map[uint32][]peerEntry
 
 type peerEntry struct {
-	addr netip.Addr
+	addr decode.Node
 	s    *session
 }
 
-func (m peers) get(addr netip.Addr, qpn uint32) *session {
+func (m peers) get(addr decode.Node, qpn uint32) *session {
 	for _, e := range m[qpn] {
 		if e.addr == addr {
 			return e.s
@@ -101,7 +102,7 @@ func (m peers) get(addr netip.Addr, qpn uint32) *session {
 	return nil
 }
 
-func (m peers) set(addr netip.Addr, qpn uint32, s *session) {
+func (m peers) set(addr decode.Node, qpn uint32, s *session) {
 	es := m[qpn]
 	for i := range es {
 		if es[i].addr == addr {
@@ -120,16 +121,15 @@ func New(m Model, opt Options) (*Replayer, error) {
 	if !opt.Responder.IsValid() {
 		return nil, ErrNoResponder
 	}
-	opt.Responder = opt.Responder.Unmap()
 	if opt.MaxPending <= 0 {
 		opt.MaxPending = DefaultMaxPending
 	}
 	if opt.MaxPendingBytes <= 0 {
 		opt.MaxPendingBytes = DefaultMaxPendingBytes
 	}
-	r := &Replayer{m: m, opt: opt, byQPN: map[uint32]*session{}, byPeer: peers{}, hosts: map[netip.Addr]bool{}}
-	if opt.Responder.Is4() {
-		r.resp4, r.is4 = opt.Responder.As4(), true
+	r := &Replayer{m: m, opt: opt, byQPN: map[uint32]*session{}, byPeer: peers{}, hosts: map[decode.Node]bool{}}
+	if a := opt.Responder.Addr(); a.Is4() {
+		r.resp4, r.is4 = a.As4(), true
 	}
 	r.rep.Capture, r.rep.MPT, r.rep.Profile, r.rep.Responder = opt.Capture, opt.MPT, opt.Profile, opt.Responder
 	for i := range opt.QPs {
@@ -212,7 +212,7 @@ func (r *Replayer) Feed(p *decode.Packet) {
 	default:
 		r.rep.Ignored.OtherHosts++
 		if !isResp && len(r.hosts) < 8 {
-			if _, dst, ok := p.Addrs(); ok {
+			if _, dst, ok := p.Nodes(); ok {
 				r.hosts[dst] = true
 			}
 		}
@@ -220,12 +220,12 @@ func (r *Replayer) Feed(p *decode.Packet) {
 }
 
 // direction says whether p goes to or comes from the responder; ok is
-// false when p has no address (native InfiniBand without a GRH).
+// false when p has no address (no IP header, GRH or LRH).
 func (r *Replayer) direction(p *decode.Packet) (to, from, ok bool) {
 	if p.Has&decode.HdrIPv4 != 0 && r.is4 {
 		return p.IPv4.Dst == r.resp4, p.IPv4.Src == r.resp4, true
 	}
-	src, dst, ok := p.Addrs()
+	src, dst, ok := p.Nodes()
 	return dst == r.opt.Responder, src == r.opt.Responder, ok
 }
 
@@ -297,14 +297,14 @@ func (r *Replayer) pop(s *session) {
 // learnPeerAddr records the requester's address of a connected session
 // from its requests: the MPT may not name it, or name another.
 func (r *Replayer) learnPeerAddr(s *session, p *decode.Packet) {
-	var src netip.Addr
+	var src decode.Node
 	if p.Has&decode.HdrIPv4 != 0 {
-		if s.PeerAddr.Is4() && s.PeerAddr.As4() == p.IPv4.Src {
+		if a := s.PeerAddr.Addr(); a.Is4() && a.As4() == p.IPv4.Src {
 			return
 		}
-		src = netip.AddrFrom4(p.IPv4.Src)
+		src = decode.NodeAddr(netip.AddrFrom4(p.IPv4.Src))
 	} else {
-		a, _, ok := p.Addrs()
+		a, _, ok := p.Nodes()
 		if !ok || a == s.PeerAddr {
 			return
 		}
@@ -339,7 +339,7 @@ func (r *Replayer) completions(cs []hca.Completion) {
 // response aligns a captured response with the model's.
 func (r *Replayer) response(p *decode.Packet) {
 	r.rep.CapturedResponses++
-	_, dst, _ := p.Addrs()
+	_, dst, _ := p.Nodes()
 	s := r.byPeer.get(dst, p.BTH.DestQP)
 	if s == nil {
 		s = r.bindPeer(dst, p)
@@ -359,7 +359,7 @@ func (r *Replayer) response(p *decode.Packet) {
 // requester QP is not known (an MPT QP without "remote"): the session
 // whose waiting model responses include the response's PSN, from the
 // same requester address.
-func (r *Replayer) bindPeer(dst netip.Addr, p *decode.Packet) *session {
+func (r *Replayer) bindPeer(dst decode.Node, p *decode.Packet) *session {
 	for _, s := range r.sessions {
 		if s.HasPeerQPN || !s.HasQPN || s.Type == decode.TransportUD || s.PeerAddr.IsValid() && s.PeerAddr != dst {
 			continue
@@ -376,7 +376,7 @@ func (r *Replayer) bindPeer(dst netip.Addr, p *decode.Packet) *session {
 
 // unpaired returns the session of captured responses to requester
 // (addr, qpn) that no responder QP answers for.
-func (r *Replayer) unpaired(addr netip.Addr, qpn uint32) *session {
+func (r *Replayer) unpaired(addr decode.Node, qpn uint32) *session {
 	if s := r.byPeer.get(addr, qpn); s != nil {
 		return s
 	}
@@ -426,6 +426,6 @@ func (r *Replayer) Finish() *Report {
 	for a := range r.hosts {
 		rep.RequestHosts = append(rep.RequestHosts, a)
 	}
-	slices.SortFunc(rep.RequestHosts, func(a, b netip.Addr) int { return a.Compare(b) })
+	slices.SortFunc(rep.RequestHosts, decode.Node.Compare)
 	return rep
 }

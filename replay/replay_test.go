@@ -72,7 +72,7 @@ const (
 // named), QP 0x31 (UD).
 func testQPs() []hca.QPConfig {
 	return []hca.QPConfig{
-		{QPN: respQP, Type: decode.TransportRC, Remote: &hca.Peer{Addr: requester, QPN: reqQP}},
+		{QPN: respQP, Type: decode.TransportRC, Remote: &hca.Peer{Addr: decode.NodeAddr(requester), QPN: reqQP}},
 		{QPN: 0x21, Type: decode.TransportRC, ExpectedPSN: 1, HasExpectedPSN: true},
 		{QPN: 0x31, Type: decode.TransportUD},
 	}
@@ -162,7 +162,7 @@ func runSteps(t *testing.T, opt Options, steps []step) (*Report, *fakeModel) {
 		}
 	}
 	if !opt.Responder.IsValid() {
-		opt.Responder = responder
+		opt.Responder = decode.NodeAddr(responder)
 	}
 	if opt.QPs == nil {
 		opt.QPs = testQPs()
@@ -396,7 +396,7 @@ func TestSessionsAndCounts(t *testing.T) {
 	other := ipPacket(5, requester, otherHost, wo, 0x77, 1)
 	reverseReq := ipPacket(6, responder, requester, wo, reqQP, 1)
 	notRDMA := &decode.Packet{Has: decode.HdrEth | decode.HdrIPv4}
-	noAddr := &decode.Packet{Has: decode.HdrLRH | decode.HdrBTH}
+	noAddr := &decode.Packet{Has: decode.HdrBTH} // no IP header, GRH or LRH: no node
 	noAddr.BTH.DestQP = 5
 	grh := &decode.Packet{Has: decode.HdrLRH | decode.HdrGRH | decode.HdrBTH}
 	grh.GRH.DGID = netip.AddrFrom4(responder.As4()).As16() // ::ffff:10.0.0.2
@@ -444,7 +444,7 @@ func TestSessionsAndCounts(t *testing.T) {
 	if !strings.Contains(notes, "1 request went to QPs the MPT file does not describe (QP 0x000044)") {
 		t.Errorf("notes %q", notes)
 	}
-	if len(rep.RequestHosts) != 1 || rep.RequestHosts[0] != otherHost {
+	if len(rep.RequestHosts) != 1 || rep.RequestHosts[0] != decode.NodeAddr(otherHost) {
 		t.Errorf("request hosts %v", rep.RequestHosts)
 	}
 }
@@ -505,7 +505,7 @@ func TestNewNeedsResponder(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	// An IPv4-mapped responder matches IPv4 packets.
-	r, err := New(&fakeModel{}, Options{Responder: netip.MustParseAddr("::ffff:10.0.0.2"), QPs: testQPs()})
+	r, err := New(&fakeModel{}, Options{Responder: decode.MustParseNode("::ffff:10.0.0.2"), QPs: testQPs()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"net/netip"
-
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 )
@@ -111,9 +109,10 @@ type Session struct {
 	HasQPN bool
 	Type   decode.Transport
 	InMPT  bool
-	// Peer is the requester: its address (invalid when unknown) and QPN
-	// (HasPeerQPN), from the MPT's remote or learned from the capture.
-	PeerAddr   netip.Addr
+	// Peer is the requester: its node (an address or LID; invalid when
+	// unknown) and QPN (HasPeerQPN), from the MPT's remote or learned from
+	// the capture.
+	PeerAddr   decode.Node
 	PeerQPN    uint32
 	HasPeerQPN bool
 
@@ -172,8 +171,8 @@ type Ignored struct {
 	NotRDMA    int // no InfiniBand transport (not RoCE, or undecodable)
 	Management int // QP0/QP1: subnet management and CM MADs
 	CNP        int // congestion notification packets
-	// OtherHosts: between two other hosts. NoAddress: native InfiniBand
-	// without a GRH (no address to compare with the responder's).
+	// OtherHosts: between two other hosts. NoAddress: no IP header, GRH
+	// or LRH (no node to compare with the responder).
 	OtherHosts int
 	NoAddress  int
 	// Reverse: the responder acting as a requester (its requests, the
@@ -212,9 +211,9 @@ func (c *Completions) Total() int {
 // Report is the outcome of a replay.
 type Report struct {
 	// Capture, MPT and Profile name the inputs (from Options, for the
-	// outputs); Responder is the address replayed.
+	// outputs); Responder is the node replayed.
 	Capture, MPT, Profile string
-	Responder             netip.Addr
+	Responder             decode.Node
 
 	Packets           int // packets seen
 	Requests          int // requests fed to the model
@@ -241,10 +240,10 @@ type Report struct {
 	// when the model has none).
 	Cache *CacheReport
 
-	// RequestHosts lists (up to 8) addresses the capture's RDMA requests
-	// went to, so a replay against the wrong address can say which
-	// addresses would work.
-	RequestHosts []netip.Addr
+	// RequestHosts lists (up to 8) nodes the capture's RDMA requests went
+	// to, so a replay against the wrong address can say which addresses
+	// would work.
+	RequestHosts []decode.Node
 }
 
 // Pass reports whether the capture and the model agree.

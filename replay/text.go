@@ -124,7 +124,7 @@ func (g *Ignored) parts() []string {
 	add(g.NotRDMA, "not RDMA")
 	add(g.Reverse, "with the responder as requester")
 	add(g.OtherHosts, "between other hosts")
-	add(g.NoAddress, "without an address (InfiniBand without GRH)")
+	add(g.NoAddress, "without an address (no IP header, GRH or LRH)")
 	add(g.Filtered, "left out by the display filter")
 	return out
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,31 +449,9 @@ func ladderRowOf(p *decode.Packet, e Entry, broken bool, start time.Time, s *lad
 	if p.Has&decode.HdrCM != 0 {
 		r.cm = p.CM.AttributeID
 	}
-	addr, lid, isLID := dstAddr(p)
-	r.toA, r.toB = sameAddr(s.a, addr, lid, isLID), sameAddr(s.b, addr, lid, isLID)
+	// The packet's destination as the tracker keys sessions by it: IP
+	// address, else GID, else LID.
+	_, dst, _ := p.Nodes()
+	r.toA, r.toB = s.a.Node() == dst, s.b.Node() == dst
 	return r
-}
-
-// dstAddr is the packet's destination as the tracker keys sessions by it:
-// IP address, else GID, else LID.
-func dstAddr(p *decode.Packet) (addr netip.Addr, lid uint16, isLID bool) {
-	switch {
-	case p.Has&decode.HdrIPv4 != 0:
-		return netip.AddrFrom4(p.IPv4.Dst), 0, false
-	case p.Has&decode.HdrIPv6 != 0:
-		return netip.AddrFrom16(p.IPv6.Dst), 0, false
-	case p.Has&decode.HdrGRH != 0:
-		return netip.AddrFrom16(p.GRH.DGID), 0, false
-	case p.Has&decode.HdrLRH != 0:
-		return netip.Addr{}, p.LRH.DLID, true
-	}
-	return netip.Addr{}, 0, false
-}
-
-// sameAddr reports whether endpoint e has the address (or LID).
-func sameAddr(e flow.Endpoint, addr netip.Addr, lid uint16, isLID bool) bool {
-	if isLID {
-		return !e.Addr.IsValid() && e.LID == lid
-	}
-	return addr.IsValid() && e.Addr.IsValid() && e.Addr.Unmap() == addr.Unmap()
 }

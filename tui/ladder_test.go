@@ -300,7 +300,7 @@ func ladderLine(s *rvScreen, n int) int {
 // direct tracker pass: frame, opcode, PSN, and the arrow's direction
 // (the tracker's rocetap.session.direction).
 func TestLadderSessions(t *testing.T) {
-	for _, name := range []string{"read_atomic.pcap", "ipv6_mix.pcap", "err_psn_seq.pcap", "err_rnr.pcap", "cm_rping.pcap"} {
+	for _, name := range []string{"read_atomic.pcap", "ipv6_mix.pcap", "err_psn_seq.pcap", "err_rnr.pcap", "cm_rping.pcap", "../synth/ib_lid_rc.pcap"} {
 		t.Run(name, func(t *testing.T) {
 			rh := rvStart(t, name, "", 200, 120, rvNoDetails)
 			ref := rvReference(t, rh.ix, rh.newTracker)

@@ -92,7 +92,7 @@ func (v *sessionsView) Refresh(a *App) {
 }
 
 func endpoint(e flow.Endpoint) string {
-	return fmt.Sprintf("%s/0x%06x", e.Addr, e.QPN)
+	return fmt.Sprintf("%s/0x%06x", e.Node(), e.QPN)
 }
 
 // expertView lists the tracker's findings by severity and kind.

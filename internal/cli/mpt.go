@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -92,7 +91,7 @@ divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
-	f.StringVar(&opts.Responder, "responder", "", "address of the node to model (IPv4, IPv6 or GID); default: the node that sent the most responses")
+	f.StringVar(&opts.Responder, "responder", "", "node to model: IPv4, IPv6 or GID address, or LID (lid:1); default: the node that sent the most responses")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile to write: ibta or rxe; default: rxe when the NAKs show Soft-RoCE's answers, else none (ibta)")
 	f.BoolVar(&opts.TrustUC, "trust-uc", false, "count UC WRITEs as executed (UC has no acknowledgements to prove it)")
 	f.StringVarP(&opts.Out, "output-file", "o", "", "write the MPT file here (default: standard output)")
@@ -102,7 +101,7 @@ divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
 func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 	lo := learn.Options{TrustUC: o.TrustUC}
 	if o.Responder != "" {
-		a, err := parseAddrFlag("--responder", o.Responder)
+		a, err := parseNodeFlag("--responder", o.Responder)
 		if err != nil {
 			return err
 		}
@@ -218,11 +217,11 @@ noted.`,
 	f.StringVar(&opts.PDFile, "pd", "", "output of rdma -j resource show pd (optional)")
 	f.StringVar(&opts.Dev, "dev", "", "RDMA device to import (rdma's ifname, e.g. rxe1 or mlx5_0)")
 	f.Uint32Var(&opts.PID, "pid", 0, "import only this process's resources")
-	f.StringVar(&opts.Responder, "responder", "", "the device's address: IPv4, IPv6 or GID (rdma does not print it)")
+	f.StringVar(&opts.Responder, "responder", "", "the device's address: IPv4, IPv6 or GID, or LID (lid:1) (rdma does not print it)")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile to write: ibta or rxe (default: none, ibta)")
 	f.IntVar(&opts.MTU, "mtu", 0, "path MTU of every QP: 256, 512, 1024, 2048 or 4096 (rdma does not print it)")
 	f.StringVar(&opts.QPAccess, "qp-access", "", "access flags of every RC/UC/XRC QP, e.g. REMOTE_WRITE,REMOTE_READ (none: \"\")")
-	f.StringVar(&opts.Remote, "remote", "", "the peer's address, for the remote of every connected QP")
+	f.StringVar(&opts.Remote, "remote", "", "the peer's address (IPv4, IPv6, GID or lid:N), for the remote of every connected QP")
 	f.StringArrayVar(&opts.VA, "va", nil, "KEY=ADDR: VA of the MR with lkey or rkey KEY (hex, as rdma prints it), e.g. 9d2=0x55555557b000 (repeatable)")
 	f.StringArrayVar(&opts.MRAccess, "mr-access", nil, "KEY=FLAGS: access flags of the MR with lkey or rkey KEY, e.g. 9d2=LOCAL_WRITE,REMOTE_READ (repeatable)")
 	f.BoolVar(&opts.RemoteOnly, "remote-mrs-only", false, "leave out MRs rdma shows with rkey 0 (no remote access on rxe)")
@@ -254,12 +253,12 @@ func (o *MPTImportOptions) selection() (mpt.RdmaSelect, error) {
 	sel := mpt.RdmaSelect{Dev: o.Dev, PID: o.PID, Profile: o.Profile, MTU: o.MTU, RemoteOnly: o.RemoteOnly}
 	var err error
 	if o.Responder != "" {
-		if sel.Responder, err = parseAddrFlag("--responder", o.Responder); err != nil {
+		if sel.Responder, err = parseNodeFlag("--responder", o.Responder); err != nil {
 			return sel, err
 		}
 	}
 	if o.Remote != "" {
-		if sel.Remote, err = parseAddrFlag("--remote", o.Remote); err != nil {
+		if sel.Remote, err = parseNodeFlag("--remote", o.Remote); err != nil {
 			return sel, err
 		}
 	}
@@ -511,12 +510,18 @@ func noArgs(usage string) cobra.PositionalArgs {
 	}
 }
 
-func parseAddrFlag(flag, s string) (netip.Addr, error) {
-	a, err := netip.ParseAddr(s)
-	if err != nil || a.Zone() != "" {
-		return netip.Addr{}, fmt.Errorf("%s %q: want an IPv4 address, IPv6 address or GID without a zone (e.g. 10.77.0.2, fd77::2 or ::ffff:10.77.0.2)", flag, s)
+// parseNodeFlag reads a node address flag (--responder, --remote): an
+// IPv4 or IPv6 address, a GID or a LID (lid:1, lid:0x1).
+func parseNodeFlag(flag, s string) (decode.Node, error) {
+	n, err := decode.ParseNode(s)
+	switch {
+	case err == nil:
+		return n, nil
+	case len(s) >= 4 && strings.EqualFold(s[:4], "lid:"):
+		// what is wrong with the LID: "lid:0" is not a LID: write ...
+		return decode.Node{}, fmt.Errorf("%s %w", flag, err)
 	}
-	return a.Unmap(), nil
+	return decode.Node{}, fmt.Errorf("%s %q: want %s", flag, s, decode.NodeSyntax)
 }
 
 // parseAccessFlag reads access flag names separated by commas or |, as

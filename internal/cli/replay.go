@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 
 	"github.com/rocetap/rocetap/decode"
@@ -58,7 +57,8 @@ MSN, READ data (the bytes the model knows) and ATOMIC original values.
 The report also lists the work completions the model predicts.
 
 The responder is the MPT file's responder.address unless --responder
-names another (an IPv4-mapped GID is its IPv4 address). The responder
+names another: an IPv4 or IPv6 address, a GID (an IPv4-mapped GID is its
+IPv4 address) or, for native InfiniBand without GRHs, a LID (lid:1). The responder
 profile is --profile, else the MPT file's "profile", else ibta: rxe
 answers like the Linux Soft-RoCE driver where it departs from the spec.
 
@@ -95,7 +95,7 @@ divergence.`,
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
 	f.StringVar(&opts.MPT, "mpt", "", "MPT file of the responder: its QPs, memory regions and windows (docs/mpt-format.md)")
-	f.StringVar(&opts.Responder, "responder", "", "address of the responder (IPv4, IPv6 or GID); default: the MPT file's responder.address")
+	f.StringVar(&opts.Responder, "responder", "", "the responder: IPv4, IPv6 or GID address, or LID (lid:1); default: the MPT file's responder.address")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile: ibta (the spec) or rxe (Linux Soft-RoCE); default: the MPT file's, else ibta")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
 	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (for CI)")
@@ -126,7 +126,7 @@ func (o *ReplayOptions) validate() error {
 type replaySetup struct {
 	file      *mpt.File
 	profile   hca.Profile
-	responder netip.Addr
+	responder decode.Node
 	filter    *filter.Filter
 }
 
@@ -152,11 +152,9 @@ func (o *ReplayOptions) setup() (*replaySetup, error) {
 	}
 	st.responder = f.Responder
 	if o.Responder != "" {
-		a, err := netip.ParseAddr(o.Responder)
-		if err != nil || a.Zone() != "" {
-			return nil, fmt.Errorf("--responder %q: want an IPv4 address, IPv6 address or GID without a zone (e.g. 10.77.0.2, fd77::2 or ::ffff:10.77.0.2)", o.Responder)
+		if st.responder, err = parseNodeFlag("--responder", o.Responder); err != nil {
+			return nil, err
 		}
-		st.responder = a.Unmap()
 	}
 	if o.Filter != "" {
 		if st.filter, err = filter.Compile(o.Filter); err != nil {

@@ -91,6 +91,7 @@ var perFile = map[string][]string{
 // them (tshark reads ERF).
 var tsharkCannotRead = map[string]string{
 	"ib_native.pcap":   "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
+	"ib_lid_rc.pcap":   "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
 	"ib_bad_vcrc.pcap": "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
 }
 

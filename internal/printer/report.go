@@ -171,10 +171,7 @@ type LatencyJSON struct {
 }
 
 func endpointJSON(e flow.Endpoint) EndpointJSON {
-	j := EndpointJSON{Addr: "lid:" + u(uint64(e.LID))}
-	if e.Addr.IsValid() {
-		j.Addr = e.Addr.Unmap().String()
-	}
+	j := EndpointJSON{Addr: e.Node().String()}
 	if e.QPNKnown {
 		q := "0x" + fmt.Sprintf("%06x", e.QPN)
 		j.QPN = &q

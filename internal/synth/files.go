@@ -57,7 +57,7 @@ func (b *fileBuilder) record(data []byte, w Want) *Record {
 func Files() ([]File, error) {
 	builders := []func() (File, error){
 		rcAllOpcodes, ucUDRDXRCCNP, vlanQinQIPv6, pfcFile, rocev1File,
-		ibNative, ibBadVCRC, erfIBEth, sllSLL2Raw, nsTimestamps, truncatedFile, badICRC,
+		ibNative, ibLIDRC, ibBadVCRC, erfIBEth, sllSLL2Raw, nsTimestamps, truncatedFile, badICRC,
 	}
 	var out []File
 	for _, fn := range builders {
@@ -434,6 +434,37 @@ func ibNative() (File, error) {
 	b.add("LNH 3: GRH + UD SEND Only with Immediate", IB{LRH: ibLRH(2, 2, 0xC002, 0x0001), GRH: g, T: Transport{
 		BTH:  decode.BTH{Opcode: ud(decode.OpSendOnlyImm), PKey: 0x8001, DestQP: 0x00FEDC, PSN: 0x00ABCD, SE: true},
 		DETH: decode.DETH{QKey: 0x0000BEEF, SrcQP: 0x000048}, ImmDt: decode.ImmDt{Data: 42}, Payload: payload(50, 6)}})
+	return b.done()
+}
+
+// ibLIDRC: an RC exchange on native InfiniBand without a GRH between LID
+// 1 (requester, QP 0x48) and LID 2 (responder, QP 0x49), where the LRH's
+// LIDs are all that name the two nodes. The responder executes a WRITE, a
+// READ of what it wrote and a FetchAdd on it, and NAKs a WRITE with an
+// rkey it does not have: mpt learn, replay --responder lid:2 and the MPT
+// check on LID-only traffic are tested on it.
+func ibLIDRC() (File, error) {
+	b := newFile("ib_lid_rc.pcap", PcapMicro, decode.LinkTypeInfiniBand)
+	const va, rkey = 0x10000, 0x1111
+	data := payload(64, 0x31)
+	req := func(op uint8, psn uint32, t Transport) IB {
+		t.BTH = decode.BTH{Opcode: rc(op), PKey: 0xFFFF, DestQP: 0x49, PSN: decode.PSN(psn), AckReq: true, PadCount: padFor(len(t.Payload))}
+		return IB{LRH: ibLRH(0, 0, 0x0002, 0x0001), T: t}
+	}
+	resp := func(op uint8, psn uint32, syn uint8, msn uint32, t Transport) IB {
+		t.BTH = decode.BTH{Opcode: rc(op), PKey: 0xFFFF, DestQP: 0x48, PSN: decode.PSN(psn), PadCount: padFor(len(t.Payload))}
+		t.AETH = decode.AETH{Syndrome: syn, MSN: msn}
+		return IB{LRH: ibLRH(0, 0, 0x0001, 0x0002), T: t}
+	}
+	b.add("LID 1 → LID 2: RC WRITE Only, 64 B at VA 0x10000 with rkey 0x1111", req(decode.OpWriteOnly, 100, Transport{RETH: reth(va, rkey, 64), Payload: data}))
+	b.add("LID 2 → LID 1: ACK, MSN 1", resp(decode.OpAcknowledge, 100, 0x1F, 1, Transport{}))
+	b.add("RC READ Request of the 64 bytes", req(decode.OpReadRequest, 101, Transport{RETH: reth(va, rkey, 64)}))
+	b.add("RC READ Response Only: the bytes the WRITE stored, MSN 2", resp(decode.OpReadResponseOnly, 101, 0x1F, 2, Transport{Payload: data}))
+	b.add("RC FetchAdd 1 at VA 0x10000", req(decode.OpFetchAdd, 102, Transport{AtomicETH: decode.AtomicETH{VA: va, RKey: rkey, SwapAddData: 1}}))
+	b.add("ATOMIC ACK: the first 8 bytes written (little-endian) as the original value, MSN 3",
+		resp(decode.OpAtomicAcknowledge, 102, 0x1F, 3, Transport{AtomicAckETH: decode.AtomicAckETH{OrigRemData: binary.LittleEndian.Uint64(data)}}))
+	b.add("RC WRITE Only with rkey 0x1112, which the responder does not have", req(decode.OpWriteOnly, 103, Transport{RETH: reth(va, 0x1112, 64), Payload: data}))
+	b.add("NAK Remote Access Error", resp(decode.OpAcknowledge, 103, 0x62, 3, Transport{}))
 	return b.done()
 }
 

@@ -30,7 +30,6 @@ package learn
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -46,9 +45,9 @@ import (
 
 // Options configure a Learner. The zero value is usable.
 type Options struct {
-	// Responder is the node to model. Zero: the node that sent the most
-	// responses.
-	Responder netip.Addr
+	// Responder is the node to model (an IP address, GID or LID). Zero:
+	// the node that sent the most responses.
+	Responder decode.Node
 	// Profile is the MPT file's responder profile. "": rxe when the
 	// capture's NAKs show Soft-RoCE's answers, else left out (ibta).
 	Profile string
@@ -81,19 +80,18 @@ type Learner struct {
 	head  int
 	cur   map[dirKey]*curMsg
 
-	nodes     map[netip.Addr]*node
-	nodeOrder []netip.Addr
-	responses map[netip.Addr]int
-	respOrder []netip.Addr
+	nodes     map[decode.Node]*node
+	nodeOrder []decode.Node
+	responses map[decode.Node]int
+	respOrder []decode.Node
 
-	lidOnly   int // packets without an IP address or GID
 	forgotten int // request messages forgotten before their answer
 	packets   int
 }
 
 // node is what the capture shows of one destination of requests.
 type node struct {
-	addr    netip.Addr
+	addr    decode.Node
 	qps     map[uint32]*qpInfo
 	qpOrder []uint32
 	mrs     map[uint32]*mrInfo
@@ -112,7 +110,7 @@ type qpInfo struct {
 	seqNAK    bool // its first answer was a PSN sequence error NAK
 	seqPSN    decode.PSN
 	seqFrame  int
-	remote    netip.Addr
+	remote    decode.Node
 	remoteQPN uint32
 	hasRemote bool
 
@@ -168,7 +166,7 @@ type access struct {
 // reqRec is one request packet to an RC or XRC QP, kept until answered.
 type reqRec struct {
 	frame    int
-	dst      netip.Addr
+	dst      decode.Node
 	qpn      uint32
 	kind     decode.MsgKind
 	op       decode.Opcode
@@ -181,7 +179,7 @@ type reqRec struct {
 }
 
 type dirKey struct {
-	src, dst netip.Addr
+	src, dst decode.Node
 	qpn      uint32
 }
 
@@ -201,8 +199,8 @@ func New(o Options) *Learner {
 		tr:        flow.New(flow.Options{}),
 		recs:      map[int]*reqRec{},
 		cur:       map[dirKey]*curMsg{},
-		nodes:     map[netip.Addr]*node{},
-		responses: map[netip.Addr]int{},
+		nodes:     map[decode.Node]*node{},
+		responses: map[decode.Node]int{},
 	}
 }
 
@@ -218,9 +216,8 @@ func (l *Learner) Add(p *decode.Packet) {
 	if !op.IsRequest() && !op.IsResponse() {
 		return
 	}
-	src, dst, ok := p.Addrs()
+	src, dst, ok := p.Nodes()
 	if !ok {
-		l.lidOnly++
 		return
 	}
 	if op.IsRequest() {
@@ -230,7 +227,7 @@ func (l *Learner) Add(p *decode.Packet) {
 	}
 }
 
-func (l *Learner) node(a netip.Addr) *node {
+func (l *Learner) node(a decode.Node) *node {
 	n := l.nodes[a]
 	if n == nil {
 		n = &node{addr: a, qps: map[uint32]*qpInfo{}, mrs: map[uint32]*mrInfo{}, skipped: map[string]int{}}
@@ -276,7 +273,7 @@ func packetAccess(p *decode.Packet) access {
 	return access{op: a.Op, rkey: a.RKey, va: a.VA, length: a.Len}
 }
 
-func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
+func (l *Learner) request(p *decode.Packet, src, dst decode.Node) {
 	n := l.node(dst)
 	qpn := p.BTH.DestQP
 	t := p.BTH.Opcode.Transport()
@@ -364,7 +361,7 @@ func (l *Learner) request(p *decode.Packet, src, dst netip.Addr) {
 
 // respQP returns the responder QP a response comes from: the QP of the
 // request it answers, else the session's side that sent it.
-func (l *Learner) respQP(p *decode.Packet, src netip.Addr) *qpInfo {
+func (l *Learner) respQP(p *decode.Packet, src decode.Node) *qpInfo {
 	a := &p.Analysis
 	frames := append([]int{a.RequestFrame}, a.Acked...)
 	for _, f := range frames {
@@ -392,7 +389,7 @@ func (l *Learner) respQP(p *decode.Packet, src netip.Addr) *qpInfo {
 	return n.qps[ep.QPN]
 }
 
-func (l *Learner) response(p *decode.Packet, src, dst netip.Addr) {
+func (l *Learner) response(p *decode.Packet, src, dst decode.Node) {
 	if _, ok := l.responses[src]; !ok {
 		l.respOrder = append(l.respOrder, src)
 	}
@@ -560,7 +557,7 @@ func (l *Learner) Finish() (*Result, error) {
 	note := func(format string, args ...any) { res.Notes = append(res.Notes, fmt.Sprintf(format, args...)) }
 
 	// The responder.
-	resp := l.opts.Responder.Unmap()
+	resp := l.opts.Responder
 	switch {
 	case resp.IsValid():
 		res.ResponderFrom = "given"
@@ -568,7 +565,7 @@ func (l *Learner) Finish() (*Result, error) {
 			return nil, fmt.Errorf("no request in the capture is sent to %s%s", resp, l.destinations())
 		}
 	case len(l.respOrder) == 0:
-		var dests []netip.Addr
+		var dests []decode.Node
 		for _, a := range l.nodeOrder {
 			if len(l.nodes[a].qps) > 0 {
 				dests = append(dests, a)
@@ -700,8 +697,8 @@ func (l *Learner) Finish() (*Result, error) {
 			}
 		case qp.Type == decode.TransportUC:
 			qp.ExpectedPSN, qp.HasExpectedPSN = q.firstPSN, true
-			if s != nil && s.A.QPNKnown && s.A.Addr.IsValid() && s.B.QPN == qpn {
-				qp.Remote = &hca.Peer{Addr: s.A.Addr.Unmap(), QPN: s.A.QPN}
+			if s != nil && s.A.QPNKnown && s.B.QPN == qpn {
+				qp.Remote = &hca.Peer{Addr: s.A.Node(), QPN: s.A.QPN}
 			} else {
 				ucNoPeer = append(ucNoPeer, fmt.Sprintf("%#06x", qpn))
 			}
@@ -805,9 +802,6 @@ func (l *Learner) Finish() (*Result, error) {
 		slices.Sort(skipped)
 		note("requests left out: %s", strings.Join(skipped, ", "))
 	}
-	if l.lidOnly > 0 {
-		note("%s without an IP address or GID left out (an MPT file names nodes by address)", text.Plural(l.lidOnly, "packet"))
-	}
 	if l.forgotten > 0 {
 		note("%s forgotten unanswered (more than %s waiting): the accesses of those answered later are not counted", text.Plural(l.forgotten, "request message"), text.Plural(l.opts.MaxPending, "packet"))
 	}
@@ -831,7 +825,7 @@ func (l *Learner) Finish() (*Result, error) {
 // destinations lists the addresses requests were sent to, for messages.
 func (l *Learner) destinations() string {
 	if len(l.nodeOrder) == 0 {
-		return " (the capture has no RDMA request with an IP address or GID)"
+		return " (the capture has no RDMA request)"
 	}
 	var s []string
 	for _, a := range l.nodeOrder {

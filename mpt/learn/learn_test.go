@@ -3,7 +3,6 @@ package learn
 import (
 	"errors"
 	"io"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +77,7 @@ func TestLearnRxe(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var o Options
 			if a, ok := responderFor[name]; ok {
-				o.Responder = netip.MustParseAddr(a)
+				o.Responder = decode.MustParseNode(a)
 			}
 			res, err := learnCapture(t, path, o)
 			if name == "cm_reject" {
@@ -283,12 +282,12 @@ func TestLearnInferences(t *testing.T) {
 			}
 		}},
 		{"ipv6_mix", Options{}, func(t *testing.T, f *mpt.File, notes string) {
-			if f.Responder != netip.MustParseAddr("fd77::2") || len(f.QPs) != 2 || f.QPs[1].Type != decode.TransportUD || f.QPs[1].HasQKey {
+			if f.Responder != decode.MustParseNode("fd77::2") || len(f.QPs) != 2 || f.QPs[1].Type != decode.TransportUD || f.QPs[1].HasQKey {
 				t.Errorf("responder %s, QPs %+v", f.Responder, f.QPs)
 			}
 		}},
-		{"cm_perftest", Options{Responder: netip.MustParseAddr("::ffff:10.77.0.1")}, func(t *testing.T, f *mpt.File, notes string) {
-			if f.Responder != netip.MustParseAddr("10.77.0.1") || len(f.QPs) == 0 {
+		{"cm_perftest", Options{Responder: decode.MustParseNode("::ffff:10.77.0.1")}, func(t *testing.T, f *mpt.File, notes string) {
+			if f.Responder != decode.MustParseNode("10.77.0.1") || len(f.QPs) == 0 {
 				t.Errorf("responder %s, QPs %+v", f.Responder, f.QPs)
 			}
 		}},
@@ -313,9 +312,9 @@ func TestLearnErrors(t *testing.T) {
 	}{
 		{"cm_ucmatose", Options{}, "10.77.0.1 and 10.77.0.2 both sent 2 responses: name the node to model"},
 		{"cm_udaddy", Options{}, "no node answered a request (UC or UD traffic only?); requests go to 10.77.0.2 (1 QP), 10.77.0.1 (1 QP): name the node to model"},
-		{"read_atomic", Options{Responder: netip.MustParseAddr("10.0.0.9")}, "no request in the capture is sent to 10.0.0.9; requests go to 10.77.0.2 (1 QP)"},
+		{"read_atomic", Options{Responder: decode.MustParseNode("10.0.0.9")}, "no request in the capture is sent to 10.0.0.9; requests go to 10.77.0.2 (1 QP)"},
 		{"read_atomic", Options{Profile: "mlx5"}, `unknown responder profile "mlx5"`},
-		{"cm_reject", Options{Responder: netip.MustParseAddr("10.77.0.2")}, "no request to 10.77.0.2 reached a QP an MPT file can hold"},
+		{"cm_reject", Options{Responder: decode.MustParseNode("10.77.0.2")}, "no request to 10.77.0.2 reached a QP an MPT file can hold"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.capture, func(t *testing.T) {
@@ -367,7 +366,9 @@ func (s *synth) ack(psn uint32) *decode.Packet {
 }
 
 // TestLearnSynthetic: a coalesced ACK, requests forgotten while waiting,
-// and packets with no address.
+// and a native InfiniBand packet without a GRH, which names its nodes by
+// LID: a request to another node (lid:2), which leaves the responder's
+// file alone.
 func TestLearnSynthetic(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -390,6 +391,7 @@ func TestLearnSynthetic(t *testing.T) {
 			l.Add(s.ack(9)) // acknowledges all three
 			lid := s.pkt(false, decode.Opcode(decode.OpSendOnly), 0x11, 10)
 			lid.Has = decode.HdrLRH | decode.HdrBTH
+			lid.LRH.SLID, lid.LRH.DLID = 1, 2
 			l.Add(lid)
 			res, err := l.Finish()
 			if err != nil {
@@ -404,7 +406,7 @@ func TestLearnSynthetic(t *testing.T) {
 				t.Errorf("QP %+v", q)
 			}
 			notes := strings.Join(res.Notes, "\n")
-			if !strings.Contains(notes, tt.wantNote) || !strings.Contains(notes, "1 packet without an IP address or GID left out") {
+			if !strings.Contains(notes, tt.wantNote) || f.Responder != decode.MustParseNode("10.0.0.2") || len(f.QPs) != 1 {
 				t.Errorf("notes:\n%s", notes)
 			}
 		})

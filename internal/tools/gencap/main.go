@@ -421,9 +421,9 @@ func buildPairs(npairs int, oneResponder bool) ([]*qpPair, error) {
 // pairs built with oneResponder: one RC QP per pair, expecting the pair's
 // first PSN, and one memory region per pair over its image.
 func mptFile(qps []*qpPair) ([]byte, error) {
-	addr := func(ip net.IP) netip.Addr {
+	addr := func(ip net.IP) decode.Node {
 		a, _ := netip.AddrFromSlice(ip)
-		return a.Unmap()
+		return decode.NodeAddr(a)
 	}
 	f := &mpt.File{Version: 1, Config: hca.Config{Responder: addr(qps[0].resp.ip), PDs: []hca.PDConfig{{ID: 1}}}}
 	for _, q := range qps {
