@@ -41,7 +41,11 @@ type Analysis struct {
 	MsgLength  uint64
 	MsgFirst   int // frame of the message's first packet
 	MsgPackets uint32
-	MsgPartial bool // the message started before the capture did
+	MsgPartial bool // the message started before the capture did, or packets of it are missing
+
+	// Missing is, on a packet with EventIncomplete, how many PSNs of the
+	// incomplete message the capture lacks.
+	Missing uint32
 
 	// MPT is the check of the packet's remote access against the
 	// responder's memory protection table (rocetap.mpt.*), when the
@@ -248,6 +252,7 @@ const (
 	EventMPTViolation                     // a request the MPT forbids (rkey, bounds, access, PD, ...)
 	EventMPTAccepted                      // the responder executed an access the MPT forbids
 	EventMPTRejected                      // the responder NAKed an access the MPT allows
+	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
 	numEvents           = iota
 )
 
@@ -279,6 +284,7 @@ var eventTable = [numEvents]eventInfo{
 	{"mpt_violation", SevWarning, "Access the MPT forbids"},
 	{"mpt_accepted", SevError, "Responder accepted an access the MPT forbids"},
 	{"mpt_rejected", SevError, "Responder NAKed an access the MPT allows"},
+	{"incomplete", SevWarning, "Message incomplete: packets missing"},
 }
 
 // NumEvents is the number of event kinds.
@@ -353,7 +359,7 @@ func registerAnalysisFields(rt *Field) {
 	u("rocetap.msg.length", "Message length", FTUint64, BaseDec, msg, func(p *Packet) uint64 { return a(p).MsgLength })
 	frame("rocetap.msg.first_frame", "Message starts in frame", func(a *Analysis) int { return a.MsgFirst })
 	u("rocetap.msg.packets", "Message packets", FTUint32, BaseDec, msg, func(p *Packet) uint64 { return uint64(a(p).MsgPackets) })
-	u("rocetap.msg.partial", "Message started before the capture", FTBoolean, BaseNone, func(p *Packet) bool { return msg(p) && a(p).MsgPartial }, func(p *Packet) uint64 { return 1 })
+	u("rocetap.msg.partial", "Message incomplete (started before the capture, or packets missing)", FTBoolean, BaseNone, func(p *Packet) bool { return msg(p) && a(p).MsgPartial }, func(p *Packet) uint64 { return 1 })
 
 	u("rocetap.analysis.expected_psn", "Expected PSN", FTUint24, BaseDec, func(p *Packet) bool { return a(p).HasExpected }, func(p *Packet) uint64 { return uint64(a(p).ExpectedPSN) })
 	u("rocetap.analysis.psn_gap", "PSNs missing before this packet", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventPSNGap != 0 }, func(p *Packet) uint64 { return uint64(a(p).Lost) })
@@ -381,6 +387,7 @@ func registerAnalysisFields(rt *Field) {
 	})
 	all = append(all, acked)
 	u("rocetap.analysis.acked_count", "Requests completed", FTUint32, BaseDec, func(p *Packet) bool { return len(a(p).Acked) > 0 }, func(p *Packet) uint64 { return uint64(len(a(p).Acked)) })
+	u("rocetap.analysis.missing", "PSNs of the incomplete message missing", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventIncomplete != 0 }, func(p *Packet) uint64 { return uint64(a(p).Missing) })
 	u("rocetap.analysis.mtu", "Path MTU (inferred)", FTUint32, BaseDec, func(p *Packet) bool { return a(p).MTU > 0 }, func(p *Packet) uint64 { return uint64(a(p).MTU) })
 
 	s("rocetap.expert.severity", "Expert severity", func(p *Packet) string {

@@ -350,7 +350,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 		}
 		st := &c.req[0]
 		score := 0
-		if st.outstandingAt(psn) >= 0 {
+		if st.outstandingAt(psn) >= 0 || st.readCovering(psn, c.MTU) >= 0 {
 			score = 3
 		} else if st.doneAt(psn) {
 			score = 2
@@ -397,6 +397,8 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	}
 	s.Sent[1] = prov.Sent[0]
 	s.req[1] = prov.req[0]
+	// prov's responses answered the requests of s's side A
+	t.mergeAnswers(&s.req[0], &prov.req[1])
 	for i := range s.Messages {
 		s.Messages[i] += prov.Messages[i]
 		s.MessageBytes[i] += prov.MessageBytes[i]
@@ -418,6 +420,34 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	s.MPTRejected += prov.MPTRejected
 	if s.MTU == 0 {
 		s.MTU, s.MTUFrom = prov.MTU, prov.MTUFrom
+	}
+}
+
+// mergeAnswers carries into st what the responses of a provisional
+// session found about st's requests before the two were paired: the NAK
+// a retransmission answers, the rest of a READ whose request came before
+// the capture, and the requests answered before the capture showed them.
+func (t *Tracker) mergeAnswers(st, pr *reqStream) {
+	if pr.nak.valid && (!st.nak.valid || pr.nak.frame > st.nak.frame) {
+		st.nak = pr.nak
+	}
+	if pr.rr.active && !st.rr.active {
+		st.rr = pr.rr
+	}
+	if !pr.early {
+		return
+	}
+	for i := 0; i < len(st.out); {
+		if o := st.out[i]; o.psn.Diff(pr.earlyPSN) <= 0 && pr.earlyPSN.Diff(o.psn) < restartDist {
+			st.out = append(st.out[:i], st.out[i+1:]...)
+			st.done[st.doneN%len(st.done)] = o
+			st.doneN++
+			continue
+		}
+		i++
+	}
+	if !st.started {
+		st.early, st.earlyPSN = true, pr.earlyPSN
 	}
 }
 

@@ -349,6 +349,57 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 		},
 		{
+			// issue 14: the late MIDDLE used to be "READ response PSN 1
+			// again [Duplicate]", and the session counted 1 lost, 0 out of
+			// order
+			name: "READ responses reordered: out of order, nothing lost",
+			build: func(g *gen) {
+				g.req(rcReadReq, 0, reth(3500))
+				g.resp(rcReadFirst, 0, aeth(ack), payload(1024)).resp(rcReadMiddle, 2, payload(1024))
+				g.resp(rcReadMiddle, 1, payload(1024)).resp(rcReadLast, 3, aeth(ack), payload(428))
+			},
+			events: "3:psn_gap 4:out_of_order",
+			check: func(t *testing.T, r *result) {
+				s := r.tr.Sessions()[0]
+				if s.LostPSNs != 0 || s.OutOfOrder != 1 || s.Duplicates != 0 || s.Partial != 0 {
+					t.Errorf("lost %d out of order %d duplicates %d partial %d", s.LostPSNs, s.OutOfOrder, s.Duplicates, s.Partial)
+				}
+				if a := r.pkts[4].Analysis; a.MsgKind != decode.MsgRead || a.MsgLength != 3500 || a.MsgPackets != 4 || a.MsgPartial {
+					t.Errorf("read completion: %+v", a)
+				}
+				if l := s.Latency[decode.MsgRead]; l.N != 1 {
+					t.Errorf("%d READ latencies, want 1", l.N)
+				}
+			},
+		},
+		{
+			name: "READ response lost: the READ is incomplete, never a shorter complete READ",
+			build: func(g *gen) {
+				g.req(rcReadReq, 0, reth(3500)).req(rcSendOnly, 4, payload(8))
+				g.resp(rcReadFirst, 0, aeth(ack), payload(1024)).resp(rcReadMiddle, 1, payload(1024))
+				g.resp(rcReadLast, 3, aeth(ack), payload(428)) // PSN 2 lost
+				g.resp(rcAck, 4, aeth(ack))
+			},
+			events: "5:psn_gap 6:incomplete",
+			check: func(t *testing.T, r *result) {
+				s := r.tr.Sessions()[0]
+				if s.LostPSNs != 1 || s.Partial != 1 || s.Latency[decode.MsgRead].N != 0 {
+					t.Errorf("lost %d partial %d read latencies %d", s.LostPSNs, s.Partial, s.Latency[decode.MsgRead].N)
+				}
+				for _, p := range r.pkts {
+					if a := p.Analysis; a.MsgKind == decode.MsgRead {
+						t.Errorf("frame %d completes the READ: %+v", p.Frame.Number, a)
+					}
+				}
+				if a := r.pkts[5].Analysis; a.Missing != 1 || fmt.Sprint(a.Acked) != "[2]" {
+					t.Errorf("incomplete on the ACK: missing %d, acked %v", a.Missing, a.Acked)
+				}
+				if e := r.events[1]; !strings.Contains(e.Text, "response PSN 2 missing") {
+					t.Errorf("incomplete event: %q", e.Text)
+				}
+			},
+		},
+		{
 			name: "READ before the MTU is known: the next PSN tells it",
 			build: func(g *gen) {
 				g.req(rcReadReq, 20, reth(3000)).req(rcSendOnly, 23, payload(8))

@@ -286,6 +286,7 @@ var analysisLabels = []struct {
 	{decode.EventECNCE, " [ECN CE]"},
 	{decode.EventMPTAccepted, " [MPT: accepted a forbidden access]"},
 	{decode.EventMPTRejected, " [MPT: NAKed an allowed access]"},
+	{decode.EventIncomplete, " [Incomplete message]"},
 }
 
 func pad(dst []byte, start, width int, right bool) []byte {
