@@ -46,6 +46,13 @@ type Analysis struct {
 	// Missing is, on a packet with EventIncomplete, how many PSNs of the
 	// incomplete message the capture lacks.
 	Missing uint32
+	// Retries is, on a packet with EventRetryExc or EventRNRRetryExc, how
+	// many times the requester sent the PSN again before it went silent.
+	Retries uint32
+	// QPError is set on the packets of a session sent to a QP that likely
+	// went to the error state: the event that said so (EventRetryExc or
+	// EventRNRRetryExc).
+	QPError Event
 
 	// MPT is the check of the packet's remote access against the
 	// responder's memory protection table (rocetap.mpt.*), when the
@@ -253,6 +260,8 @@ const (
 	EventMPTAccepted                      // the responder executed an access the MPT forbids
 	EventMPTRejected                      // the responder NAKed an access the MPT allows
 	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
+	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
+	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
 	numEvents           = iota
 )
 
@@ -285,6 +294,8 @@ var eventTable = [numEvents]eventInfo{
 	{"mpt_accepted", SevError, "Responder accepted an access the MPT forbids"},
 	{"mpt_rejected", SevError, "Responder NAKed an access the MPT allows"},
 	{"incomplete", SevWarning, "Message incomplete: packets missing"},
+	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
+	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
 }
 
 // NumEvents is the number of event kinds.
@@ -388,6 +399,14 @@ func registerAnalysisFields(rt *Field) {
 	all = append(all, acked)
 	u("rocetap.analysis.acked_count", "Requests completed", FTUint32, BaseDec, func(p *Packet) bool { return len(a(p).Acked) > 0 }, func(p *Packet) uint64 { return uint64(len(a(p).Acked)) })
 	u("rocetap.analysis.missing", "PSNs of the incomplete message missing", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventIncomplete != 0 }, func(p *Packet) uint64 { return uint64(a(p).Missing) })
+	u("rocetap.analysis.retries", "Times the PSN was sent again before the requester gave up", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&(EventRetryExc|EventRNRRetryExc) != 0 }, func(p *Packet) uint64 { return uint64(a(p).Retries) })
+	s("rocetap.analysis.qp_error", "Sent to a QP likely in the error state (why)", func(p *Packet) string {
+		if a(p).QPError == 0 {
+			return ""
+		}
+		name, _, _ := EventInfo(a(p).QPError)
+		return name
+	})
 	u("rocetap.analysis.mtu", "Path MTU (inferred)", FTUint32, BaseDec, func(p *Packet) bool { return a(p).MTU > 0 }, func(p *Packet) uint64 { return uint64(a(p).MTU) })
 
 	s("rocetap.expert.severity", "Expert severity", func(p *Packet) string {

@@ -107,6 +107,7 @@ func (st *reqStream) readCovering(psn decode.PSN, mtu uint32) int {
 func (t *Tracker) startRead(p *decode.Packet, s *Session, st *reqStream, i int) {
 	req := st.out[i]
 	st.out = append(st.out[:i], st.out[i+1:]...)
+	st.settled(req.psn, req.psn)
 	// the first response packet shows the READ executed
 	if req.mpt.checked {
 		t.mptAnswer(p, s, &req.mpt, req.firstFrame, true)
@@ -225,6 +226,7 @@ func (t *Tracker) responseLost(p *decode.Packet, s *Session, st *reqStream, i in
 		return false
 	}
 	st.out = append(st.out[:i], st.out[i+1:]...)
+	st.settled(o.psn, o.psn)
 	s.Partial++
 	t.lostResponses(p, s, n, what+" (the "+o.kind.String()+" in frame "+strconv.Itoa(o.firstFrame)+")")
 	text := "ATOMIC in frame " + strconv.Itoa(o.firstFrame) + " incomplete: its ATOMIC ACK is missing"

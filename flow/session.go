@@ -93,9 +93,15 @@ type Session struct {
 
 	Latency [decode.NumMsgKinds]Latency // request→completion, by kind
 
-	req [2]reqStream // requests sent by A (answered by B), by B
-	key [2]halfKey   // the directions, once known
-	has [2]bool
+	// GaveUp says, per side (A, B), whether the capture shows its
+	// requester likely gave up a PSN (retry counter exceeded), its QP
+	// likely in the error state from there on.
+	GaveUp [2]GiveUp
+
+	req   [2]reqStream // requests sent by A (answered by B), by B
+	key   [2]halfKey   // the directions, once known
+	has   [2]bool
+	watch uint8 // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
 }
 
 // Throughput returns the session's bits per second over its duration

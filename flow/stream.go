@@ -30,17 +30,19 @@ type reqStream struct {
 	skipOut         bool   // the request being assembled was already answered
 	resent          bool   // a PSN was sent again (resentPSN the highest): repeated answers are due
 	resentPSN       decode.PSN
-	answered        bool   // a response for this stream was seen
+	answered        bool // a response for this stream was seen
 	// early: responses came before any request of the stream (the
 	// capture starts between a request and its answer, or reordered
 	// them); earlyPSN is the highest PSN they answer. A request up to it
 	// that arrives later needs no answer.
-	early    bool
-	earlyPSN decode.PSN
-	forgotten       uint64 // outstanding requests dropped to bound memory
-	rr              readResp
-	lastAcked       decode.PSN
-	hasAcked        bool
+	early     bool
+	earlyPSN  decode.PSN
+	forgotten uint64 // outstanding requests dropped to bound memory
+	rr        readResp
+	lastAcked decode.PSN
+	hasAcked  bool
+	retry     retryRec     // the oldest PSN sent again, while nothing answers it
+	dead      decode.Event // the requester likely gave up (retry counter exceeded): why
 }
 
 // psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
@@ -326,9 +328,14 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			prev = pktRec{frame: orig.lastFrame, t: orig.lastT}
 			orig.lastFrame, orig.lastT = p.Frame.Number, now
 		}
+		first := p.Frame.Number
+		if found {
+			first = orig.frame
+		}
 		switch {
 		case st.nak.valid && (!found || st.nak.frame > prev.frame) && psn.Diff(st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
+			t.noteRetry(p, s, side, psn, prev.t, first)
 			s.Retransmitted++
 			how := "go-back-N after the NAK in frame "
 			if st.nak.cause == decode.CauseRNR {
@@ -337,6 +344,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+strconv.Itoa(int(psn))+" ("+how+strconv.Itoa(st.nak.frame)+")")
 		case !found || now.Sub(prev.t) >= t.opts.DupWindow:
 			a.Cause = decode.CauseTimeout
+			t.noteRetry(p, s, side, psn, prev.t, first)
 			s.Retransmitted++
 			text := "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (no response: transport timer)"
 			if found {
@@ -639,6 +647,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			if i := st.outstandingAt(psn); i >= 0 {
 				st.out[i].rnr = true
 			}
+			t.noteRNR(p, s, 1-side, psn)
 			st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseRNR}
 			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+strconv.Itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
 		case decode.AETHNak:
@@ -665,6 +674,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					// the NAK stops a multi-packet message part-way
 					c := st.pend[i]
 					st.pend = append(st.pend[:i], st.pend[i+1:]...)
+					st.settled(c.first, c.last)
 					if c.mpt.checked {
 						t.mptAnswer(p, s, &c.mpt, mptFrame(&c.mpt, c.firstFrame, c.lastFrame), false)
 					}
@@ -838,6 +848,7 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok bool) {
 	o := st.out[i]
 	st.out = append(st.out[:i], st.out[i+1:]...)
+	st.settled(o.psn, o.last)
 	if ok {
 		t.completed(p, s, st, o, true)
 	} else {
@@ -852,6 +863,7 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 }
 
 func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outReq, ok bool) {
+	st.settled(o.psn, o.last)
 	p.Analysis.Acked = append(p.Analysis.Acked, o.lastFrame)
 	if o.mpt.checked {
 		t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), true)
@@ -916,6 +928,9 @@ func (t *Tracker) Flush() {
 		}
 		for side := range s.req {
 			st := &s.req[side]
+			if r := &st.retry; r.active && r.tries >= giveUpTries {
+				t.giveUp(nil, s, uint8(side))
+			}
 			for len(st.pend) > 0 {
 				t.pendingEnd(s, st)
 			}

@@ -273,6 +273,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 		d.Responses++
 		t.response(p, s, side)
 	}
+	if s.watch != 0 {
+		t.watchRetries(p, s, side)
+	}
 	if s.MTU != 0 {
 		a.MTU = s.MTU
 	}
@@ -397,6 +400,8 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	}
 	s.Sent[1] = prov.Sent[0]
 	s.req[1] = prov.req[0]
+	s.GaveUp[1] = prov.GaveUp[0]
+	s.watch |= prov.watch & 1 << 1
 	// prov's responses answered the requests of s's side A
 	t.mergeAnswers(&s.req[0], &prov.req[1])
 	for i := range s.Messages {

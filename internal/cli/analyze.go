@@ -169,10 +169,11 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 func NewCmdExpert(ios IO) *cobra.Command {
 	return newAnalyzeCmd(ios, "expert", "Expert events (gaps, retransmissions, NAKs, ...) grouped by severity and kind",
 		`List what the tracker found, like Wireshark's Expert Information:
-errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors), warnings
-(retransmissions, duplicates, out-of-order packets, RNR NAKs, unanswered
-requests), notes (CNPs, ECN marks, context missing at the capture start)
-and chats (connection setup). Each event names its frame and session;
+errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors, a requester
+that likely gave up: retry counter exceeded), warnings (retransmissions,
+duplicates, out-of-order packets, RNR NAKs, unanswered requests,
+incomplete messages), notes (CNPs, ECN marks, context missing at the
+capture start) and chats (connection setup). Each event names its frame and session;
 the same findings are per-packet fields rocetap.analysis.* for -Y and -e.
 
 With --mpt FILE, every remote access sent to the file's responder is
