@@ -64,6 +64,9 @@ type Session struct {
 	CommID     uint32 // CM local communication ID of A (0 without CM)
 	Closed     bool   // CM DREQ/DREP or REJ seen
 	MergedInto uint32 // set when this provisional session turned out to be the other half of another
+	// Merged are the provisional sessions folded into this one: the
+	// frames tracked before the merge carry their IDs.
+	Merged []uint32
 
 	First, Last time.Time
 	Sent        [2]DirStats // by A, by B

@@ -158,8 +158,10 @@ func New(o Options) *Tracker {
 	return t
 }
 
-// Sessions returns the sessions found so far in order of first appearance
-// (provisional sessions merged into another are left out).
+// Sessions returns the sessions found so far in order of first appearance.
+// Provisional sessions merged into another are left out: the session that
+// absorbed one lists its ID in Merged (frames tracked before the merge
+// carry it).
 func (t *Tracker) Sessions() []*Session {
 	out := make([]*Session, 0, len(t.sessions))
 	for _, s := range t.sessions {
@@ -168,6 +170,16 @@ func (t *Tracker) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// Resolve returns the ID of the session of the list (Sessions) that a
+// frame's or an event's session ID now stands for: the ID itself, or the
+// session a provisional one merged into. 0 stays 0.
+func (t *Tracker) Resolve(id uint32) uint32 {
+	for s := t.Session(id); s != nil && s.MergedInto != 0; s = t.Session(id) {
+		id = s.MergedInto
+	}
+	return id
 }
 
 // Session returns the session with the given ID, or nil.
@@ -392,9 +404,16 @@ func (t *Tracker) tryPair(prov *Session, key halfKey, p *decode.Packet) (*Sessio
 
 // merge folds the provisional one-direction session prov (its side A
 // sends on key) into s as s's side B.
+//
+// Everything prov counted moves to s. (A one-direction session answers
+// none of its own requests: it has no latencies, and no unanswered
+// requests before the end.)
 func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	t.dropUnpaired(prov)
 	prov.MergedInto = s.ID
+	s.Merged = append(s.Merged, prov.ID)
+	s.Merged = append(s.Merged, prov.Merged...)
+	prov.Merged = nil
 	if prov.First.Before(s.First) {
 		s.First = prov.First
 	}
@@ -408,7 +427,12 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 		s.Messages[i] += prov.Messages[i]
 		s.MessageBytes[i] += prov.MessageBytes[i]
 	}
+	for i := range s.NAKs {
+		s.NAKs[i] += prov.NAKs[i]
+		s.RNRNaks[i] += prov.RNRNaks[i]
+	}
 	s.Partial += prov.Partial
+	s.Unmatched += prov.Unmatched
 	s.Gaps += prov.Gaps
 	s.LostPSNs += prov.LostPSNs
 	s.Retransmitted += prov.Retransmitted

@@ -75,12 +75,18 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return true
 		},
 	}})
+	// A frame tracked before its session merged into another names the
+	// provisional one: count it for the session that absorbed it.
+	for id := range matched {
+		matched[an.tracker.Resolve(id)] = true
+	}
 	// Events at the end of the capture (unanswered requests).
 	for i := range pending {
 		if flt == nil || matched[pending[i].Session] {
 			an.expert.Add(&pending[i])
 		}
 	}
+	an.expert.Resolve(an.tracker.Resolve)
 	for _, s := range an.tracker.Sessions() {
 		if flt == nil || matched[s.ID] {
 			an.sessions = append(an.sessions, s)

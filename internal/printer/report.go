@@ -90,6 +90,16 @@ func sessionNotes(s *flow.Session) string {
 	add(s.MPTViolations, "MPT violations")
 	add(s.MPTAccepted, "MPT accepted")
 	add(s.MPTRejected, "MPT rejected")
+	for i, id := range s.Merged {
+		if len(n) > 0 {
+			n = append(n, ", "...)
+		}
+		if i == 0 {
+			n = append(n, "also "...)
+		}
+		n = append(n, '#')
+		n = strconv.AppendUint(n, uint64(id), 10)
+	}
 	for side, g := range s.GaveUp {
 		if g.Cause == 0 {
 			continue
@@ -141,6 +151,7 @@ type QPErrorJSON struct {
 // SessionJSON is a session as `rocetap sessions -T json` prints it.
 type SessionJSON struct {
 	ID         uint32                  `json:"id"`
+	Merged     []uint32                `json:"merged_ids,omitempty"` // provisional sessions folded into this one
 	Transport  string                  `json:"transport"`
 	PairedBy   string                  `json:"paired_by"`
 	A          EndpointJSON            `json:"a"`
@@ -225,7 +236,7 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 
 // SessionToJSON converts a session for JSON output.
 func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
-	j := SessionJSON{ID: s.ID, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+	j := SessionJSON{ID: s.ID, Merged: s.Merged, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
 		MTU: s.MTU, MTUFrom: s.MTUFrom, Closed: s.Closed, Start: rel(s.First, start), Duration: string(decode.AppendSeconds(nil, int64(s.Last.Sub(s.First)), 9)),
 		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: s.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: s.Gaps, Lost: s.LostPSNs, Retrans: s.Retransmitted, Dup: s.Duplicates,
