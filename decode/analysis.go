@@ -10,6 +10,10 @@ import "time"
 // decode owns only the shape of the findings and their field names, so the
 // filter, -T fields and JSON see them like any other field; the rules that
 // produce them live in package flow.
+//
+// Reset clears it for every packet: a small field goes where the
+// alignment of the next one leaves room (Missing, QPError, Retries), so
+// the struct does not grow.
 type Analysis struct {
 	Tracked bool   // a tracker looked at this packet (the fields exist only then)
 	Session uint32 // session ID, 1-based in order of first appearance
@@ -22,37 +26,36 @@ type Analysis struct {
 	ExpectedPSN PSN // the PSN the stream expected next
 	HasExpected bool
 	Lost        uint32 // PSNs missing before this one (EventPSNGap)
-	OrigFrame   int    // retransmission/duplicate/out-of-order: first frame with this PSN
-	CauseFrame  int    // retransmission: the NAK or RNR NAK that asked for it
-	Cause       RetransCause
-	MTU         uint32 // path MTU inferred for the session (0: not known yet)
+	// Missing is, on a packet with EventIncomplete, how many PSNs of the
+	// incomplete message the capture lacks.
+	Missing    uint32
+	OrigFrame  int // retransmission/duplicate/out-of-order: first frame with this PSN
+	CauseFrame int // retransmission: the NAK or RNR NAK that asked for it
+	Cause      RetransCause
+	MTU        uint32 // path MTU inferred for the session (0: not known yet)
 
 	// Responses: the request they answer and the time since it was sent.
 	RequestFrame int
 	RTT          time.Duration
 	HasRTT       bool
+	// QPError is set on the packets of a session sent to a QP that likely
+	// went to the error state: the event that said so (EventRetryExc or
+	// EventRNRRetryExc).
+	QPError Event
 	// Acked are the frames of the requests (the last packet of each
 	// message) this response completes; several for a coalesced ACK. The
 	// slice is reused from packet to packet.
 	Acked []int
 
 	// Message reassembly, set on the packet that completes a message.
-	MsgKind    MsgKind
+	MsgKind MsgKind
+	// Retries is, on a packet with EventRetryExc or EventRNRRetryExc, how
+	// many times the requester sent the PSN again before it went silent.
+	Retries    uint32
 	MsgLength  uint64
 	MsgFirst   int // frame of the message's first packet
 	MsgPackets uint32
 	MsgPartial bool // the message started before the capture did, or packets of it are missing
-
-	// Missing is, on a packet with EventIncomplete, how many PSNs of the
-	// incomplete message the capture lacks.
-	Missing uint32
-	// Retries is, on a packet with EventRetryExc or EventRNRRetryExc, how
-	// many times the requester sent the PSN again before it went silent.
-	Retries uint32
-	// QPError is set on the packets of a session sent to a QP that likely
-	// went to the error state: the event that said so (EventRetryExc or
-	// EventRNRRetryExc).
-	QPError Event
 
 	// MPT is the check of the packet's remote access against the
 	// responder's memory protection table (rocetap.mpt.*), when the

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/rocetap/rocetap/decode"
 )
@@ -112,9 +113,11 @@ func (t *Tracker) startRead(p *decode.Packet, s *Session, st *reqStream, i int) 
 	if req.mpt.checked {
 		t.mptAnswer(p, s, &req.mpt, req.firstFrame, true)
 	}
-	st.rr = readResp{active: true, req: req, next: req.psn}
+	rr := &st.rr // field by field: no need to clear all of it
+	rr.active, rr.orphan, rr.haveLast, rr.hasEnd = true, false, false, false
+	rr.req, rr.next, rr.length, rr.pkts, rr.holes.n = req, req.psn, 0, 0, 0
 	if s.MTU != 0 {
-		st.rr.end, st.rr.hasEnd = req.psn.Add(int(readSpan(&req, s.MTU))-1), true
+		rr.end, rr.hasEnd = req.psn.Add(int(readSpan(&req, s.MTU))-1), true
 	}
 }
 
@@ -126,8 +129,10 @@ func (t *Tracker) readPacket(p *decode.Packet, s *Session, st *reqStream) {
 	rr := &st.rr
 	a := &p.Analysis
 	psn := p.BTH.PSN
-	a.RequestFrame = rr.req.lastFrame
-	a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
+	if !a.HasRTT { // (a FIRST: matchOwn did it)
+		a.RequestFrame = rr.req.lastFrame
+		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
+	}
 	switch d := psn.Diff(rr.next); {
 	case d == 0:
 		rr.next = psn.Next()
@@ -289,6 +294,18 @@ func (st *reqStream) pendingMissing(c *pmsg) (rs []psnRange, n uint32) {
 	return rs, n
 }
 
+// lastSent returns when the latest packet of pending message c was sent
+// (its first packet's time when that is no longer remembered).
+func (st *reqStream) lastSent(c *pmsg) time.Time {
+	n := min(st.recentN, len(st.recent))
+	for i := 1; i <= n; i++ {
+		if r := &st.recent[(st.recentN-i)%len(st.recent)]; r.frame == c.lastFrame {
+			return r.t
+		}
+	}
+	return c.firstTime
+}
+
 // pendingAcked ends the pending messages that a positive ACK for psn
 // covers: ACKs are cumulative, so the responder got every packet of them,
 // and those the capture lacks were lost before the capture point. Each
@@ -325,7 +342,7 @@ func (t *Tracker) pendingEnd(s *Session, st *reqStream) {
 	st.pend = append(st.pend[:0], st.pend[1:]...)
 	s.Partial++
 	rs, n := st.pendingMissing(&c)
-	if n == 0 && t.end.Sub(c.lastTime) < t.opts.NoResponseAfter {
+	if n == 0 && t.end.Sub(st.lastSent(&c)) < t.opts.NoResponseAfter {
 		return
 	}
 	text := c.kind.String() + " that began in frame " + strconv.Itoa(c.firstFrame) + " incomplete: "

@@ -82,7 +82,6 @@ type pmsg struct {
 	firstFrame int
 	firstTime  time.Time
 	lastFrame  int // the latest packet added
-	lastTime   time.Time
 	lastOp     decode.Opcode
 	partial    bool
 	mpt        mptRec // the MPT check of its RETH, AtomicETH or IETH
@@ -396,7 +395,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	switch pos {
 	case posOnly:
 		m = &pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, haveLast: true, count: 1,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, lastFrame: p.Frame.Number, lastTime: p.Frame.Time, mpt: check}
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, lastFrame: p.Frame.Number, mpt: check}
 		t.completeReq(p, s, side, st, m)
 		return
 	case posFirst:
@@ -409,7 +408,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 				c.count++
 				c.length += plen
 				c.firstFrame, c.firstTime = p.Frame.Number, p.Frame.Time
-				c.lastFrame, c.lastTime = p.Frame.Number, p.Frame.Time
+				c.lastFrame = p.Frame.Number
 				c.mpt = check
 				t.maybeComplete(p, s, side, st, i)
 				return
@@ -419,7 +418,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 			t.dropPending(s, st, 0)
 		}
 		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, lastTime: p.Frame.Time, mpt: check})
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check})
 		return
 	}
 	// MIDDLE or LAST: the newest pending message that can hold it (one
@@ -454,7 +453,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	}
 	c := &st.pend[idx]
 	c.count++
-	c.lastFrame, c.lastTime, c.lastOp = p.Frame.Number, p.Frame.Time, p.BTH.Opcode
+	c.lastFrame, c.lastOp = p.Frame.Number, p.BTH.Opcode
 	if psn.Diff(c.first) < 0 {
 		c.first = psn // a late packet of a message whose FIRST is missing
 	}
@@ -562,7 +561,10 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	// message older than the newest): ackUpTo stops at the first request
 	// past the ACK.
 	o := outReq{kind: m.kind, psn: m.first, last: m.last, length: m.length,
-		firstFrame: m.firstFrame, lastFrame: m.lastFrame, firstTime: m.firstTime, lastTime: m.lastTime, mpt: m.mpt}
+		firstFrame: m.firstFrame, lastFrame: m.lastFrame, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
+	if !p.BTH.Opcode.IsRequest() {
+		o.lastTime = st.lastSent(m) // the ACK that ends it (pendingAcked)
+	}
 	i := len(st.out)
 	for i > 0 && (st.out[i-1].psn).Diff(o.psn) > 0 {
 		i--
@@ -848,7 +850,9 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok bool) {
 	o := st.out[i]
 	st.out = append(st.out[:i], st.out[i+1:]...)
-	st.settled(o.psn, o.last)
+	if s.watch != 0 {
+		st.settled(o.psn, o.last)
+	}
 	if ok {
 		t.completed(p, s, st, o, true)
 	} else {
@@ -863,7 +867,9 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 }
 
 func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outReq, ok bool) {
-	st.settled(o.psn, o.last)
+	if s.watch != 0 {
+		st.settled(o.psn, o.last)
+	}
 	p.Analysis.Acked = append(p.Analysis.Acked, o.lastFrame)
 	if o.mpt.checked {
 		t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), true)
