@@ -202,6 +202,14 @@ func TestInjectedFaults(t *testing.T) {
 			sameMsg: true, sameDone: true,
 		},
 		{
+			name: "duplicated READ response LAST, after the READ completed",
+			file: "read_atomic.pcap", ops: editcap.Ops{Dup: []int{10}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Dups[0].Copy, "duplicate")}
+			},
+			sameMsg: true, sameDone: true,
+		},
+		{
 			name: "lost READ response MIDDLE: the READ is incomplete once the responder answers past it",
 			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{9}},
 			want: func(r *editcap.Report) []string {

@@ -160,8 +160,10 @@ func (t *Tracker) readPacket(p *decode.Packet, s *Session, st *reqStream) {
 	}
 	if rr.haveLast && rr.holes.n == 0 {
 		rr.active = false
-		t.completed(p, s, st, rr.req, true)
-		t.readDone(p, rr.req, rr.length, rr.pkts)
+		req := rr.req
+		req.last = rr.end // answered: a response repeated later is recognized
+		t.completed(p, s, st, req, true)
+		t.readDone(p, req, rr.length, rr.pkts)
 	}
 }
 
