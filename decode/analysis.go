@@ -10,6 +10,10 @@ import "time"
 // decode owns only the shape of the findings and their field names, so the
 // filter, -T fields and JSON see them like any other field; the rules that
 // produce them live in package flow.
+//
+// Reset clears it for every packet: a small field goes where the
+// alignment of the next one leaves room (Missing, QPError, Retries), so
+// the struct does not grow.
 type Analysis struct {
 	Tracked bool   // a tracker looked at this packet (the fields exist only then)
 	Session uint32 // session ID, 1-based in order of first appearance
@@ -22,26 +26,36 @@ type Analysis struct {
 	ExpectedPSN PSN // the PSN the stream expected next
 	HasExpected bool
 	Lost        uint32 // PSNs missing before this one (EventPSNGap)
-	OrigFrame   int    // retransmission/duplicate/out-of-order: first frame with this PSN
-	CauseFrame  int    // retransmission: the NAK or RNR NAK that asked for it
-	Cause       RetransCause
-	MTU         uint32 // path MTU inferred for the session (0: not known yet)
+	// Missing is, on a packet with EventIncomplete, how many PSNs of the
+	// incomplete message the capture lacks.
+	Missing    uint32
+	OrigFrame  int // retransmission/duplicate/out-of-order: first frame with this PSN
+	CauseFrame int // retransmission: the NAK or RNR NAK that asked for it
+	Cause      RetransCause
+	MTU        uint32 // path MTU inferred for the session (0: not known yet)
 
 	// Responses: the request they answer and the time since it was sent.
 	RequestFrame int
 	RTT          time.Duration
 	HasRTT       bool
+	// QPError is set on the packets of a session sent to a QP that likely
+	// went to the error state: the event that said so (EventRetryExc or
+	// EventRNRRetryExc).
+	QPError Event
 	// Acked are the frames of the requests (the last packet of each
 	// message) this response completes; several for a coalesced ACK. The
 	// slice is reused from packet to packet.
 	Acked []int
 
 	// Message reassembly, set on the packet that completes a message.
-	MsgKind    MsgKind
+	MsgKind MsgKind
+	// Retries is, on a packet with EventRetryExc or EventRNRRetryExc, how
+	// many times the requester sent the PSN again before it went silent.
+	Retries    uint32
 	MsgLength  uint64
 	MsgFirst   int // frame of the message's first packet
 	MsgPackets uint32
-	MsgPartial bool // the message started before the capture did
+	MsgPartial bool // the message started before the capture did, or packets of it are missing
 
 	// MPT is the check of the packet's remote access against the
 	// responder's memory protection table (rocetap.mpt.*), when the
@@ -248,6 +262,9 @@ const (
 	EventMPTViolation                     // a request the MPT forbids (rkey, bounds, access, PD, ...)
 	EventMPTAccepted                      // the responder executed an access the MPT forbids
 	EventMPTRejected                      // the responder NAKed an access the MPT allows
+	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
+	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
+	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
 	numEvents           = iota
 )
 
@@ -279,6 +296,9 @@ var eventTable = [numEvents]eventInfo{
 	{"mpt_violation", SevWarning, "Access the MPT forbids"},
 	{"mpt_accepted", SevError, "Responder accepted an access the MPT forbids"},
 	{"mpt_rejected", SevError, "Responder NAKed an access the MPT allows"},
+	{"incomplete", SevWarning, "Message incomplete: packets missing"},
+	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
+	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
 }
 
 // NumEvents is the number of event kinds.
@@ -353,7 +373,7 @@ func registerAnalysisFields(rt *Field) {
 	u("rocetap.msg.length", "Message length", FTUint64, BaseDec, msg, func(p *Packet) uint64 { return a(p).MsgLength })
 	frame("rocetap.msg.first_frame", "Message starts in frame", func(a *Analysis) int { return a.MsgFirst })
 	u("rocetap.msg.packets", "Message packets", FTUint32, BaseDec, msg, func(p *Packet) uint64 { return uint64(a(p).MsgPackets) })
-	u("rocetap.msg.partial", "Message started before the capture", FTBoolean, BaseNone, func(p *Packet) bool { return msg(p) && a(p).MsgPartial }, func(p *Packet) uint64 { return 1 })
+	u("rocetap.msg.partial", "Message incomplete (started before the capture, or packets missing)", FTBoolean, BaseNone, func(p *Packet) bool { return msg(p) && a(p).MsgPartial }, func(p *Packet) uint64 { return 1 })
 
 	u("rocetap.analysis.expected_psn", "Expected PSN", FTUint24, BaseDec, func(p *Packet) bool { return a(p).HasExpected }, func(p *Packet) uint64 { return uint64(a(p).ExpectedPSN) })
 	u("rocetap.analysis.psn_gap", "PSNs missing before this packet", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventPSNGap != 0 }, func(p *Packet) uint64 { return uint64(a(p).Lost) })
@@ -381,6 +401,15 @@ func registerAnalysisFields(rt *Field) {
 	})
 	all = append(all, acked)
 	u("rocetap.analysis.acked_count", "Requests completed", FTUint32, BaseDec, func(p *Packet) bool { return len(a(p).Acked) > 0 }, func(p *Packet) uint64 { return uint64(len(a(p).Acked)) })
+	u("rocetap.analysis.missing", "PSNs of the incomplete message missing", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&EventIncomplete != 0 }, func(p *Packet) uint64 { return uint64(a(p).Missing) })
+	u("rocetap.analysis.retries", "Times the PSN was sent again before the requester gave up", FTUint32, BaseDec, func(p *Packet) bool { return a(p).Events&(EventRetryExc|EventRNRRetryExc) != 0 }, func(p *Packet) uint64 { return uint64(a(p).Retries) })
+	s("rocetap.analysis.qp_error", "Sent to a QP likely in the error state (why)", func(p *Packet) string {
+		if a(p).QPError == 0 {
+			return ""
+		}
+		name, _, _ := EventInfo(a(p).QPError)
+		return name
+	})
 	u("rocetap.analysis.mtu", "Path MTU (inferred)", FTUint32, BaseDec, func(p *Packet) bool { return a(p).MTU > 0 }, func(p *Packet) uint64 { return uint64(a(p).MTU) })
 
 	s("rocetap.expert.severity", "Expert severity", func(p *Packet) string {

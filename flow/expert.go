@@ -38,6 +38,18 @@ func (l *ExpertLog) Add(e *Event) {
 	}
 }
 
+// Resolve rewrites the session of every event recorded with f (a
+// Tracker's Resolve: a provisional session's ID becomes that of the
+// session it merged into).
+func (l *ExpertLog) Resolve(f func(uint32) uint32) {
+	for i := range l.events {
+		for j := range l.events[i] {
+			e := &l.events[i][j]
+			e.Session = f(e.Session)
+		}
+	}
+}
+
 // Total returns the number of events recorded.
 func (l *ExpertLog) Total() uint64 {
 	var n uint64

@@ -24,10 +24,13 @@ type trackResult struct {
 	events   []flow.Event
 	sessions []*flow.Session
 	msgs     []flow.Message
+	// done are the rocetap.msg.* analyses of the packets that complete a
+	// message, by frame
+	done map[int]decode.Analysis
 }
 
 func trackFrames(frames []editcap.Frame) trackResult {
-	var r trackResult
+	r := trackResult{done: map[int]decode.Analysis{}}
 	tr := flow.New(flow.Options{
 		OnEvent:   func(e *flow.Event) { r.events = append(r.events, *e) },
 		OnMessage: func(m *flow.Message) { r.msgs = append(r.msgs, *m) },
@@ -38,10 +41,27 @@ func trackFrames(frames []editcap.Frame) trackResult {
 		p.Frame = decode.Frame{Number: i + 1, Time: f.Info.Timestamp, Len: f.Info.Length}
 		dec.Decode(&p, f.Data, f.Info.LinkType)
 		tr.Track(&p)
+		if a := p.Analysis; a.MsgKind != decode.MsgNone {
+			a.Acked = nil
+			r.done[i+1] = a
+		}
 	}
 	tr.Flush()
 	r.sessions = tr.Sessions()
 	return r
+}
+
+// completions summarizes the messages the responses complete (READ,
+// ATOMIC) as kind/length/packets/partial, sorted.
+func completions(r trackResult) []string {
+	var out []string
+	for _, a := range r.done {
+		if a.MsgKind == decode.MsgRead || a.MsgKind == decode.MsgAtomic {
+			out = append(out, fmt.Sprintf("%v/%d/%d/%v", a.MsgKind, a.MsgLength, a.MsgPackets, a.MsgPartial))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // findings lists the events that are not connection chatter, as
@@ -80,6 +100,9 @@ func TestInjectedFaults(t *testing.T) {
 		want    func(r *editcap.Report) []string
 		sameMsg bool // the messages are those of the original (nothing lost for good)
 		lostMsg int  // messages missing compared with the original
+		// the text of each incomplete event names these missing PSNs
+		incomplete []string
+		sameDone   bool // the READ and ATOMIC completions are those of the original
 	}{
 		{
 			name: "lost WRITE ONLY, go-back-N",
@@ -153,6 +176,106 @@ func TestInjectedFaults(t *testing.T) {
 			sameMsg: true,
 		},
 		{
+			name: "two READ response packets swapped (MIDDLE, LAST)",
+			file: "pt_read.pcap", ops: editcap.Ops{Swap: []int{13}},
+			want: func(r *editcap.Report) []string {
+				// the LAST first: a gap; the MIDDLE fills it late, and
+				// completes the READ
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true, sameDone: true,
+		},
+		{
+			name: "two READ response packets swapped (FIRST, MIDDLE)",
+			file: "read_atomic.pcap", ops: editcap.Ops{Swap: []int{8}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true, sameDone: true,
+		},
+		{
+			name: "READ response FIRST and MIDDLE swapped, the first response of the connection",
+			file: "pt_read.pcap", ops: editcap.Ops{Swap: []int{12}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true, sameDone: true,
+		},
+		{
+			name: "duplicated READ response LAST, after the READ completed",
+			file: "read_atomic.pcap", ops: editcap.Ops{Dup: []int{10}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Dups[0].Copy, "duplicate")}
+			},
+			sameMsg: true, sameDone: true,
+		},
+		{
+			name: "lost READ response MIDDLE: the READ is incomplete once the responder answers past it",
+			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{9}},
+			want: func(r *editcap.Report) []string {
+				// 10 (LAST) shows the gap; 12 (the ATOMIC ACK) shows
+				// the responder is done with the READ
+				return []string{ev(r.OutNumber(10), "psn_gap"), ev(r.OutNumber(12), "incomplete")}
+			},
+			sameMsg: true, incomplete: []string{"PSN 772 missing"},
+		},
+		{
+			name: "lost READ response LAST",
+			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{10}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(12), "psn_gap"), ev(r.OutNumber(12), "incomplete")}
+			},
+			sameMsg: true, incomplete: []string{"PSN 773 missing"},
+		},
+		{
+			name: "lost READ response FIRST, the first response of the connection",
+			file: "pt_read.pcap", ops: editcap.Ops{Drop: []int{12}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(13), "psn_gap"), ev(r.OutNumber(16), "incomplete")}
+			},
+			sameMsg: true, incomplete: []string{"PSN 11742344 missing"},
+		},
+		{
+			name: "lost READ response ONLY",
+			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{6}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(8), "psn_gap"), ev(r.OutNumber(8), "incomplete")}
+			},
+			sameMsg: true, incomplete: []string{"PSN 770 missing"},
+		},
+		{
+			name: "lost ATOMIC ACK",
+			file: "read_atomic.pcap", ops: editcap.Ops{Drop: []int{12}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(14), "psn_gap"), ev(r.OutNumber(14), "incomplete")}
+			},
+			sameMsg: true, incomplete: []string{"ATOMIC ACK is missing"},
+		},
+		{
+			name: "lost WRITE MIDDLE, no recovery: the ACK shows the responder got it",
+			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{11}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(12), "psn_gap"), ev(r.OutNumber(14), "incomplete")}
+			},
+			incomplete: []string{"PSN 262 not in the capture"},
+		},
+		{
+			name: "WRITE FIRST and LAST swapped",
+			file: "write_imm.pcap", ops: editcap.Ops{Swap: []int{7}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.Swaps[0].Out[1], "psn_gap"), ev(r.Swaps[0].Out[0], "out_of_order")}
+			},
+			sameMsg: true,
+		},
+		{
+			name: "lost UC SEND FIRST: incomplete at the end",
+			file: "pt_uc.pcap", ops: editcap.Ops{Drop: []int{3}},
+			want: func(r *editcap.Report) []string {
+				return []string{ev(r.OutNumber(4), "psn_gap"), ev(0, "incomplete")}
+			},
+			lostMsg: 1, incomplete: []string{"PSN 6806852 missing"},
+		},
+		{
 			name: "lost last request, recovered by timeout: invisible at the capture point",
 			file: "write_imm.pcap", ops: editcap.Ops{Drop: []int{21}, GoBackN: true},
 			want:    func(r *editcap.Report) []string { return nil },
@@ -191,13 +314,14 @@ func TestInjectedFaults(t *testing.T) {
 				t.Errorf("%d messages, want %d (original %d minus the lost)", len(gm), len(bm)-tc.lostMsg, len(bm))
 			}
 			// the counters agree with the events
-			var gaps, retrans, dups, ooo, lost uint64
+			var gaps, retrans, dups, ooo, lost, partial uint64
 			for _, s := range got.sessions {
 				gaps += s.Gaps
 				retrans += s.Retransmitted
 				dups += s.Duplicates
 				ooo += s.OutOfOrder
 				lost += s.LostPSNs
+				partial += s.Partial
 			}
 			count := func(kind string) uint64 {
 				n := uint64(0)
@@ -211,8 +335,42 @@ func TestInjectedFaults(t *testing.T) {
 			if gaps != count("psn_gap") || retrans != count("retransmission") || dups != count("duplicate") || ooo != count("out_of_order") {
 				t.Errorf("session counters: gaps %d retrans %d dups %d ooo %d", gaps, retrans, dups, ooo)
 			}
-			if tc.sameMsg && lost != 0 {
+			if tc.sameMsg && lost != 0 && len(tc.incomplete) == 0 {
 				t.Errorf("%d PSNs still counted lost after the recovery", lost)
+			}
+			// a message is complete only when every PSN of it was
+			// seen: the incomplete ones are reported, with what they
+			// lack, and counted partial; the others complete as in the
+			// original
+			if partial != count("incomplete") {
+				t.Errorf("%d partial messages, %d incomplete events", partial, count("incomplete"))
+			}
+			var texts []string
+			for _, e := range got.events {
+				if e.Kind == decode.EventIncomplete {
+					texts = append(texts, e.Text)
+				}
+			}
+			for i, w := range tc.incomplete {
+				if i >= len(texts) || !strings.Contains(texts[i], w) {
+					t.Errorf("incomplete event %d does not say %q: %q", i+1, w, texts)
+				}
+			}
+			bc, gc := completions(base), completions(got)
+			if tc.sameDone && !slices.Equal(bc, gc) {
+				t.Errorf("READ/ATOMIC completions differ from the original:\n got %v\nwant %v", gc, bc)
+			}
+			// never a READ completed with fewer bytes than it asked for
+			asked := map[int]uint64{}
+			for _, m := range got.msgs {
+				if m.Kind == decode.MsgRead {
+					asked[m.FirstFrame] = m.Length
+				}
+			}
+			for f, a := range got.done {
+				if a.MsgKind == decode.MsgRead && !a.MsgPartial && a.MsgLength != asked[a.MsgFirst] {
+					t.Errorf("frame %d completes the READ of frame %d with %d bytes, %d asked for", f, a.MsgFirst, a.MsgLength, asked[a.MsgFirst])
+				}
 			}
 		})
 	}

@@ -71,6 +71,9 @@ type Session struct {
 	CommID     uint32 // CM local communication ID of A (0 without CM)
 	Closed     bool   // CM DREQ/DREP or REJ seen
 	MergedInto uint32 // set when this provisional session turned out to be the other half of another
+	// Merged are the provisional sessions folded into this one: the
+	// frames tracked before the merge carry their IDs.
+	Merged []uint32
 
 	First, Last time.Time
 	Sent        [2]DirStats // by A, by B
@@ -100,9 +103,15 @@ type Session struct {
 
 	Latency [decode.NumMsgKinds]Latency // request→completion, by kind
 
-	req [2]reqStream // requests sent by A (answered by B), by B
-	key [2]halfKey   // the directions, once known
-	has [2]bool
+	// GaveUp says, per side (A, B), whether the capture shows its
+	// requester likely gave up a PSN (retry counter exceeded), its QP
+	// likely in the error state from there on.
+	GaveUp [2]GiveUp
+
+	req   [2]reqStream // requests sent by A (answered by B), by B
+	key   [2]halfKey   // the directions, once known
+	has   [2]bool
+	watch uint8 // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
 }
 
 // Throughput returns the session's bits per second over its duration

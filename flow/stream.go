@@ -30,11 +30,19 @@ type reqStream struct {
 	skipOut         bool   // the request being assembled was already answered
 	resent          bool   // a PSN was sent again (resentPSN the highest): repeated answers are due
 	resentPSN       decode.PSN
-	answered        bool   // a response for this stream was seen
-	forgotten       uint64 // outstanding requests dropped to bound memory
-	rr              readResp
-	lastAcked       decode.PSN
-	hasAcked        bool
+	answered        bool // a response for this stream was seen
+	// early: responses came before any request of the stream (the
+	// capture starts between a request and its answer, or reordered
+	// them); earlyPSN is the highest PSN they answer. A request up to it
+	// that arrives later needs no answer.
+	early     bool
+	earlyPSN  decode.PSN
+	forgotten uint64 // outstanding requests dropped to bound memory
+	rr        readResp
+	lastAcked decode.PSN
+	hasAcked  bool
+	retry     retryRec     // the oldest PSN sent again, while nothing answers it
+	dead      decode.Event // the requester likely gave up (retry counter exceeded): why
 }
 
 // psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
@@ -66,7 +74,7 @@ type pmsg struct {
 	kind       decode.MsgKind
 	op         decode.Opcode
 	first      decode.PSN // PSN of FIRST (or of the first packet seen)
-	last       decode.PSN
+	last       decode.PSN // PSN of LAST (haveLast), else the highest seen
 	haveFirst  bool
 	haveLast   bool
 	count      uint32
@@ -92,13 +100,19 @@ type outReq struct {
 	rnr        bool // answered by an RNR NAK (the requester may give up)
 }
 
+// readResp is the READ whose responses are being reassembled.
 type readResp struct {
-	active bool
-	orphan bool // its request is not in the capture
-	req    outReq
-	next   decode.PSN
-	length uint64
-	pkts   uint32
+	active   bool
+	orphan   bool // its request is not in the capture
+	haveLast bool // its LAST (or ONLY) response was seen
+	hasEnd   bool // end is known (the MTU, or the LAST, tells it)
+	req      outReq
+	next     decode.PSN // the PSN after the highest response PSN seen
+	end      decode.PSN // its last response PSN
+	length   uint64
+	pkts     uint32
+	lastT    time.Time // the latest response packet
+	holes    holes     // response PSNs a gap skipped, not seen since
 }
 
 const (
@@ -219,6 +233,13 @@ func psnSpan(p *decode.Packet, mtu uint32) (uint32, bool) {
 	return (l + mtu - 1) / mtu, true
 }
 
+// resolveSoft sets the next PSN after a READ sent while the MTU was not
+// known, now that it is (learned from the READ's responses).
+func (st *reqStream) resolveSoft(mtu uint32) {
+	st.next = st.softPSN.Add(int((st.softLen + mtu - 1) / mtu))
+	st.soft = false
+}
+
 // request analyzes a request packet sent by side.
 func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 	st := &s.req[side]
@@ -257,9 +278,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		}
 	}
 	if st.soft && s.MTU != 0 {
-		// the MTU was learned since the READ (from its responses)
-		st.next = st.softPSN.Add(int((st.softLen + s.MTU - 1) / s.MTU))
-		st.soft = false
+		st.resolveSoft(s.MTU)
 	}
 	a.ExpectedPSN, a.HasExpected = st.next, true
 	d := psn.Diff(st.next)
@@ -308,9 +327,14 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			prev = pktRec{frame: orig.lastFrame, t: orig.lastT}
 			orig.lastFrame, orig.lastT = p.Frame.Number, now
 		}
+		first := p.Frame.Number
+		if found {
+			first = orig.frame
+		}
 		switch {
 		case st.nak.valid && (!found || st.nak.frame > prev.frame) && psn.Diff(st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
+			t.noteRetry(p, s, side, psn, prev.t, first)
 			s.Retransmitted++
 			how := "go-back-N after the NAK in frame "
 			if st.nak.cause == decode.CauseRNR {
@@ -319,6 +343,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+strconv.Itoa(int(psn))+" ("+how+strconv.Itoa(st.nak.frame)+")")
 		case !found || now.Sub(prev.t) >= t.opts.DupWindow:
 			a.Cause = decode.CauseTimeout
+			t.noteRetry(p, s, side, psn, prev.t, first)
 			s.Retransmitted++
 			text := "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (no response: transport timer)"
 			if found {
@@ -370,7 +395,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	switch pos {
 	case posOnly:
 		m = &pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, haveLast: true, count: 1,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check}
+			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, lastFrame: p.Frame.Number, mpt: check}
 		t.completeReq(p, s, side, st, m)
 		return
 	case posFirst:
@@ -383,6 +408,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 				c.count++
 				c.length += plen
 				c.firstFrame, c.firstTime = p.Frame.Number, p.Frame.Time
+				c.lastFrame = p.Frame.Number
 				c.mpt = check
 				t.maybeComplete(p, s, side, st, i)
 				return
@@ -391,15 +417,19 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		if len(st.pend) >= maxPending {
 			t.dropPending(s, st, 0)
 		}
-		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
+		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
 			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check})
 		return
 	}
-	// MIDDLE or LAST: the newest pending message that can hold it.
+	// MIDDLE or LAST: the newest pending message that can hold it (one
+	// whose FIRST is missing may begin before the packets seen of it).
 	idx := -1
 	for i := len(st.pend) - 1; i >= 0; i-- {
 		c := &st.pend[i]
-		if sameFamily(c.kind, kind) && psn.Diff(c.first) > 0 && psn.Diff(c.first) < 1<<16 && (!c.haveLast || psn.Diff(c.last) <= 0) {
+		if !sameFamily(c.kind, kind) || c.haveLast && psn.Diff(c.last) > 0 {
+			continue
+		}
+		if d := psn.Diff(c.first); d > 0 && d < 1<<16 || !c.haveFirst && pos == posMiddle && d < 0 && d > -1<<16 {
 			idx = i
 			break
 		}
@@ -417,13 +447,19 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		if len(st.pend) >= maxPending {
 			t.dropPending(s, st, 0)
 		}
-		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, count: 0, partial: true,
+		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, count: 0, partial: true,
 			firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
 		idx = len(st.pend) - 1
 	}
 	c := &st.pend[idx]
 	c.count++
 	c.lastFrame, c.lastOp = p.Frame.Number, p.BTH.Opcode
+	if psn.Diff(c.first) < 0 {
+		c.first = psn // a late packet of a message whose FIRST is missing
+	}
+	if psn.Diff(c.last) > 0 {
+		c.last = psn
+	}
 	c.length += plen
 	if check.checked {
 		c.mpt = check // the IETH of a SEND LAST with Invalidate
@@ -435,7 +471,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		c.kind = kind
 	}
 	if pos == posLast {
-		c.haveLast, c.last, c.op = true, psn, p.BTH.Opcode
+		c.haveLast, c.op = true, p.BTH.Opcode
 	}
 	t.maybeComplete(p, s, side, st, idx)
 }
@@ -479,13 +515,17 @@ func (t *Tracker) maybeComplete(p *decode.Packet, s *Session, side uint8, st *re
 	if c.haveFirst && c.count != uint32(c.last.Diff(c.first))+1 {
 		return // packets still missing: a retransmission may fill them
 	}
+	if !c.haveFirst && st.inMissing(c.first.Add(-1)) >= 0 {
+		return // its FIRST may be among the PSNs still missing
+	}
 	m := *c
 	st.pend = append(st.pend[:i], st.pend[i+1:]...)
 	t.completeReq(p, s, side, st, &m)
 }
 
-// completeReq records a whole request message; p is the packet that
-// completed it.
+// completeReq records a request message; p is the packet that completed
+// it (its last request packet, or the ACK that ends a message whose
+// missing packets the responder got).
 func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqStream, m *pmsg) {
 	s.Messages[m.kind]++
 	s.MessageBytes[m.kind] += m.length
@@ -498,11 +538,17 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	}
 	if t.opts.OnMessage != nil {
 		t.msg = Message{Session: s.ID, Dir: decode.Direction(side), Kind: m.kind, Opcode: m.op, PSN: m.first, Packets: m.count,
-			Length: m.length, FirstFrame: m.firstFrame, LastFrame: p.Frame.Number, Partial: m.partial}
+			Length: m.length, FirstFrame: m.firstFrame, LastFrame: m.lastFrame, Partial: m.partial}
 		t.opts.OnMessage(&t.msg)
 	}
 	if !hasResponses(s) || st.skipOut {
 		return
+	}
+	if st.early {
+		if m.first.Diff(st.earlyPSN) <= 0 {
+			return // answered before the capture showed it
+		}
+		st.early = false
 	}
 	if len(st.out) >= t.opts.MaxOutstanding {
 		// no answers for this long: the capture may hold one direction
@@ -514,8 +560,11 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	// Keep the list in PSN order (a packet that fills a gap completes a
 	// message older than the newest): ackUpTo stops at the first request
 	// past the ACK.
-	o := outReq{kind: m.kind, psn: m.first, last: p.BTH.PSN, length: m.length,
-		firstFrame: m.firstFrame, lastFrame: p.Frame.Number, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
+	o := outReq{kind: m.kind, psn: m.first, last: m.last, length: m.length,
+		firstFrame: m.firstFrame, lastFrame: m.lastFrame, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
+	if !p.BTH.Opcode.IsRequest() {
+		o.lastTime = st.lastSent(m) // the ACK that ends it (pendingAcked)
+	}
 	i := len(st.out)
 	for i > 0 && (st.out[i-1].psn).Diff(o.psn) > 0 {
 		i--
@@ -566,6 +615,14 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 	a := &p.Analysis
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
+	if st.soft && s.MTU != 0 {
+		st.resolveSoft(s.MTU)
+	}
+	if rr := &st.rr; rr.active && !rr.orphan && rr.beyond(psn, op) {
+		// the responder is done with the READ: what is missing of it
+		// will not come
+		t.readIncomplete(p, s, st)
+	}
 	switch {
 	case op.Is(decode.PropAck):
 		if p.Has&decode.HdrAETH == 0 {
@@ -573,6 +630,11 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 		switch p.AETH.Kind() {
 		case decode.AETHAck:
+			if len(st.pend) > 0 && !st.ahead(psn) {
+				// (an ACK ahead of the requests seen may have overtaken
+				// them: the missing packets may still come)
+				t.pendingAcked(p, s, 1-side, st, psn)
+			}
 			n := t.ackUpTo(p, s, st, psn, true)
 			if st.ahead(psn) {
 				t.unseen(p, s, st, "ACK")
@@ -587,6 +649,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			if i := st.outstandingAt(psn); i >= 0 {
 				st.out[i].rnr = true
 			}
+			t.noteRNR(p, s, 1-side, psn)
 			st.nak = nakRec{true, p.Frame.Number, psn, decode.CauseRNR}
 			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+strconv.Itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
 		case decode.AETHNak:
@@ -613,6 +676,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					// the NAK stops a multi-packet message part-way
 					c := st.pend[i]
 					st.pend = append(st.pend[:i], st.pend[i+1:]...)
+					st.settled(c.first, c.last)
 					if c.mpt.checked {
 						t.mptAnswer(p, s, &c.mpt, mptFrame(&c.mpt, c.firstFrame, c.lastFrame), false)
 					}
@@ -637,28 +701,39 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 		}
 	case op.Is(decode.PropReadResp | decode.PropStart):
 		t.inferMTU(s, p)
+		if rr := &st.rr; rr.active && !rr.orphan && psn.Diff(rr.req.psn) >= 0 {
+			// inside the READ being reassembled: its FIRST arriving
+			// late, or the responder answering the requester's READ
+			// again from a lost PSN on
+			t.readPacket(p, s, st)
+			return
+		}
 		i, ok := t.matchOwn(p, s, st, decode.MsgRead, "READ response")
 		if !ok {
 			return
 		}
-		req := st.out[i]
 		if op.Is(decode.PropEnd) { // READ response ONLY
+			req := st.out[i]
 			t.answer(p, s, st, i, true)
 			t.readDone(p, req, uint64(len(p.Payload)), 1)
 			return
 		}
-		st.out = append(st.out[:i], st.out[i+1:]...)
-		// the first response packet shows the READ executed
-		if req.mpt.checked {
-			t.mptAnswer(p, s, &req.mpt, req.firstFrame, true)
-		}
-		st.rr = readResp{active: true, req: req, next: psn.Next(), length: uint64(len(p.Payload)), pkts: 1}
+		t.startRead(p, s, st, i)
+		t.readPacket(p, s, st)
 	case op.Is(decode.PropReadResp):
 		t.inferMTU(s, p)
 		rr := &st.rr
 		if !rr.active {
-			t.noMatch(p, s, st, "READ response")
-			return
+			i := st.readCovering(psn, s.MTU)
+			if i < 0 {
+				t.noMatch(p, s, st, "READ response")
+				return
+			}
+			// the READ's first response packets are not in the
+			// capture; like its FIRST would, this one acknowledges the
+			// requests before the READ
+			t.ackUpTo(p, s, st, st.out[i].psn, false)
+			t.startRead(p, s, st, st.readCovering(psn, s.MTU))
 		}
 		if rr.orphan {
 			// the rest of a READ whose request the capture lacks
@@ -670,28 +745,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			}
 			return
 		}
-		a.RequestFrame = rr.req.lastFrame
-		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
-		if d := psn.Diff(rr.next); d != 0 {
-			if d < 0 {
-				s.Duplicates++
-				t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+strconv.Itoa(int(psn))+" again")
-				return
-			}
-			s.Gaps++
-			s.LostPSNs += uint64(d)
-			a.Lost = uint32(d)
-			t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+strconv.Itoa(int(rr.next))+", got "+strconv.Itoa(int(psn)))
-		}
-		rr.next = psn.Next()
-		rr.length += uint64(len(p.Payload))
-		rr.pkts++
-		if op.Is(decode.PropEnd) {
-			rr.active = false
-			a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
-			t.completed(p, s, st, rr.req, true)
-			t.readDone(p, rr.req, rr.length, rr.pkts)
-		}
+		t.readPacket(p, s, st)
 	case op.Is(decode.PropAtomicAck):
 		i, ok := t.matchOwn(p, s, st, decode.MsgAtomic, "ATOMIC ACK")
 		if !ok {
@@ -763,9 +817,12 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 			continue
 		}
 		if o.kind == decode.MsgRead || o.kind == decode.MsgAtomic {
-			// answered only by its own response; an ACK past it means
-			// the response was lost or not captured
-			i++
+			// answered only by its own response; a response past all
+			// of it shows that response was sent, and lost before the
+			// capture point
+			if !t.responseLost(p, s, st, i, psn) {
+				i++
+			}
 			continue
 		}
 		if inclusive && d == 0 || a.RequestFrame == 0 || o.last.Diff(psn) == 0 {
@@ -793,6 +850,9 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok bool) {
 	o := st.out[i]
 	st.out = append(st.out[:i], st.out[i+1:]...)
+	if s.watch != 0 {
+		st.settled(o.psn, o.last)
+	}
 	if ok {
 		t.completed(p, s, st, o, true)
 	} else {
@@ -807,6 +867,9 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 }
 
 func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outReq, ok bool) {
+	if s.watch != 0 {
+		st.settled(o.psn, o.last)
+	}
 	p.Analysis.Acked = append(p.Analysis.Acked, o.lastFrame)
 	if o.mpt.checked {
 		t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), true)
@@ -841,6 +904,15 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" again (the request was already answered)")
 	case !st.started || psn.Diff(st.first) < 0:
 		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": its request is before the capture")
+		if !st.started {
+			// the request may yet come, reordered
+			if !st.early || psn.Diff(st.earlyPSN) > 0 {
+				st.early, st.earlyPSN = true, psn
+			}
+			if op := p.BTH.Opcode; op.Is(decode.PropReadResp|decode.PropStart) && !op.Is(decode.PropEnd) {
+				st.rr = readResp{active: true, orphan: true}
+			}
+		}
 	default:
 		s.Unmatched++
 		t.event(p, decode.EventUnmatched, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" matches no outstanding request")
@@ -862,11 +934,19 @@ func (t *Tracker) Flush() {
 		}
 		for side := range s.req {
 			st := &s.req[side]
-			s.Partial += uint64(len(st.pend))
-			st.pend = st.pend[:0]
-			if st.rr.active {
-				s.Partial++
-				st.rr.active = false
+			if r := &st.retry; r.active && r.tries >= giveUpTries {
+				t.giveUp(nil, s, uint8(side))
+			}
+			for len(st.pend) > 0 {
+				t.pendingEnd(s, st)
+			}
+			if rr := &st.rr; rr.active {
+				if !rr.orphan && (rr.holes.n > 0 || t.end.Sub(rr.lastT) >= t.opts.NoResponseAfter) {
+					t.readIncomplete(nil, s, st)
+				} else {
+					s.Partial++
+					rr.active = false
+				}
 			}
 			var due []outReq
 			for _, o := range st.out {

@@ -154,8 +154,10 @@ func New(o Options) *Tracker {
 	return t
 }
 
-// Sessions returns the sessions found so far in order of first appearance
-// (provisional sessions merged into another are left out).
+// Sessions returns the sessions found so far in order of first appearance.
+// Provisional sessions merged into another are left out: the session that
+// absorbed one lists its ID in Merged (frames tracked before the merge
+// carry it).
 func (t *Tracker) Sessions() []*Session {
 	out := make([]*Session, 0, len(t.sessions))
 	for _, s := range t.sessions {
@@ -164,6 +166,16 @@ func (t *Tracker) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// Resolve returns the ID of the session of the list (Sessions) that a
+// frame's or an event's session ID now stands for: the ID itself, or the
+// session a provisional one merged into. 0 stays 0.
+func (t *Tracker) Resolve(id uint32) uint32 {
+	for s := t.Session(id); s != nil && s.MergedInto != 0; s = t.Session(id) {
+		id = s.MergedInto
+	}
+	return id
 }
 
 // Session returns the session with the given ID, or nil.
@@ -269,6 +281,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 		d.Responses++
 		t.response(p, s, side)
 	}
+	if s.watch != 0 {
+		t.watchRetries(p, s, side)
+	}
 	if s.MTU != 0 {
 		a.MTU = s.MTU
 	}
@@ -346,7 +361,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 		}
 		st := &c.req[0]
 		score := 0
-		if st.outstandingAt(psn) >= 0 {
+		if st.outstandingAt(psn) >= 0 || st.readCovering(psn, c.MTU) >= 0 {
 			score = 3
 		} else if st.doneAt(psn) {
 			score = 2
@@ -385,19 +400,35 @@ func (t *Tracker) tryPair(prov *Session, key halfKey, p *decode.Packet) (*Sessio
 
 // merge folds the provisional one-direction session prov (its side A
 // sends on key) into s as s's side B.
+//
+// Everything prov counted moves to s. (A one-direction session answers
+// none of its own requests: it has no latencies, and no unanswered
+// requests before the end.)
 func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	t.dropUnpaired(prov)
 	prov.MergedInto = s.ID
+	s.Merged = append(s.Merged, prov.ID)
+	s.Merged = append(s.Merged, prov.Merged...)
+	prov.Merged = nil
 	if prov.First.Before(s.First) {
 		s.First = prov.First
 	}
 	s.Sent[1] = prov.Sent[0]
 	s.req[1] = prov.req[0]
+	s.GaveUp[1] = prov.GaveUp[0]
+	s.watch |= prov.watch & 1 << 1
+	// prov's responses answered the requests of s's side A
+	t.mergeAnswers(&s.req[0], &prov.req[1])
 	for i := range s.Messages {
 		s.Messages[i] += prov.Messages[i]
 		s.MessageBytes[i] += prov.MessageBytes[i]
 	}
+	for i := range s.NAKs {
+		s.NAKs[i] += prov.NAKs[i]
+		s.RNRNaks[i] += prov.RNRNaks[i]
+	}
 	s.Partial += prov.Partial
+	s.Unmatched += prov.Unmatched
 	s.Gaps += prov.Gaps
 	s.LostPSNs += prov.LostPSNs
 	s.Retransmitted += prov.Retransmitted
@@ -414,6 +445,34 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	s.MPTRejected += prov.MPTRejected
 	if s.MTU == 0 {
 		s.MTU, s.MTUFrom = prov.MTU, prov.MTUFrom
+	}
+}
+
+// mergeAnswers carries into st what the responses of a provisional
+// session found about st's requests before the two were paired: the NAK
+// a retransmission answers, the rest of a READ whose request came before
+// the capture, and the requests answered before the capture showed them.
+func (t *Tracker) mergeAnswers(st, pr *reqStream) {
+	if pr.nak.valid && (!st.nak.valid || pr.nak.frame > st.nak.frame) {
+		st.nak = pr.nak
+	}
+	if pr.rr.active && !st.rr.active {
+		st.rr = pr.rr
+	}
+	if !pr.early {
+		return
+	}
+	for i := 0; i < len(st.out); {
+		if o := st.out[i]; o.psn.Diff(pr.earlyPSN) <= 0 && pr.earlyPSN.Diff(o.psn) < restartDist {
+			st.out = append(st.out[:i], st.out[i+1:]...)
+			st.done[st.doneN%len(st.done)] = o
+			st.doneN++
+			continue
+		}
+		i++
+	}
+	if !st.started {
+		st.early, st.earlyPSN = true, pr.earlyPSN
 	}
 }
 

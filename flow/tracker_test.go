@@ -349,6 +349,57 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 		},
 		{
+			// issue 14: the late MIDDLE used to be "READ response PSN 1
+			// again [Duplicate]", and the session counted 1 lost, 0 out of
+			// order
+			name: "READ responses reordered: out of order, nothing lost",
+			build: func(g *gen) {
+				g.req(rcReadReq, 0, reth(3500))
+				g.resp(rcReadFirst, 0, aeth(ack), payload(1024)).resp(rcReadMiddle, 2, payload(1024))
+				g.resp(rcReadMiddle, 1, payload(1024)).resp(rcReadLast, 3, aeth(ack), payload(428))
+			},
+			events: "3:psn_gap 4:out_of_order",
+			check: func(t *testing.T, r *result) {
+				s := r.tr.Sessions()[0]
+				if s.LostPSNs != 0 || s.OutOfOrder != 1 || s.Duplicates != 0 || s.Partial != 0 {
+					t.Errorf("lost %d out of order %d duplicates %d partial %d", s.LostPSNs, s.OutOfOrder, s.Duplicates, s.Partial)
+				}
+				if a := r.pkts[4].Analysis; a.MsgKind != decode.MsgRead || a.MsgLength != 3500 || a.MsgPackets != 4 || a.MsgPartial {
+					t.Errorf("read completion: %+v", a)
+				}
+				if l := s.Latency[decode.MsgRead]; l.N != 1 {
+					t.Errorf("%d READ latencies, want 1", l.N)
+				}
+			},
+		},
+		{
+			name: "READ response lost: the READ is incomplete, never a shorter complete READ",
+			build: func(g *gen) {
+				g.req(rcReadReq, 0, reth(3500)).req(rcSendOnly, 4, payload(8))
+				g.resp(rcReadFirst, 0, aeth(ack), payload(1024)).resp(rcReadMiddle, 1, payload(1024))
+				g.resp(rcReadLast, 3, aeth(ack), payload(428)) // PSN 2 lost
+				g.resp(rcAck, 4, aeth(ack))
+			},
+			events: "5:psn_gap 6:incomplete",
+			check: func(t *testing.T, r *result) {
+				s := r.tr.Sessions()[0]
+				if s.LostPSNs != 1 || s.Partial != 1 || s.Latency[decode.MsgRead].N != 0 {
+					t.Errorf("lost %d partial %d read latencies %d", s.LostPSNs, s.Partial, s.Latency[decode.MsgRead].N)
+				}
+				for _, p := range r.pkts {
+					if a := p.Analysis; a.MsgKind == decode.MsgRead {
+						t.Errorf("frame %d completes the READ: %+v", p.Frame.Number, a)
+					}
+				}
+				if a := r.pkts[5].Analysis; a.Missing != 1 || fmt.Sprint(a.Acked) != "[2]" {
+					t.Errorf("incomplete on the ACK: missing %d, acked %v", a.Missing, a.Acked)
+				}
+				if e := r.events[1]; !strings.Contains(e.Text, "response PSN 2 missing") {
+					t.Errorf("incomplete event: %q", e.Text)
+				}
+			},
+		},
+		{
 			name: "READ before the MTU is known: the next PSN tells it",
 			build: func(g *gen) {
 				g.req(rcReadReq, 20, reth(3000)).req(rcSendOnly, 23, payload(8))
@@ -413,12 +464,86 @@ func TestTrackerScenarios(t *testing.T) {
 				g.req(rcWriteOnly, 6144, reth(8), payload(8), after(20*time.Millisecond))
 				g.req(rcWriteOnly, 6144, reth(8), payload(8), after(20*time.Millisecond))
 			},
-			events: "2:nak 3:retransmission 4:retransmission 1:no_response",
+			// three transmissions and silence (err_psn_seq): the
+			// requester likely gave up (issue 14.4)
+			events: "2:nak 3:retransmission 4:retransmission 0:retry_exceeded 1:no_response",
 			check: func(t *testing.T, r *result) {
 				for _, f := range []int{3, 4} {
 					if a := r.pkts[f-1].Analysis; a.Cause != decode.CauseTimeout || a.OrigFrame != 1 {
 						t.Errorf("frame %d: cause %v orig %d", f, a.Cause, a.OrigFrame)
 					}
+				}
+			},
+		},
+		{
+			name: "RNR retries exhausted: the packets later sent to that QP say it is likely in error",
+			build: func(g *gen) {
+				g.req(rcSendOnly, 100, payload(8)).resp(rcAck, 100, aeth(rnr1))
+				g.req(rcSendOnly, 100, payload(8), after(10*time.Millisecond)).resp(rcAck, 100, aeth(rnr1))
+				g.req(rcSendOnly, 100, payload(8), after(10*time.Millisecond)).resp(rcAck, 100, aeth(rnr1))
+				// B's own SENDs to A, 100 ms later: A never retried
+				g.resp(rcSendOnly, 500, payload(8), after(100*time.Millisecond))
+				g.resp(rcSendOnly, 501, payload(8), after(time.Millisecond))
+			},
+			events: "2:rnr_nak 3:retransmission 4:rnr_nak 5:retransmission 6:rnr_nak 7:rnr_retry_exceeded 7:no_response",
+			check: func(t *testing.T, r *result) {
+				for i, p := range r.pkts {
+					want := decode.Event(0)
+					if i >= 6 {
+						want = decode.EventRNRRetryExc
+					}
+					if p.Analysis.QPError != want {
+						t.Errorf("frame %d: QPError %v, want %v", i+1, p.Analysis.QPError, want)
+					}
+				}
+				if a := r.pkts[6].Analysis; a.Retries != 2 {
+					t.Errorf("retries %d, want 2", a.Retries)
+				}
+				g := r.tr.Sessions()[0].GaveUp
+				if g[0].Cause != decode.EventRNRRetryExc || g[0].PSN != 100 || g[0].Sent != 3 || g[0].RNRNaks != 3 || g[0].Frame != 7 ||
+					g[0].NAKFrame != 6 || g[0].Silence < 100*time.Millisecond || g[1].Cause != 0 {
+					t.Errorf("GaveUp %+v", g)
+				}
+				if !strings.Contains(r.events[5].Text, "no retry after the RNR NAK in frame 6 for 100.01ms, until frame 7") {
+					t.Errorf("text: %q", r.events[5].Text)
+				}
+			},
+		},
+		{
+			name: "transport retries exhausted, then the QP sends again: alive",
+			build: func(g *gen) {
+				g.req(rcWriteOnly, 9, reth(8), payload(8)).resp(rcAck, 9, aeth(ack)) // pairs the QPs
+				g.req(rcWriteOnly, 10, reth(8), payload(8))
+				g.req(rcWriteOnly, 10, reth(8), payload(8), after(20*time.Millisecond))
+				g.req(rcWriteOnly, 10, reth(8), payload(8), after(20*time.Millisecond))
+				g.resp(rcSendOnly, 900, payload(8), after(100*time.Millisecond)) // to the silent QP
+				g.req(rcSendOnly, 11, payload(8), after(time.Millisecond))       // it sends again
+				g.resp(rcSendOnly, 901, payload(8))
+			},
+			events: "4:retransmission 5:retransmission 6:retry_exceeded 3:no_response 6:no_response",
+			check: func(t *testing.T, r *result) {
+				for i, want := range []decode.Event{0, 0, 0, 0, 0, decode.EventRetryExc, 0, 0} {
+					if got := r.pkts[i].Analysis.QPError; got != want {
+						t.Errorf("frame %d: QPError %v, want %v", i+1, got, want)
+					}
+				}
+				if g := r.tr.Sessions()[0].GaveUp[0]; g.Cause != decode.EventRetryExc || g.Sent != 3 || g.LastFrame != 5 || g.Frame != 6 {
+					t.Errorf("GaveUp %+v", g)
+				}
+			},
+		},
+		{
+			name: "resends, then other traffic from the requester once the next resend was due: answered out of sight",
+			build: func(g *gen) {
+				g.req(rcWriteOnly, 10, reth(8), payload(8))
+				g.req(rcWriteOnly, 10, reth(8), payload(8), after(20*time.Millisecond))
+				g.req(rcWriteOnly, 10, reth(8), payload(8), after(20*time.Millisecond))
+				g.req(rcWriteOnly, 11, reth(8), payload(8), after(30*time.Millisecond))
+			},
+			events: "2:retransmission 3:retransmission 1:no_response",
+			check: func(t *testing.T, r *result) {
+				if g := r.tr.Sessions()[0].GaveUp; g[0].Cause != 0 {
+					t.Errorf("GaveUp %+v", g)
 				}
 			},
 		},

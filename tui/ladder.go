@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,7 +294,8 @@ type ladderView struct {
 	// The job's state (see bgJob).
 	jid     uint32
 	jsess   ladderSession
-	scanned int // packets of the index looked at
+	jalias  []uint32 // the sessions merged into it: its packets before the merge carry their IDs
+	scanned int      // packets of the index looked at
 	total   int
 	start   time.Time
 	acc     []ladderRow
@@ -369,17 +371,25 @@ func (v *ladderView) scan() {
 	id := v.want
 	v.mu.Unlock()
 	if id != v.jid {
-		v.jid, v.jsess, v.scanned, v.total, v.start, v.acc = id, ladderSession{id: id}, 0, 0, time.Time{}, nil
+		v.jid, v.jsess, v.jalias, v.scanned, v.total, v.start, v.acc = id, ladderSession{id: id}, nil, 0, 0, time.Time{}, nil
 	}
 	ix := v.a.ix
+	live, nalias := id, len(v.jalias)
 	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
 		if t == nil {
 			return
 		}
-		if s := t.Session(id); s != nil {
+		// a provisional session merged into another: that one
+		live = t.Resolve(id)
+		if s := t.Session(live); s != nil {
 			v.jsess = ladderSession{id: id, transport: s.Transport, a: s.A, b: s.B}
+			v.jalias = append(v.jalias[:0], s.Merged...)
 		}
 	})
+	if len(v.jalias) != nalias {
+		// packets already passed over belong to it now
+		v.scanned, v.total, v.start, v.acc = 0, 0, time.Time{}, nil
+	}
 	n := ix.Len()
 	var p decode.Packet
 	var buf []byte
@@ -389,7 +399,7 @@ func (v *ladderView) scan() {
 		if !ok {
 			break
 		}
-		if e.Session != id {
+		if e.Session != live && !slices.Contains(v.jalias, e.Session) {
 			continue
 		}
 		v.total++

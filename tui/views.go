@@ -27,8 +27,9 @@ func (a *App) hasView(name string) bool { return a.views[name] != nil }
 
 // sessionsView is the flow tracker's session table.
 type sessionsView struct {
-	table *tview.Table
-	ids   []uint32
+	table   *tview.Table
+	ids     []uint32
+	filters []string // the filter that shows each session's packets
 }
 
 var sessionCols = []string{"ID", "Type", "A", "B", "Packets", "Bytes", "Messages", "MTU", "NAK", "Retrans", "Lost", "Paired by"}
@@ -40,7 +41,7 @@ func newSessionsView(a *App) *sessionsView {
 		if r < 1 || r > len(v.ids) {
 			return
 		}
-		a.SetFilter("rocetap.session.id == " + strconv.Itoa(int(v.ids[r-1])))
+		a.SetFilter(v.filters[r-1])
 		a.ShowView("main")
 	})
 	return v
@@ -62,7 +63,7 @@ func (v *sessionsView) Refresh(a *App) {
 	for c, h := range sessionCols {
 		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
 	}
-	v.ids = v.ids[:0]
+	v.ids, v.filters = v.ids[:0], v.filters[:0]
 	a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
 		if t == nil {
 			return
@@ -80,7 +81,18 @@ func (v *sessionsView) Refresh(a *App) {
 				naks += n
 			}
 			r := len(v.ids) + 1
-			cells := []string{strconv.Itoa(int(s.ID)), s.Transport, endpoint(s.A), endpoint(s.B), strconv.FormatUint(pkts, 10),
+			id, filter := strconv.Itoa(int(s.ID)), "rocetap.session.id == "+strconv.Itoa(int(s.ID))
+			if len(s.Merged) > 0 {
+				// its packets before a merge carry the merged sessions' IDs
+				filter = "rocetap.session.id in {" + strconv.Itoa(int(s.ID))
+				for _, m := range s.Merged {
+					id += " +" + strconv.Itoa(int(m))
+					filter += " " + strconv.Itoa(int(m))
+				}
+				filter += "}"
+			}
+			v.filters = append(v.filters, filter)
+			cells := []string{id, s.Transport, endpoint(s.A), endpoint(s.B), strconv.FormatUint(pkts, 10),
 				strconv.FormatUint(bytes, 10), strconv.FormatUint(msgs, 10), strconv.Itoa(int(s.MTU)), strconv.FormatUint(naks, 10),
 				strconv.FormatUint(s.Retransmitted, 10), strconv.FormatUint(s.LostPSNs, 10), s.Learned.String()}
 			for c, text := range cells {

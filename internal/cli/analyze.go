@@ -75,12 +75,18 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return true
 		},
 	}})
+	// A frame tracked before its session merged into another names the
+	// provisional one: count it for the session that absorbed it.
+	for id := range matched {
+		matched[an.tracker.Resolve(id)] = true
+	}
 	// Events at the end of the capture (unanswered requests).
 	for i := range pending {
 		if flt == nil || matched[pending[i].Session] {
 			an.expert.Add(&pending[i])
 		}
 	}
+	an.expert.Resolve(an.tracker.Resolve)
 	for _, s := range an.tracker.Sessions() {
 		if flt == nil || matched[s.ID] {
 			an.sessions = append(an.sessions, s)
@@ -169,10 +175,11 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 func NewCmdExpert(ios IO) *cobra.Command {
 	return newAnalyzeCmd(ios, "expert", "Expert events (gaps, retransmissions, NAKs, ...) grouped by severity and kind",
 		`List what the tracker found, like Wireshark's Expert Information:
-errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors), warnings
-(retransmissions, duplicates, out-of-order packets, RNR NAKs, unanswered
-requests), notes (CNPs, ECN marks, context missing at the capture start)
-and chats (connection setup). Each event names its frame and session;
+errors (PSN gaps, NAKs, ICRC errors, opcode sequence errors, a requester
+that likely gave up: retry counter exceeded), warnings (retransmissions,
+duplicates, out-of-order packets, RNR NAKs, unanswered requests,
+incomplete messages), notes (CNPs, ECN marks, context missing at the
+capture start) and chats (connection setup). Each event names its frame and session;
 the same findings are per-packet fields rocetap.analysis.* for -Y and -e.
 
 With --mpt FILE, every remote access sent to the file's responder is

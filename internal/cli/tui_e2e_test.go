@@ -154,10 +154,11 @@ func TestTUIEndToEnd(t *testing.T) {
 		p.send("Escape")
 	}
 
-	// The second expert event (a retransmission, frame 3) goes to its frame.
+	// The third expert event (a retransmission, frame 3; the second is the
+	// requester giving up, at the end of the capture) goes to its frame.
 	p.send("e")
 	p.wait(" Expert information ", "NAK PSN Sequence Error", "Retransmission of PSN 6144")
-	p.send("Down", "Enter")
+	p.send("Down", "Down", "Enter")
 	p.wait("Frame 3: 138 bytes on wire", " Packets ")
 
 	p.send("q")

@@ -90,6 +90,28 @@ func sessionNotes(s *flow.Session) string {
 	add(s.MPTViolations, "MPT violations")
 	add(s.MPTAccepted, "MPT accepted")
 	add(s.MPTRejected, "MPT rejected")
+	for i, id := range s.Merged {
+		if len(n) > 0 {
+			n = append(n, ", "...)
+		}
+		if i == 0 {
+			n = append(n, "also "...)
+		}
+		n = append(n, '#')
+		n = strconv.AppendUint(n, uint64(id), 10)
+	}
+	for side, g := range s.GaveUp {
+		if g.Cause == 0 {
+			continue
+		}
+		if len(n) > 0 {
+			n = append(n, ", "...)
+		}
+		n = append(n, "AB"[side])
+		n = append(n, " likely in error ("...)
+		n = append(n, giveUpCause(g.Cause)...)
+		n = append(n, ')')
+	}
 	if s.Closed {
 		if len(n) > 0 {
 			n = append(n, ", "...)
@@ -102,9 +124,34 @@ func sessionNotes(s *flow.Session) string {
 	return string(n)
 }
 
+// giveUpCause names why a requester likely gave up.
+func giveUpCause(e decode.Event) string {
+	if e == decode.EventRNRRetryExc {
+		return "RNR retry exceeded"
+	}
+	return "retry exceeded"
+}
+
+// QPErrorJSON is a side of a session whose requester likely gave up a
+// PSN (retry counter exceeded): its QP is likely in the error state.
+type QPErrorJSON struct {
+	Side       string  `json:"side"`  // "A" or "B"
+	QPN        *string `json:"qpn"`   // that side's QP (null while unknown)
+	Cause      string  `json:"cause"` // retry_exceeded or rnr_retry_exceeded
+	PSN        uint32  `json:"psn"`
+	Sent       uint32  `json:"sent"` // transmissions of the PSN
+	RNRNaks    uint32  `json:"rnr_naks"`
+	FirstFrame int     `json:"first_frame"`
+	LastFrame  int     `json:"last_frame"`
+	Frame      int     `json:"frame"`    // the packet that showed it; 0: the end of the capture
+	Interval   string  `json:"interval"` // seconds: the longest time between two transmissions
+	Silence    string  `json:"silence"`  // seconds without a retry after the last
+}
+
 // SessionJSON is a session as `rocetap sessions -T json` prints it.
 type SessionJSON struct {
 	ID         uint32                  `json:"id"`
+	Merged     []uint32                `json:"merged_ids,omitempty"` // provisional sessions folded into this one
 	Transport  string                  `json:"transport"`
 	PairedBy   string                  `json:"paired_by"`
 	A          EndpointJSON            `json:"a"`
@@ -136,6 +183,7 @@ type SessionJSON struct {
 	Truncated  uint64                  `json:"truncated"`
 	Latency    map[string]LatencyJSON  `json:"latency,omitempty"`
 	MPT        *MPTJSON                `json:"mpt,omitempty"`
+	QPError    []QPErrorJSON           `json:"qp_error,omitempty"`
 }
 
 // MPTJSON counts a session's MPT checks (with --mpt): accesses checked,
@@ -185,7 +233,7 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 
 // SessionToJSON converts a session for JSON output.
 func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
-	j := SessionJSON{ID: s.ID, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+	j := SessionJSON{ID: s.ID, Merged: s.Merged, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
 		MTU: s.MTU, MTUFrom: s.MTUFrom, Closed: s.Closed, Start: rel(s.First, start), Duration: string(decode.AppendSeconds(nil, int64(s.Last.Sub(s.First)), 9)),
 		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: s.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: s.Gaps, Lost: s.LostPSNs, Retrans: s.Retransmitted, Dup: s.Duplicates,
@@ -197,6 +245,16 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	}
 	if s.MPTChecked > 0 {
 		j.MPT = &MPTJSON{s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected}
+	}
+	for side, g := range s.GaveUp {
+		if g.Cause == 0 {
+			continue
+		}
+		name, _, _ := decode.EventInfo(g.Cause)
+		e := [2]flow.Endpoint{s.A, s.B}[side]
+		j.QPError = append(j.QPError, QPErrorJSON{Side: string("AB"[side]), QPN: endpointJSON(e).QPN, Cause: name, PSN: uint32(g.PSN),
+			Sent: g.Sent, RNRNaks: g.RNRNaks, FirstFrame: g.FirstFrame, LastFrame: g.LastFrame, Frame: g.Frame,
+			Interval: string(decode.AppendSeconds(nil, int64(g.Interval), 6)), Silence: string(decode.AppendSeconds(nil, int64(g.Silence), 6))})
 	}
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
 		if s.Messages[k] > 0 {
@@ -331,6 +389,7 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 			fmt.Fprintf(&b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
 				s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
 		}
+
 		if notes := sessionNotes(s); notes != "-" || s.Gaps+s.Retransmitted+s.Duplicates+s.OutOfOrder > 0 {
 			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
 				s.Gaps, s.LostPSNs, s.Retransmitted, s.Duplicates, s.OutOfOrder, notes)

@@ -243,6 +243,9 @@ func appendFlags(dst []byte, p *decode.Packet) []byte {
 // analysis in brackets: " [PSN gap: 2 lost] [Retransmission]".
 func appendAnalysis(dst []byte, a *decode.Analysis) []byte {
 	e := a.Events
+	if a.QPError != 0 && e&(decode.EventRetryExc|decode.EventRNRRetryExc) == 0 {
+		dst = append(dst, " [To a QP likely in error]"...)
+	}
 	if e == 0 {
 		return dst
 	}
@@ -286,6 +289,9 @@ var analysisLabels = []struct {
 	{decode.EventECNCE, " [ECN CE]"},
 	{decode.EventMPTAccepted, " [MPT: accepted a forbidden access]"},
 	{decode.EventMPTRejected, " [MPT: NAKed an allowed access]"},
+	{decode.EventIncomplete, " [Incomplete message]"},
+	{decode.EventRetryExc, " [Requester likely gave up: retry exceeded]"},
+	{decode.EventRNRRetryExc, " [Requester likely gave up: RNR retry exceeded]"},
 }
 
 func pad(dst []byte, start, width int, right bool) []byte {
