@@ -179,7 +179,7 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	r := &m.res
 	r.Responses = r.Responses[:0]
 	r.Completions = r.Completions[:0]
-	r.Drop, r.Check, r.Executed, r.Fault = DropNone, Check{}, false, nil
+	r.Drop, r.Why, r.Check, r.Executed, r.Fault = DropNone, "", Check{}, false, nil
 	m.arena = m.arena[:0]
 	m.known = m.known[:0]
 

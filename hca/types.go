@@ -205,7 +205,7 @@ const (
 	DropQPState            // the QP is not in RTR/RTS (never connected, or reset)
 	DropPSNOutOfOrder      // RC: out of sequence after the one PSN sequence NAK
 	DropDuplicate          // a duplicate with nothing to replay
-	DropUCGap              // UC: waiting for the next FIRST/ONLY after a gap or error
+	DropUCGap              // UC: a MIDDLE or LAST while no message is in progress (its FIRST was lost or dropped)
 	DropQKey               // UD: Q_Key mismatch
 	DropNoReceive          // UC/UD: no receive WQE posted
 	DropTooLong            // UC: message longer than the receive buffer
@@ -213,17 +213,20 @@ const (
 	DropBadCRC             // the ICRC was wrong
 	DropQPError            // the QP is in the error state after an earlier error
 	DropLength             // UC/UD: a packet's payload does not fit the MTU or what is left of the WRITE
+	DropQPAccess           // UC: the QP lacks the remote access flag the operation needs
+	DropRKey               // UC: the WRITE's rkey check failed (key, state, PD, window's QP, access, bounds)
 )
 
 var dropNames = [...]string{
 	DropNone: "", DropNotRequest: "not a request", DropUnknownQP: "unknown QP",
 	DropWrongType: "opcode transport does not match the QP type",
 	DropQPState:   "QP not ready to receive", DropPSNOutOfOrder: "out of sequence (already NAKed)",
-	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: waiting for a new message after a gap",
+	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: no message in progress (its FIRST was lost or dropped)",
 	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
 	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
 	DropBadCRC: "ICRC error", DropQPError: "QP in the error state after an earlier error",
 	DropLength: "payload length does not fit the MTU or the WRITE's DMA length",
+	DropQPAccess: "QP lacks the remote access flag", DropRKey: "the rkey, PD, access or bounds check failed",
 }
 
 func (d Drop) String() string {
@@ -239,6 +242,10 @@ type Result struct {
 	Responses   []Response
 	Completions []Completion
 	Drop        Drop
+	// Why says what the failing check found when the request was dropped
+	// ("rkey 0x00001234: out of bounds by 256 bytes", "QP 0x000011 lacks
+	// REMOTE_WRITE"); empty when it has nothing to add to Drop.
+	Why string
 	// Check is the MPT check of the packet's RETH, AtomicETH or IETH
 	// access (Verdict None when it carries none).
 	Check Check

@@ -142,7 +142,7 @@ func (s *Session) typeName() string {
 }
 
 // numDrops bounds hca.Drop values.
-const numDrops = 16
+const numDrops = 32
 
 // DropCount is one reason for dropping requests, with its count.
 type DropCount struct {
