@@ -50,9 +50,18 @@ const (
 
 // storeChunk holds 4 KiB of physical memory and which of its bytes are
 // known (bit i of known[i/64] for byte i). Unknown bytes hold 0.
+//
+// A known byte is written (a request stored it: WRITE, ATOMIC) or learned
+// (bit set in learned: only a response showed it, MTT.Learn). A written
+// byte is a fact; a learned one is an expectation, since the responder's
+// CPU may rewrite its own buffer without anything on the wire. soft says
+// learned may have a bit set, so memory nothing was ever learned of costs
+// no more to read than before.
 type storeChunk struct {
-	data  [storeSize]byte
-	known [storeSize / 64]uint64
+	data    [storeSize]byte
+	known   [storeSize / 64]uint64
+	learned [storeSize / 64]uint64 // ⊆ known
+	soft    bool
 }
 
 // PhysMem is the emulated physical memory behind the memory regions: it
@@ -399,19 +408,39 @@ func (t *MTT) check(va, length uint64) error {
 	return nil
 }
 
-// Write stores data at va, which with len(data) must lie inside the MR.
+// Write stores data at va, which with len(data) must lie inside the MR:
+// the bytes are written (a fact), whatever they were.
 func (t *MTT) Write(va uint64, data []byte) error {
 	if err := t.check(va, uint64(len(data))); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
+	t.eachRun(va, data, t.mem.WritePA)
+	return nil
+}
+
+// Learn stores data at va, which with len(data) must lie inside the MR,
+// as learned bytes: only where the bytes are unknown or were learned
+// before. Bytes a request wrote stay as they are. It is what a READ
+// response or an ATOMIC ACK teaches the model (Model.Observe): the value
+// the memory held then, which its owner may change again.
+func (t *MTT) Learn(va uint64, data []byte) error {
+	if err := t.check(va, uint64(len(data))); err != nil {
+		return fmt.Errorf("learn: %w", err)
+	}
+	t.eachRun(va, data, t.mem.learnPA)
+	return nil
+}
+
+// eachRun calls fn with the physical address of every run-contiguous part
+// of [va, va+len(data)) and that part of data.
+func (t *MTT) eachRun(va uint64, data []byte, fn func(pa uint64, data []byte)) {
 	for i := t.runIndex(va); len(data) > 0; i++ {
 		r := &t.runs[i]
 		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
-		t.mem.WritePA(r.PA+(va-r.VA), data[:n])
+		fn(r.PA+(va-r.VA), data[:n])
 		data = data[n:]
 		va += n
 	}
-	return nil
 }
 
 // Read fills data from va, which with len(data) must lie inside the MR,
@@ -419,25 +448,37 @@ func (t *MTT) Write(va uint64, data []byte) error {
 // written) read as 0; known, if not nil, must have len(data) and receives
 // which bytes are known.
 func (t *MTT) Read(va uint64, data []byte, known []bool) (int, error) {
+	nKnown, _, err := t.ReadState(va, data, known, nil)
+	return nKnown, err
+}
+
+// ReadState is Read that also says which of the known bytes are only
+// learned (MTT.Learn): nLearned counts them, and learned, if not nil,
+// must have len(data) and receives them.
+func (t *MTT) ReadState(va uint64, data []byte, known, learned []bool) (nKnown, nLearned int, err error) {
 	if err := t.check(va, uint64(len(data))); err != nil {
-		return 0, fmt.Errorf("read: %w", err)
+		return 0, 0, fmt.Errorf("read: %w", err)
 	}
-	if known != nil && len(known) != len(data) {
-		return 0, fmt.Errorf("read: known mask of %d for %d bytes", len(known), len(data))
+	if known != nil && len(known) != len(data) || learned != nil && len(learned) != len(data) {
+		return 0, 0, fmt.Errorf("read: masks of %d and %d for %d bytes", len(known), len(learned), len(data))
 	}
-	nKnown := 0
 	for i := t.runIndex(va); len(data) > 0; i++ {
 		r := &t.runs[i]
 		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
-		var k []bool
+		var k, l []bool
 		if known != nil {
 			k, known = known[:n], known[n:]
 		}
-		nKnown += t.mem.ReadPA(r.PA+(va-r.VA), data[:n], k)
+		if learned != nil {
+			l, learned = learned[:n], learned[n:]
+		}
+		nk, nl := t.mem.readPA(r.PA+(va-r.VA), data[:n], k, l)
+		nKnown += nk
+		nLearned += nl
 		data = data[n:]
 		va += n
 	}
-	return nKnown, nil
+	return nKnown, nLearned, nil
 }
 
 // atomic8 returns the physical address of the 8 bytes at va, an aligned
@@ -459,24 +500,21 @@ func (c *storeChunk) known8(pa uint64) bool {
 	return c != nil && c.known[off>>6]>>(off&63)&0xff == 0xff
 }
 
+// learned8 reports whether any of the 8 aligned bytes at pa in c is
+// learned.
+func (c *storeChunk) learned8(pa uint64) bool {
+	off := pa & storeMask
+	return c != nil && c.soft && c.learned[off>>6]>>(off&63)&0xff != 0
+}
+
 // FetchAdd adds add to the little-endian uint64 at va (8-byte aligned,
 // inside the MR) and returns the original value. When any of the 8 bytes
 // is unknown, the original value is unknown (known false) and so are the
 // 8 bytes afterwards; a caller that learns the value (from the captured
 // AtomicAckETH) can Write it first.
 func (t *MTT) FetchAdd(va, add uint64) (orig uint64, known bool, err error) {
-	c, pa, err := t.atomic8(va)
-	if err != nil {
-		return 0, false, err
-	}
-	if !c.known8(pa) {
-		t.mem.clearPA(pa, 8)
-		return 0, false, nil
-	}
-	off := pa & storeMask
-	orig = binary.LittleEndian.Uint64(c.data[off:])
-	binary.LittleEndian.PutUint64(c.data[off:], orig+add)
-	return orig, true, nil
+	orig, known, _, err = t.atomic(va, func(v uint64) uint64 { return v + add })
+	return orig, known, err
 }
 
 // CompareSwap stores swap in the little-endian uint64 at va (8-byte
@@ -484,34 +522,87 @@ func (t *MTT) FetchAdd(va, add uint64) (orig uint64, known bool, err error) {
 // value. When any of the 8 bytes is unknown, the original value is unknown
 // (known false) and so are the 8 bytes afterwards, as for FetchAdd.
 func (t *MTT) CompareSwap(va, compare, swap uint64) (orig uint64, known bool, err error) {
+	orig, known, _, err = t.atomic(va, compareSwap(compare, swap))
+	return orig, known, err
+}
+
+func compareSwap(compare, swap uint64) func(uint64) uint64 {
+	return func(v uint64) uint64 {
+		if v == compare {
+			return swap
+		}
+		return v
+	}
+}
+
+// atomic replaces the little-endian uint64 at va (8-byte aligned, inside
+// the MR) with op of it and returns the original value: unknown (known
+// false, and the 8 bytes are unknown afterwards) when any byte is unknown;
+// learned when any byte is learned, and then the new value is learned too
+// (it follows from an expectation, not from what requests wrote).
+func (t *MTT) atomic(va uint64, op func(uint64) uint64) (orig uint64, known, learned bool, err error) {
 	c, pa, err := t.atomic8(va)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	if !c.known8(pa) {
 		t.mem.clearPA(pa, 8)
-		return 0, false, nil
+		return 0, false, false, nil
 	}
 	off := pa & storeMask
 	orig = binary.LittleEndian.Uint64(c.data[off:])
-	if orig == compare {
-		binary.LittleEndian.PutUint64(c.data[off:], swap)
+	binary.LittleEndian.PutUint64(c.data[off:], op(orig))
+	if learned = c.learned8(pa); learned {
+		setBits(c.learned[:], off, off+8)
 	}
-	return orig, true, nil
+	return orig, true, learned, nil
 }
 
-// WritePA stores data at physical address pa, making those bytes known.
+// chunk returns the storage chunk of pa, allocating it.
+func (m *PhysMem) chunk(pa uint64) *storeChunk {
+	c := m.chunks[pa>>storeShift]
+	if c == nil {
+		c = new(storeChunk)
+		m.chunks[pa>>storeShift] = c
+	}
+	return c
+}
+
+// WritePA stores data at physical address pa, making those bytes known
+// and written.
 func (m *PhysMem) WritePA(pa uint64, data []byte) {
 	for len(data) > 0 {
 		off := pa & storeMask
 		n := min(uint64(len(data)), storeSize-off)
-		c := m.chunks[pa>>storeShift]
-		if c == nil {
-			c = new(storeChunk)
-			m.chunks[pa>>storeShift] = c
-		}
+		c := m.chunk(pa)
 		copy(c.data[off:], data[:n])
 		setBits(c.known[:], off, off+n)
+		if c.soft {
+			clearBits(c.learned[:], off, off+n)
+		}
+		data = data[n:]
+		pa += n
+	}
+}
+
+// learnPA stores data at physical address pa as learned bytes, where the
+// bytes are unknown or learned; written bytes keep their value.
+func (m *PhysMem) learnPA(pa uint64, data []byte) {
+	for len(data) > 0 {
+		off := pa & storeMask
+		n := min(uint64(len(data)), storeSize-off)
+		c := m.chunk(pa)
+		c.soft = true
+		for i := uint64(0); i < n; i++ {
+			b := off + i
+			w, bit := b>>6, uint64(1)<<(b&63)
+			if c.known[w]&bit != 0 && c.learned[w]&bit == 0 {
+				continue // written by a request
+			}
+			c.data[b] = data[i]
+			c.known[w] |= bit
+			c.learned[w] |= bit
+		}
 		data = data[n:]
 		pa += n
 	}
@@ -521,7 +612,13 @@ func (m *PhysMem) WritePA(pa uint64, data []byte) {
 // are known; unknown bytes read as 0. known, if not nil, must have
 // len(data) and receives which bytes are known.
 func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
-	nKnown := 0
+	n, _ := m.readPA(pa, data, known, nil)
+	return n
+}
+
+// readPA is ReadPA that also counts the learned bytes and, when learned is
+// not nil, says which they are.
+func (m *PhysMem) readPA(pa uint64, data []byte, known, learned []bool) (nKnown, nLearned int) {
 	for len(data) > 0 {
 		off := pa & storeMask
 		n := min(uint64(len(data)), storeSize-off)
@@ -538,13 +635,26 @@ func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
 				knownBits(known[:n], c.known[:], off)
 			}
 		}
+		if learned != nil {
+			if c == nil || !c.soft {
+				clear(learned[:n])
+			} else {
+				knownBits(learned[:n], c.learned[:], off)
+			}
+		}
+		if c != nil && c.soft {
+			nLearned += countBits(c.learned[:], off, off+n)
+		}
 		data = data[n:]
 		if known != nil {
 			known = known[n:]
 		}
+		if learned != nil {
+			learned = learned[n:]
+		}
 		pa += n
 	}
-	return nKnown
+	return nKnown, nLearned
 }
 
 var allTrue [64]bool
@@ -602,6 +712,7 @@ func (m *PhysMem) clearPA(pa, n uint64) {
 
 func (m *PhysMem) clearInChunk(k uint64, c *storeChunk, lo, hi uint64) {
 	clearBits(c.known[:], lo, hi)
+	clearBits(c.learned[:], lo, hi)
 	clear(c.data[lo:hi])
 	for _, w := range c.known {
 		if w != 0 {

@@ -69,20 +69,21 @@ type QP struct {
 
 // rdRes is a READ or ATOMIC the responder executed, kept for duplicates.
 type rdRes struct {
-	used      bool
-	atomic    bool
-	first     decode.PSN // first PSN
-	n         uint32     // PSNs used
-	va        uint64
-	length    uint64
-	rkey      uint32
-	orig      uint64
-	origKnown bool
-	msn       uint32
-	fetchAdd  bool   // ATOMIC: FETCH_ADD, else CMP_SWAP
-	swapAdd   uint64 // ATOMIC: swap or add operand
-	compare   uint64 // CMP_SWAP: compare operand
-	learned   bool   // Observe took the original value from the wire
+	used        bool
+	atomic      bool
+	first       decode.PSN // first PSN
+	n           uint32     // PSNs used
+	va          uint64
+	length      uint64
+	rkey        uint32
+	orig        uint64
+	origKnown   bool
+	origLearned bool // the original value came from learned bytes (MTT.Learn)
+	msn         uint32
+	fetchAdd    bool   // ATOMIC: FETCH_ADD, else CMP_SWAP
+	swapAdd     uint64 // ATOMIC: swap or add operand
+	compare     uint64 // CMP_SWAP: compare operand
+	learned     bool   // Observe took the original value from the wire
 }
 
 // pending is a requester message the model has not completed.
@@ -182,6 +183,7 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	r.Drop, r.Why, r.Check, r.Executed, r.Fault = DropNone, "", Check{}, false, nil
 	m.arena = m.arena[:0]
 	m.known = m.known[:0]
+	m.learned = m.learned[:0]
 
 	// What the HCA looks at before the responder (rxe_rcv, hdr_check):
 	// a request, whole, with a good ICRC, to a QP of the opcode's

@@ -40,11 +40,14 @@ func (s *ReadSeries) Bytes() int {
 }
 
 // ReadPiece is a run of READ data the model knew: Data from byte Off of
-// the READ, Known saying which of its bytes (same length as Data).
+// the READ, Known saying which of its bytes (same length as Data), and
+// Learned (nil when none) which of the known ones the model only learned
+// from an earlier response (Response.Learned).
 type ReadPiece struct {
-	Off   uint64
-	Data  []byte
-	Known []bool
+	Off     uint64
+	Data    []byte
+	Known   []bool
+	Learned []bool
 }
 
 // Response returns the opcode, whether it has an AETH (the first's
@@ -84,6 +87,31 @@ func (s *ReadSeries) Fill(off uint64, data []byte, known []bool) int {
 	return n
 }
 
+// FillLearned writes into learned which of the READ's bytes [off,
+// off+len(learned)) the model only learned from an earlier response (see
+// Response.Learned) and returns how many.
+func (s *ReadSeries) FillLearned(off uint64, learned []bool) int {
+	clear(learned)
+	end := off + uint64(len(learned))
+	i, _ := slices.BinarySearchFunc(s.Pieces, off, func(p ReadPiece, off uint64) int {
+		return cmp.Compare(p.Off+uint64(len(p.Data)), off+1)
+	})
+	n := 0
+	for ; i < len(s.Pieces) && s.Pieces[i].Off < end; i++ {
+		p := &s.Pieces[i]
+		if p.Learned == nil {
+			continue
+		}
+		for j := max(off, p.Off); j < min(end, p.Off+uint64(len(p.Data))); j++ {
+			if p.Learned[j-p.Off] {
+				learned[j-off] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // readSeries answers a READ of n > Options.ReadSeriesAt responses with one
 // Response carrying a ReadSeries: the bytes the MR's memory holds for
 // [va, va+length) are copied as pieces (as much memory as the capture
@@ -104,16 +132,27 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 		m.spans = m.spans[:0]
 		for _, sg := range m.segs {
 			m.mem.touched(sg.PA, sg.Len, func(pa uint64, c *storeChunk, lo, hi uint64) {
-				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: len(m.arena), n: int(hi - lo)})
+				start := len(m.arena)
+				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: c.soft})
 				m.arena = append(m.arena, c.data[lo:hi]...)
 				for b := lo; b < hi; b++ {
 					m.known = append(m.known, c.known[b>>6]>>(b&63)&1 != 0)
+				}
+				if c.soft {
+					l := m.learnedMask(start, int(hi-lo))
+					for b := lo; b < hi; b++ {
+						l[b-lo] = c.learned[b>>6]>>(b&63)&1 != 0
+					}
 				}
 			})
 		}
 		// The arena has stopped growing: point the pieces into it.
 		for _, sp := range m.spans {
-			s.Pieces = append(s.Pieces, ReadPiece{Off: sp.off, Data: m.arena[sp.start : sp.start+sp.n], Known: m.known[sp.start : sp.start+sp.n]})
+			p := ReadPiece{Off: sp.off, Data: m.arena[sp.start : sp.start+sp.n], Known: m.known[sp.start : sp.start+sp.n]}
+			if sp.learned {
+				p.Learned = m.learned[sp.start : sp.start+sp.n]
+			}
+			s.Pieces = append(s.Pieces, p)
 		}
 		slices.SortFunc(s.Pieces, func(a, b ReadPiece) int { return cmp.Compare(a.Off, b.Off) })
 	}
@@ -125,6 +164,7 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 type pieceSpan struct {
 	off      uint64
 	start, n int
+	learned  bool // the chunk may hold learned bytes: the piece has a Learned mask
 }
 
 // touched calls fn for every stored chunk that overlaps [pa, pa+n), with

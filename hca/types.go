@@ -147,15 +147,24 @@ type Response struct {
 	Coalescable bool
 
 	// AtomicOrig is the ATOMIC ACK's original value, AtomicKnown whether
-	// the model knew all 8 bytes.
-	AtomicOrig  uint64
-	AtomicKnown bool
+	// the model knew all 8 bytes, AtomicLearned whether any of them was
+	// only learned from an earlier response (MTT.Learn): then the value
+	// is what the model expects, and the responder's CPU may have changed
+	// it since.
+	AtomicOrig    uint64
+	AtomicKnown   bool
+	AtomicLearned bool
 
 	// Payload is the READ response's data and Known which of its bytes
-	// the model knows (bytes never written are unknown). Both are owned by
-	// the model and valid until the next Receive.
+	// the model knows (bytes never written are unknown). Learned, nil when
+	// there are none, says which of the known bytes the model only learned
+	// from an earlier response (MTT.Learn) rather than from the requests
+	// that wrote them: an expectation, which the memory's owner may have
+	// changed since. All three are owned by the model and valid until the
+	// next Receive.
 	Payload []byte
 	Known   []bool
+	Learned []bool
 	// Series, when not nil, makes this Response (READ RESPONSE First,
 	// without Payload) stand for all the responses of a long READ
 	// (Options.ReadSeriesAt).
@@ -225,7 +234,7 @@ var dropNames = [...]string{
 	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
 	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
 	DropBadCRC: "ICRC error", DropQPError: "QP in the error state after an earlier error",
-	DropLength: "payload length does not fit the MTU or the WRITE's DMA length",
+	DropLength:   "payload length does not fit the MTU or the WRITE's DMA length",
 	DropQPAccess: "QP lacks the remote access flag", DropRKey: "the rkey, PD, access or bounds check failed",
 }
 
