@@ -330,10 +330,7 @@ func (m *Model) fail(qp *QP, rq *request, o outcome) bool {
 		m.res.Drop = f.drop
 	case doACKError:
 		qp.MSN = (qp.MSN + 1) & msnMask
-		if rq.p.BTH.AckReq {
-			m.ack(qp, rq.psn)
-			m.completeRequester(qp, rq.psn, WCSuccess, false)
-		}
+		m.acked(qp, rq, true)
 		qp.State = QPError
 	default:
 		// No check returns an outcome its transport has no fate for; if

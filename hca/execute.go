@@ -49,8 +49,8 @@ func (m *Model) delivered(qp *QP, rq *request) (last bool) {
 	m.accept(qp, 1)
 	if !rq.is(decode.PropEnd) {
 		qp.inMsg = true
-		if qp.reliable() && rq.p.BTH.AckReq {
-			m.ack(qp, rq.psn)
+		if qp.reliable() {
+			m.acked(qp, rq, false)
 		}
 		return false
 	}
@@ -62,9 +62,8 @@ func (m *Model) delivered(qp *QP, rq *request) (last bool) {
 // RC and XRC it is acknowledged when the last packet asks for it.
 func (m *Model) finishMsg(qp *QP, rq *request) {
 	qp.MSN = (qp.MSN + 1) & msnMask
-	if qp.reliable() && rq.p.BTH.AckReq {
-		m.ack(qp, rq.psn)
-		m.completeRequester(qp, rq.psn, WCSuccess, false)
+	if qp.reliable() {
+		m.acked(qp, rq, true)
 	}
 }
 

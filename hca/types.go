@@ -145,6 +145,11 @@ type Response struct {
 	// coalesce with a later ACK (C9-150); a later acknowledgement of the
 	// same QP covers it when it is missing.
 	Coalescable bool
+	// InMessage: an ACK of a FIRST or MIDDLE packet, whose message is not
+	// complete. Its MSN counts the messages before it; the MSN of a
+	// message not yet complete is not what acknowledging it promises, so
+	// a responder's other count there is not a rule broken.
+	InMessage bool
 
 	// AtomicOrig is the ATOMIC ACK's original value, AtomicKnown whether
 	// the model knew all 8 bytes, AtomicLearned whether any of them was
@@ -200,6 +205,17 @@ type Completion struct {
 	InvRKey uint32
 	HasInv  bool
 	SrcQP   uint32 // UD: the sender's QPN
+}
+
+// AckPoint is what an acknowledgement of one executed request packet
+// carries: its PSN and the MSN, the messages completed up to and
+// including it (MsgDone: the packet ends its message, which the MSN
+// counts).
+type AckPoint struct {
+	Valid   bool
+	MsgDone bool
+	PSN     decode.PSN
+	MSN     uint32
 }
 
 // Drop says why the model dropped a request without answering.
@@ -261,6 +277,13 @@ type Result struct {
 	// Executed: the request was new and was carried out (data written,
 	// read or modified; receive consumed).
 	Executed bool
+	// Ack is what an acknowledgement of this packet says, should the
+	// responder send one it was not asked for: a responder may
+	// acknowledge any RC or XRC SEND or WRITE packet it executed, AckReq
+	// or not, and one ACK may cover several (IBTA-NOTES, "More spec
+	// facts"). Valid only for such packets; the model sends an ACK only
+	// when AckReq asks for one (Responses).
+	Ack AckPoint
 	// Fault is an error of the emulated memory after the checks had
 	// accepted the access (Model.Faults); nil normally.
 	Fault error
