@@ -205,11 +205,17 @@ func (m *Model) readResponses(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, l
 			m.known = append(m.known, make([]bool, chunk)...)
 			data, known := m.arena[start:start+int(chunk)], m.known[start:start+int(chunk)]
 			m.translate(qp.QPN, rkey, mr.MTT, va, chunk)
-			if _, nLearned, err := mr.MTT.ReadState(va, data, known, nil); err != nil {
+			switch _, nLearned, err := mr.MTT.readState(va, data, known, nil); {
+			case err != nil:
 				clear(known) // nothing the model cannot read is compared
-			} else if nLearned > 0 {
+			case nLearned == int(chunk) && chunk <= uint64(len(allLearned)):
+				// Memory read again that only responses showed: no mask
+				// to build.
+				r.Learned, r.AllLearned = allLearned[:chunk:chunk], true
+			case nLearned > 0:
+				// Learned and written bytes mixed: which are which.
 				r.Learned = m.learnedMask(start, int(chunk))
-				mr.MTT.ReadState(va, data, known, r.Learned) // the range read a moment ago
+				mr.MTT.readState(va, data, known, r.Learned) // the range read a moment ago
 			}
 			r.Payload, r.Known = data, known
 		}
@@ -348,7 +354,7 @@ func (m *Model) fixPayloads() {
 		r := &m.res.Responses[i]
 		if n := len(r.Payload); n > 0 {
 			r.Payload, r.Known = m.arena[off:off+n], m.known[off:off+n]
-			if r.Learned != nil {
+			if r.Learned != nil && &r.Learned[0] != &allLearned[0] {
 				r.Learned = m.learned[off : off+n]
 			}
 			off += n

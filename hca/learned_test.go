@@ -194,7 +194,9 @@ func TestReadSeriesLearned(t *testing.T) {
 				_, _, off, n := s.Response(i)
 				d, k, l := make([]byte, n), make([]bool, n), make([]bool, n)
 				s.Fill(off, d, k)
-				s.FillLearned(off, l)
+				if s.FillLearned(off, l) != slices.Contains(l, true) {
+					t.Fatalf("FillLearned of response %d says otherwise than its mask", i)
+				}
 				data, learned = append(data, d...), append(learned, l...)
 			}
 		}
@@ -216,5 +218,34 @@ func TestReadSeriesLearned(t *testing.T) {
 	}
 	if n != 12 || string(listedData[4090:4102]) != "learned-over" || string(listedData[1020:1028]) != "written!" {
 		t.Fatalf("%d learned bytes: %q", n, listedData[4088:4104])
+	}
+}
+
+// TestBitHelpers checks setBits, clearBits and countBits, which work a
+// word at a time, against bit-by-bit references on every range of 3
+// words' bits.
+func TestBitHelpers(t *testing.T) {
+	const nbits = 192
+	pattern := [3]uint64{0xF0F0_0FF0_1234_8001, 0x8000_0000_0000_0001, 0xFFFF_0000_FFFF_0000}
+	bit := func(w []uint64, i uint64) bool { return w[i>>6]>>(i&63)&1 != 0 }
+	for lo := uint64(0); lo <= nbits; lo++ {
+		for hi := lo; hi <= nbits; hi++ {
+			set, clr := pattern, pattern
+			setBits(set[:], lo, hi)
+			clearBits(clr[:], lo, hi)
+			want := 0
+			for i := uint64(0); i < nbits; i++ {
+				in := i >= lo && i < hi
+				if bit(set[:], i) != (in || bit(pattern[:], i)) || bit(clr[:], i) != (!in && bit(pattern[:], i)) {
+					t.Fatalf("[%d, %d): bit %d set %v clear %v", lo, hi, i, bit(set[:], i), bit(clr[:], i))
+				}
+				if in && bit(pattern[:], i) {
+					want++
+				}
+			}
+			if n := countBits(pattern[:], lo, hi); n != want {
+				t.Fatalf("countBits [%d, %d) = %d, want %d", lo, hi, n, want)
+			}
+		}
 	}
 }

@@ -50,18 +50,27 @@ const (
 
 // storeChunk holds 4 KiB of physical memory and which of its bytes are
 // known (bit i of known[i/64] for byte i). Unknown bytes hold 0.
-//
-// A known byte is written (a request stored it: WRITE, ATOMIC) or learned
-// (bit set in learned: only a response showed it, MTT.Learn). A written
-// byte is a fact; a learned one is an expectation, since the responder's
-// CPU may rewrite its own buffer without anything on the wire. soft says
-// learned may have a bit set, so memory nothing was ever learned of costs
-// no more to read than before.
 type storeChunk struct {
-	data    [storeSize]byte
-	known   [storeSize / 64]uint64
-	learned [storeSize / 64]uint64 // ⊆ known
-	soft    bool
+	data  [storeSize]byte
+	known [storeSize / 64]uint64
+}
+
+// learnedBits says which known bytes of a chunk are learned (same layout
+// as storeChunk.known).
+type learnedBits [storeSize / 64]uint64
+
+// chunkRef is a storage chunk as PhysMem keeps it, with its learned bits
+// (nil until something is learned of it). A known byte is written (a
+// request stored it: WRITE, ATOMIC) or learned (only a response showed
+// it, MTT.Learn). A written byte is a fact; a learned one is an
+// expectation, since the responder's CPU may rewrite its own buffer
+// without anything on the wire. The learned bits hang off the map entry,
+// not the chunk: memory nothing was learned of costs what it did before,
+// in size and in cache lines touched (measured on the replay of a
+// 1M-packet capture, both a flag and the bits in the chunk cost time).
+type chunkRef struct {
+	c       *storeChunk
+	learned *learnedBits
 }
 
 // PhysMem is the emulated physical memory behind the memory regions: it
@@ -87,7 +96,7 @@ type PhysMem struct {
 	pinned     uint64
 	largeNext  uint64 // next frame for a large MR's chunk (0: largeBase)
 
-	chunks map[uint64]*storeChunk // by physical address >> storeShift
+	chunks map[uint64]chunkRef // by physical address >> storeShift
 }
 
 // NewPhysMem returns an empty physical memory with the page size (0 means
@@ -104,7 +113,7 @@ func NewPhysMem(pageSize, seed uint64) (*PhysMem, error) {
 		pageSize: pageSize,
 		shift:    uint(bits.TrailingZeros64(pageSize)),
 		rng:      seed,
-		chunks:   make(map[uint64]*storeChunk),
+		chunks:   make(map[uint64]chunkRef),
 	}
 	m.lcg = splitmix64(&m.rng) & physBlockMask
 	return m, nil
@@ -456,6 +465,13 @@ func (t *MTT) Read(va uint64, data []byte, known []bool) (int, error) {
 // learned (MTT.Learn): nLearned counts them, and learned, if not nil,
 // must have len(data) and receives them.
 func (t *MTT) ReadState(va uint64, data []byte, known, learned []bool) (nKnown, nLearned int, err error) {
+	clear(learned)
+	return t.readState(va, data, known, learned)
+}
+
+// readState is ReadState with learned, if not nil, all false already:
+// only the parts of memory something was learned of are visited.
+func (t *MTT) readState(va uint64, data []byte, known, learned []bool) (nKnown, nLearned int, err error) {
 	if err := t.check(va, uint64(len(data))); err != nil {
 		return 0, 0, fmt.Errorf("read: %w", err)
 	}
@@ -483,12 +499,12 @@ func (t *MTT) ReadState(va uint64, data []byte, known, learned []bool) (nKnown, 
 
 // atomic8 returns the physical address of the 8 bytes at va, an aligned
 // address in the MR, and their storage chunk, nil when never written.
-func (t *MTT) atomic8(va uint64) (c *storeChunk, pa uint64, err error) {
+func (t *MTT) atomic8(va uint64) (r chunkRef, pa uint64, err error) {
 	if va&7 != 0 {
-		return nil, 0, fmt.Errorf("atomic at %#x: %w", va, ErrMTTMisaligned)
+		return r, 0, fmt.Errorf("atomic at %#x: %w", va, ErrMTTMisaligned)
 	}
 	if err := t.check(va, 8); err != nil {
-		return nil, 0, fmt.Errorf("atomic: %w", err)
+		return r, 0, fmt.Errorf("atomic: %w", err)
 	}
 	pa, _ = t.Translate(va) // 8 aligned bytes never cross a page or a chunk
 	return t.mem.chunks[pa>>storeShift], pa, nil
@@ -500,11 +516,11 @@ func (c *storeChunk) known8(pa uint64) bool {
 	return c != nil && c.known[off>>6]>>(off&63)&0xff == 0xff
 }
 
-// learned8 reports whether any of the 8 aligned bytes at pa in c is
-// learned.
-func (c *storeChunk) learned8(pa uint64) bool {
+// learned8 reports whether any of the 8 aligned bytes at pa in r's chunk
+// is learned.
+func (r chunkRef) learned8(pa uint64) bool {
 	off := pa & storeMask
-	return c != nil && c.soft && c.learned[off>>6]>>(off&63)&0xff != 0
+	return r.learned != nil && r.learned[off>>6]>>(off&63)&0xff != 0
 }
 
 // FetchAdd adds add to the little-endian uint64 at va (8-byte aligned,
@@ -541,10 +557,11 @@ func compareSwap(compare, swap uint64) func(uint64) uint64 {
 // learned when any byte is learned, and then the new value is learned too
 // (it follows from an expectation, not from what requests wrote).
 func (t *MTT) atomic(va uint64, op func(uint64) uint64) (orig uint64, known, learned bool, err error) {
-	c, pa, err := t.atomic8(va)
+	r, pa, err := t.atomic8(va)
 	if err != nil {
 		return 0, false, false, err
 	}
+	c := r.c
 	if !c.known8(pa) {
 		t.mem.clearPA(pa, 8)
 		return 0, false, false, nil
@@ -552,20 +569,20 @@ func (t *MTT) atomic(va uint64, op func(uint64) uint64) (orig uint64, known, lea
 	off := pa & storeMask
 	orig = binary.LittleEndian.Uint64(c.data[off:])
 	binary.LittleEndian.PutUint64(c.data[off:], op(orig))
-	if learned = c.learned8(pa); learned {
-		setBits(c.learned[:], off, off+8)
+	if learned = r.learned8(pa); learned {
+		setBits(r.learned[:], off, off+8)
 	}
 	return orig, true, learned, nil
 }
 
 // chunk returns the storage chunk of pa, allocating it.
-func (m *PhysMem) chunk(pa uint64) *storeChunk {
-	c := m.chunks[pa>>storeShift]
-	if c == nil {
-		c = new(storeChunk)
-		m.chunks[pa>>storeShift] = c
+func (m *PhysMem) chunk(pa uint64) chunkRef {
+	r := m.chunks[pa>>storeShift]
+	if r.c == nil {
+		r.c = new(storeChunk)
+		m.chunks[pa>>storeShift] = r
 	}
-	return c
+	return r
 }
 
 // WritePA stores data at physical address pa, making those bytes known
@@ -574,11 +591,12 @@ func (m *PhysMem) WritePA(pa uint64, data []byte) {
 	for len(data) > 0 {
 		off := pa & storeMask
 		n := min(uint64(len(data)), storeSize-off)
-		c := m.chunk(pa)
+		r := m.chunk(pa)
+		c := r.c
 		copy(c.data[off:], data[:n])
 		setBits(c.known[:], off, off+n)
-		if c.soft {
-			clearBits(c.learned[:], off, off+n)
+		if r.learned != nil {
+			clearBits(r.learned[:], off, off+n)
 		}
 		data = data[n:]
 		pa += n
@@ -591,21 +609,58 @@ func (m *PhysMem) learnPA(pa uint64, data []byte) {
 	for len(data) > 0 {
 		off := pa & storeMask
 		n := min(uint64(len(data)), storeSize-off)
-		c := m.chunk(pa)
-		c.soft = true
-		for i := uint64(0); i < n; i++ {
-			b := off + i
-			w, bit := b>>6, uint64(1)<<(b&63)
-			if c.known[w]&bit != 0 && c.learned[w]&bit == 0 {
-				continue // written by a request
-			}
-			c.data[b] = data[i]
-			c.known[w] |= bit
-			c.learned[w] |= bit
+		r := m.chunk(pa)
+		if r.learned == nil {
+			r.learned = new(learnedBits)
+			m.chunks[pa>>storeShift] = r
 		}
+		c, learned := r.c, r.learned
+		if !anyWritten(c, learned, off, off+n) {
+			// Usually nothing there was written: one copy.
+			copy(c.data[off:off+n], data[:n])
+			setBits(c.known[:], off, off+n)
+			setBits(learned[:], off, off+n)
+			data = data[n:]
+			pa += n
+			continue
+		}
+		bitRange(off, off+n, func(w, mask uint64) {
+			// The bytes of this word that are not written by a request.
+			free := (^c.known[w] | learned[w]) & mask
+			if free == mask { // all of them, usually: one copy
+				lo := w<<6 + uint64(bits.TrailingZeros64(mask))
+				copy(c.data[lo:lo+uint64(bits.OnesCount64(mask))], data[lo-off:])
+			} else {
+				for b := free; b != 0; b &= b - 1 {
+					i := w<<6 + uint64(bits.TrailingZeros64(b))
+					c.data[i] = data[i-off]
+				}
+			}
+			c.known[w] |= free
+			learned[w] |= free
+		})
 		data = data[n:]
 		pa += n
 	}
+}
+
+// anyWritten reports whether a request wrote any byte of [lo, hi) of c:
+// known and not learned.
+func anyWritten(c *storeChunk, learned *learnedBits, lo, hi uint64) bool {
+	lw, hw, lm, hm := wordMasks(lo, hi)
+	for w := lw; w <= hw; w++ {
+		mask := ^uint64(0)
+		if w == lw {
+			mask &= lm
+		}
+		if w == hw {
+			mask &= hm
+		}
+		if c.known[w]&^learned[w]&mask != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadPA fills data from physical address pa and returns how many bytes
@@ -617,12 +672,13 @@ func (m *PhysMem) ReadPA(pa uint64, data []byte, known []bool) int {
 }
 
 // readPA is ReadPA that also counts the learned bytes and, when learned is
-// not nil, says which they are.
+// not nil (and all false), marks which they are.
 func (m *PhysMem) readPA(pa uint64, data []byte, known, learned []bool) (nKnown, nLearned int) {
 	for len(data) > 0 {
 		off := pa & storeMask
 		n := min(uint64(len(data)), storeSize-off)
-		c := m.chunks[pa>>storeShift]
+		r := m.chunks[pa>>storeShift]
+		c := r.c
 		if c == nil {
 			clear(data[:n])
 			if known != nil {
@@ -630,20 +686,19 @@ func (m *PhysMem) readPA(pa uint64, data []byte, known, learned []bool) (nKnown,
 			}
 		} else {
 			copy(data[:n], c.data[off:])
-			nKnown += countBits(c.known[:], off, off+n)
 			if known != nil {
-				knownBits(known[:n], c.known[:], off)
-			}
-		}
-		if learned != nil {
-			if c == nil || !c.soft {
-				clear(learned[:n])
+				nKnown += knownBits(known[:n], c.known[:], off)
 			} else {
-				knownBits(learned[:n], c.learned[:], off)
+				nKnown += countBits(c.known[:], off, off+n)
 			}
 		}
-		if c != nil && c.soft {
-			nLearned += countBits(c.learned[:], off, off+n)
+		if r.learned != nil {
+			if nl := countBits(r.learned[:], off, off+n); nl > 0 {
+				nLearned += nl
+				if learned != nil {
+					knownBits(learned[:n], r.learned[:], off)
+				}
+			}
 		}
 		data = data[n:]
 		if known != nil {
@@ -659,22 +714,31 @@ func (m *PhysMem) readPA(pa uint64, data []byte, known, learned []bool) (nKnown,
 
 var allTrue [64]bool
 
+// allLearned is the Learned mask of a READ response whose every byte is
+// learned (up to the largest MTU), shared read-only.
+var allLearned [4096]bool
+
 func init() {
 	for i := range allTrue {
 		allTrue[i] = true
 	}
+	for i := range allLearned {
+		allLearned[i] = true
+	}
 }
 
 // knownBits sets known[i] to bit off+i of words, 64 at a time where a
-// whole word is aligned.
-func knownBits(known []bool, words []uint64, off uint64) {
+// whole word is aligned, and returns how many are set (so a read that
+// fills a mask needs no countBits pass of its own).
+func knownBits(known []bool, words []uint64, off uint64) int {
+	n := 0
 	for i := 0; i < len(known); {
 		b := off + uint64(i)
 		if b&63 == 0 && len(known)-i >= 64 {
 			switch w := words[b>>6]; w {
 			case ^uint64(0):
 				copy(known[i:i+64], allTrue[:])
-				i += 64
+				i, n = i+64, n+64
 				continue
 			case 0:
 				clear(known[i : i+64])
@@ -682,20 +746,25 @@ func knownBits(known []bool, words []uint64, off uint64) {
 				continue
 			}
 		}
-		known[i] = words[b>>6]>>(b&63)&1 != 0
+		k := words[b>>6]>>(b&63)&1 != 0
+		known[i] = k
+		if k {
+			n++
+		}
 		i++
 	}
+	return n
 }
 
 // clearPA forgets the bytes of [pa, pa+n), dropping chunks left empty.
 func (m *PhysMem) clearPA(pa, n uint64) {
 	end := pa + n
 	if n/storeSize > uint64(len(m.chunks)) { // a huge page: visit the chunks, not the range
-		for k, c := range m.chunks {
+		for k, r := range m.chunks {
 			if lo := k << storeShift; lo >= pa && lo+storeSize <= end {
 				delete(m.chunks, k)
 			} else if lo < end && lo+storeSize > pa {
-				m.clearInChunk(k, c, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
+				m.clearInChunk(k, r, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
 			}
 		}
 		return
@@ -703,16 +772,19 @@ func (m *PhysMem) clearPA(pa, n uint64) {
 	for pa < end {
 		off := pa & storeMask
 		l := min(end-pa, storeSize-off)
-		if c := m.chunks[pa>>storeShift]; c != nil {
-			m.clearInChunk(pa>>storeShift, c, off, off+l)
+		if r := m.chunks[pa>>storeShift]; r.c != nil {
+			m.clearInChunk(pa>>storeShift, r, off, off+l)
 		}
 		pa += l
 	}
 }
 
-func (m *PhysMem) clearInChunk(k uint64, c *storeChunk, lo, hi uint64) {
+func (m *PhysMem) clearInChunk(k uint64, r chunkRef, lo, hi uint64) {
+	c := r.c
 	clearBits(c.known[:], lo, hi)
-	clearBits(c.learned[:], lo, hi)
+	if r.learned != nil {
+		clearBits(r.learned[:], lo, hi)
+	}
 	clear(c.data[lo:hi])
 	for _, w := range c.known {
 		if w != 0 {
@@ -737,16 +809,57 @@ func bitRange(lo, hi uint64, fn func(w uint64, mask uint64)) {
 	}
 }
 
+// setBits, clearBits and countBits work on bits [lo, hi) of words a word
+// at a time: every write and read of memory runs them on its range, so
+// the whole words in the middle take one store or popcount each.
 func setBits(words []uint64, lo, hi uint64) {
-	bitRange(lo, hi, func(w, mask uint64) { words[w] |= mask })
+	if lo >= hi {
+		return
+	}
+	lw, hw, lm, hm := wordMasks(lo, hi)
+	if lw == hw {
+		words[lw] |= lm & hm
+		return
+	}
+	words[lw] |= lm
+	for w := lw + 1; w < hw; w++ {
+		words[w] = ^uint64(0)
+	}
+	words[hw] |= hm
 }
 
 func clearBits(words []uint64, lo, hi uint64) {
-	bitRange(lo, hi, func(w, mask uint64) { words[w] &^= mask })
+	if lo >= hi {
+		return
+	}
+	lw, hw, lm, hm := wordMasks(lo, hi)
+	if lw == hw {
+		words[lw] &^= lm & hm
+		return
+	}
+	words[lw] &^= lm
+	clear(words[lw+1 : hw])
+	words[hw] &^= hm
 }
 
 func countBits(words []uint64, lo, hi uint64) int {
-	n := 0
-	bitRange(lo, hi, func(w, mask uint64) { n += bits.OnesCount64(words[w] & mask) })
+	if lo >= hi {
+		return 0
+	}
+	lw, hw, lm, hm := wordMasks(lo, hi)
+	if lw == hw {
+		return bits.OnesCount64(words[lw] & lm & hm)
+	}
+	n := bits.OnesCount64(words[lw]&lm) + bits.OnesCount64(words[hw]&hm)
+	for _, w := range words[lw+1 : hw] {
+		n += bits.OnesCount64(w)
+	}
 	return n
+}
+
+// wordMasks returns the first and last word of bits [lo, hi) (lo < hi)
+// and the masks of the range's bits in them.
+func wordMasks(lo, hi uint64) (lw, hw, lm, hm uint64) {
+	lw, hw = lo>>6, (hi-1)>>6
+	return lw, hw, ^uint64(0) << (lo & 63), ^uint64(0) >> (63 - (hi-1)&63)
 }

@@ -89,27 +89,25 @@ func (s *ReadSeries) Fill(off uint64, data []byte, known []bool) int {
 
 // FillLearned writes into learned which of the READ's bytes [off,
 // off+len(learned)) the model only learned from an earlier response (see
-// Response.Learned) and returns how many.
-func (s *ReadSeries) FillLearned(off uint64, learned []bool) int {
+// Response.Learned) and reports whether any is.
+func (s *ReadSeries) FillLearned(off uint64, learned []bool) bool {
 	clear(learned)
 	end := off + uint64(len(learned))
 	i, _ := slices.BinarySearchFunc(s.Pieces, off, func(p ReadPiece, off uint64) int {
 		return cmp.Compare(p.Off+uint64(len(p.Data)), off+1)
 	})
-	n := 0
+	any := false
 	for ; i < len(s.Pieces) && s.Pieces[i].Off < end; i++ {
 		p := &s.Pieces[i]
-		if p.Learned == nil {
+		lo, hi := max(off, p.Off), min(end, p.Off+uint64(len(p.Data)))
+		if p.Learned == nil || lo >= hi {
 			continue
 		}
-		for j := max(off, p.Off); j < min(end, p.Off+uint64(len(p.Data))); j++ {
-			if p.Learned[j-p.Off] {
-				learned[j-off] = true
-				n++
-			}
-		}
+		src := p.Learned[lo-p.Off : hi-p.Off]
+		copy(learned[lo-off:hi-off], src)
+		any = any || slices.Contains(src, true)
 	}
-	return n
+	return any
 }
 
 // readSeries answers a READ of n > Options.ReadSeriesAt responses with one
@@ -131,18 +129,15 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 		m.fault(&m.res, err)
 		m.spans = m.spans[:0]
 		for _, sg := range m.segs {
-			m.mem.touched(sg.PA, sg.Len, func(pa uint64, c *storeChunk, lo, hi uint64) {
-				start := len(m.arena)
-				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: c.soft})
+			m.mem.touched(sg.PA, sg.Len, func(pa uint64, r chunkRef, lo, hi uint64) {
+				c, start := r.c, len(m.arena)
+				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: r.learned != nil})
 				m.arena = append(m.arena, c.data[lo:hi]...)
 				for b := lo; b < hi; b++ {
 					m.known = append(m.known, c.known[b>>6]>>(b&63)&1 != 0)
 				}
-				if c.soft {
-					l := m.learnedMask(start, int(hi-lo))
-					for b := lo; b < hi; b++ {
-						l[b-lo] = c.learned[b>>6]>>(b&63)&1 != 0
-					}
+				if r.learned != nil {
+					knownBits(m.learnedMask(start, int(hi-lo)), r.learned[:], lo)
 				}
 			})
 		}
@@ -171,19 +166,19 @@ type pieceSpan struct {
 // the chunk's physical address and the overlapping bytes [lo, hi) of it,
 // visiting either the range's chunks or the stored ones, whichever are
 // fewer: a READ of 2 GiB of memory the capture never wrote costs little.
-func (m *PhysMem) touched(pa, n uint64, fn func(pa uint64, c *storeChunk, lo, hi uint64)) {
+func (m *PhysMem) touched(pa, n uint64, fn func(pa uint64, r chunkRef, lo, hi uint64)) {
 	end := pa + n
 	if n/storeSize > uint64(len(m.chunks)) {
-		for k, c := range m.chunks {
+		for k, r := range m.chunks {
 			if lo := k << storeShift; lo < end && lo+storeSize > pa {
-				fn(lo, c, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
+				fn(lo, r, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
 			}
 		}
 		return
 	}
 	for a := pa &^ storeMask; a < end; a += storeSize {
-		if c := m.chunks[a>>storeShift]; c != nil {
-			fn(a, c, max(a, pa)-a, min(a+storeSize, end)-a)
+		if r := m.chunks[a>>storeShift]; r.c != nil {
+			fn(a, r, max(a, pa)-a, min(a+storeSize, end)-a)
 		}
 	}
 }

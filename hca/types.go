@@ -165,11 +165,15 @@ type Response struct {
 	// there are none, says which of the known bytes the model only learned
 	// from an earlier response (MTT.Learn) rather than from the requests
 	// that wrote them: an expectation, which the memory's owner may have
-	// changed since. All three are owned by the model and valid until the
-	// next Receive.
+	// changed since. All three are owned by the model, read-only, and
+	// valid until the next Receive.
 	Payload []byte
 	Known   []bool
 	Learned []bool
+	// AllLearned: every byte of Payload is learned (Learned is all true),
+	// so a consumer need not look at the mask: memory read again that
+	// only earlier responses showed.
+	AllLearned bool
 	// Series, when not nil, makes this Response (READ RESPONSE First,
 	// without Payload) stand for all the responses of a long READ
 	// (Options.ReadSeriesAt).
