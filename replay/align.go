@@ -78,7 +78,8 @@ type pending struct {
 	payload     []byte
 	known       []bool // which payload bytes the model knows; empty when allKnown
 	allKnown    bool
-	learned     []bool // which known bytes are only learned (hca.Response.Learned); empty when none
+	learned     []bool // which known bytes are only learned (hca.Response.Learned); empty when none or all
+	allLearned  bool   // every byte is only learned
 	hasPayload  bool
 	// learnable: the model did not know all of the response (READ data
 	// or an ATOMIC's original value), so the captured one can teach it
@@ -153,10 +154,10 @@ func (e *pending) load() {
 	if e.allKnown {
 		e.known = e.known[:0]
 	}
-	e.learned = e.learned[:0]
+	e.learned, e.allLearned = e.learned[:0], false
 	if len(e.pieceLearned) > 0 {
 		e.learned = append(e.learned, make([]bool, n)...)
-		if s.FillLearned(off, e.learned) == 0 {
+		if !s.FillLearned(off, e.learned) {
 			e.learned = e.learned[:0]
 		}
 	}
@@ -202,9 +203,13 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 			e.known = append(e.known, true)
 		}
 	}
-	e.learned = e.learned[:0]
-	if m.Learned != nil {
-		e.learned = append(e.learned, m.Learned[:min(len(m.Learned), len(m.Payload))]...)
+	e.learned, e.allLearned = e.learned[:0], false
+	switch learned := m.Learned[:min(len(m.Learned), len(m.Payload))]; {
+	case len(learned) == 0:
+	case m.AllLearned, len(learned) == len(m.Payload) && allTrue(learned):
+		e.allLearned = true // memory read again: no mask to copy
+	default:
+		e.learned = append(e.learned, learned...)
 		for len(e.learned) < len(e.payload) {
 			e.learned = append(e.learned, false)
 		}
@@ -224,7 +229,7 @@ func (e *pending) knows(i int) bool { return e.allKnown || e.known[i] }
 
 // soft reports whether the model only learned payload byte i from an
 // earlier response: what it expects there, not what a request wrote.
-func (e *pending) soft(i int) bool { return len(e.learned) > 0 && e.learned[i] }
+func (e *pending) soft(i int) bool { return e.allLearned || len(e.learned) > 0 && e.learned[i] }
 
 // ring is a FIFO of pending responses. Slots keep their payload buffers
 // when reused, so a steady stream allocates nothing.
@@ -667,8 +672,12 @@ func (r *Replayer) compareData(s *session, e *pending, p *decode.Packet) {
 	n := min(len(got), len(e.payload))
 	// Bytes written by the capture's requests that differ are a
 	// divergence; bytes only learned from an earlier response that
-	// differ are the responder's memory changing (a note).
+	// differ are the responder's memory changing (a note). Memory the
+	// model knows nothing of (a first READ of it) has no byte to compare.
 	first, count, softFirst, softCount := -1, 0, -1, 0
+	if !e.allKnown && !anyTrue(e.known) {
+		n = 0
+	}
 	for i := 0; i < n; i++ {
 		if got[i] != e.payload[i] && e.knows(i) {
 			if e.soft(i) {

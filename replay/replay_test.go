@@ -588,6 +588,20 @@ func TestAllTrue(t *testing.T) {
 	if allTrue(b) {
 		t.Error("last false")
 	}
+	// anyTrue: every position and length, one true or none.
+	for n := 0; n <= 40; n++ {
+		c := make([]bool, n)
+		if anyTrue(c) {
+			t.Fatalf("anyTrue of %d false", n)
+		}
+		for i := range c {
+			c[i] = true
+			if !anyTrue(c) {
+				t.Fatalf("anyTrue of %d with %d true", n, i)
+			}
+			c[i] = false
+		}
+	}
 }
 
 // TestUnsolicitedACKs: a captured ACK no model response waits for is
