@@ -113,21 +113,29 @@ func TestObserveLearnedIsAnExpectation(t *testing.T) {
 	if string(x.Payload) != "rdmaWWab" || !slices.Equal(x.Learned, []bool{T, T, T, T, F, F, T, T}) {
 		t.Fatalf("READ after Observe: %q learned %v; want the WRITE's bytes written, the rest learned", x.Payload, x.Learned)
 	}
+	if x.AllLearned {
+		t.Error("AllLearned on a READ of written and learned bytes")
+	}
+	// A READ of learned bytes only: the shared all-true mask.
+	y := m.feed(req{op: decode.OpReadRequest, psn: 103, va: va, rkey: mrKey, dmaLen: 4}).Responses[0]
+	if !y.AllLearned || !slices.Equal(y.Learned, []bool{T, T, T, T}) {
+		t.Fatalf("READ of learned bytes only: AllLearned %v, learned %v", y.AllLearned, y.Learned)
+	}
 	// The responder's CPU wrote its buffer: the next READ response shows
 	// new bytes, which replace the learned ones, not the written ones.
 	observeRead(m, 102, []byte("RDMA-1CD"))
-	x = m.feed(req{op: decode.OpReadRequest, psn: 103, va: va, rkey: mrKey, dmaLen: 8}).Responses[0]
+	x = m.feed(req{op: decode.OpReadRequest, psn: 104, va: va, rkey: mrKey, dmaLen: 8}).Responses[0]
 	if string(x.Payload) != "RDMAWWCD" {
 		t.Fatalf("READ after a second Observe: %q, want the new learned bytes around the written ones", x.Payload)
 	}
 	// A WRITE makes bytes a fact: no Learned mask when all are written.
-	m.feed(req{op: decode.OpWriteOnly, psn: 104, va: va, rkey: mrKey, dmaLen: 8, payload: []byte("12345678")})
-	x = m.feed(req{op: decode.OpReadRequest, psn: 105, va: va, rkey: mrKey, dmaLen: 8}).Responses[0]
+	m.feed(req{op: decode.OpWriteOnly, psn: 105, va: va, rkey: mrKey, dmaLen: 8, payload: []byte("12345678")})
+	x = m.feed(req{op: decode.OpReadRequest, psn: 106, va: va, rkey: mrKey, dmaLen: 8}).Responses[0]
 	if string(x.Payload) != "12345678" || x.Learned != nil {
 		t.Fatalf("READ after a WRITE: %q learned %v", x.Payload, x.Learned)
 	}
 	// A READ of memory written only: no Learned mask at all.
-	x = m.feed(req{op: decode.OpReadRequest, psn: 106, va: va + 4, rkey: mrKey, dmaLen: 2}).Responses[0]
+	x = m.feed(req{op: decode.OpReadRequest, psn: 107, va: va + 4, rkey: mrKey, dmaLen: 2}).Responses[0]
 	if x.Learned != nil {
 		t.Fatalf("READ of written bytes: learned %v", x.Learned)
 	}
