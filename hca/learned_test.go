@@ -256,4 +256,55 @@ func TestBitHelpers(t *testing.T) {
 			}
 		}
 	}
+	// wordSpan: the 64-byte words of a chunk's bytes [lo, hi).
+	for lo := uint64(0); lo < storeSize; lo += 61 {
+		for hi := lo + 1; hi <= storeSize; hi += 67 {
+			var want uint64
+			for b := lo; b < hi; b++ {
+				want |= 1 << (b >> 6)
+			}
+			if got := wordSpan(lo, hi); got != want {
+				t.Fatalf("wordSpan(%d, %d) = %#x, want %#x", lo, hi, got, want)
+			}
+		}
+	}
+	if wordSpan(0, storeSize) != ^uint64(0) || wordSpan(4095, 4096) != 1<<63 {
+		t.Fatal("wordSpan of the whole chunk or its last byte")
+	}
+}
+
+// TestLearnedSummary: the chunk's summary of words that may hold learned
+// bytes follows Learn and Write, so reads and writes elsewhere in the
+// chunk never look at the learned bits.
+func TestLearnedSummary(t *testing.T) {
+	mtt := testMTT(t)
+	const va = 0x10100
+	ref := func() chunkRef {
+		pa, _ := mtt.Translate(va)
+		return mtt.mem.chunks[pa>>storeShift]
+	}
+	if err := mtt.Write(va, make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if r := ref(); r.learned != nil || r.sum != 0 {
+		t.Fatalf("written only: %+v", r)
+	}
+	if err := mtt.Learn(va+64, bytes.Repeat([]byte{7}, 128)); err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := mtt.Translate(va)
+	first := (pa & storeMask) >> 6
+	if r := ref(); r.sum != 3<<(first+1) {
+		t.Fatalf("learned 2 words: sum %#x, want %#x", r.sum, uint64(3)<<(first+1))
+	}
+	// Writing one of the two words makes it a fact: its bit goes.
+	if err := mtt.Write(va+64, make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if r := ref(); r.sum != 1<<(first+2) {
+		t.Fatalf("one learned word left: sum %#x", r.sum)
+	}
+	if _, nl, _ := mtt.ReadState(va, make([]byte, 256), nil, nil); nl != 64 {
+		t.Fatalf("%d learned bytes, want 64", nl)
+	}
 }

@@ -131,12 +131,13 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 		for _, sg := range m.segs {
 			m.mem.touched(sg.PA, sg.Len, func(pa uint64, r chunkRef, lo, hi uint64) {
 				c, start := r.c, len(m.arena)
-				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: r.learned != nil})
+				soft := r.sum&wordSpan(lo, hi) != 0
+				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: soft})
 				m.arena = append(m.arena, c.data[lo:hi]...)
 				for b := lo; b < hi; b++ {
 					m.known = append(m.known, c.known[b>>6]>>(b&63)&1 != 0)
 				}
-				if r.learned != nil {
+				if soft {
 					knownBits(m.learnedMask(start, int(hi-lo)), r.learned[:], lo)
 				}
 			})
