@@ -267,12 +267,12 @@ var fates = [numOutcomes]struct{ rc, uc, ud fate }{
 	outSeqNoFirst:     {rc: nakFate(decode.NakInvalidRequest), uc: dropFate(DropUCGap)},
 	outSeqInterrupted: {rc: nakFate(decode.NakInvalidRequest), uc: fate{do: doLoseMsg}},
 	outQPAccess: {rc: fate{do: doNAK, code: decode.NakRemoteAccessError, rxeCode: decode.NakInvalidRequest},
-		uc: dropFate(DropUCGap)},
+		uc: dropFate(DropQPAccess)},
 	outQKey:        {ud: dropFate(DropQKey)},
 	outNoRdAtomic:  {rc: nakFate(decode.NakInvalidRequest)},
 	outNoReceive:   {fate{do: doRNRNAK}, dropFate(DropNoReceive), dropFate(DropNoReceive)},
 	outLength:      {nakFate(decode.NakInvalidRequest), dropFate(DropLength), dropFate(DropLength)},
-	outRKey:        {rc: nakFate(decode.NakRemoteAccessError), uc: dropFate(DropUCGap)},
+	outRKey:        {rc: nakFate(decode.NakRemoteAccessError), uc: dropFate(DropRKey)},
 	outMisaligned:  {rc: nakFate(decode.NakInvalidRequest)},
 	outWriteLength: {rc: nakFate(decode.NakInvalidRequest), uc: dropFate(DropLength)},
 	outRecvTooShort: {rc: fate{do: doNAK, code: decode.NakInvalidRequest, rxeCode: decode.NakRemoteOperational,
@@ -325,6 +325,7 @@ func (m *Model) fail(qp *QP, rq *request, o outcome) bool {
 	case doLoseMsg:
 		qp.inMsg = false
 		if rq.is(decode.PropStart) {
+			rq.why = "" // the new message goes on: what was lost is not its reason for anything
 			return true
 		}
 		m.res.Drop = DropUCGap
@@ -333,16 +334,16 @@ func (m *Model) fail(qp *QP, rq *request, o outcome) bool {
 		m.res.Drop = f.drop
 	case doACKError:
 		qp.MSN = (qp.MSN + 1) & msnMask
-		if rq.p.BTH.AckReq {
-			m.ack(qp, rq.psn)
-			m.completeRequester(qp, rq.psn, WCSuccess, false)
-		}
+		m.acked(qp, rq, true)
 		qp.State = QPError
 	default:
 		// No check returns an outcome its transport has no fate for; if
 		// one did, the request is dropped and the model's bug counted.
 		m.fault(&m.res, fmt.Errorf("%s QP %#06x: check outcome %s has no fate", qp.Type, qp.QPN, o))
 		m.res.Drop = DropNotRequest
+	}
+	if m.res.Drop != DropNone {
+		m.res.Why = rq.why
 	}
 	return false
 }

@@ -158,6 +158,7 @@ func TestUCAndUDRules(t *testing.T) {
 		edit  func(*Config)
 		steps []step
 		check Verdict // Result.Check of the last step, when not VerdictNone
+		why   string  // in the first step's Result.Why, when not ""
 	}{
 		{name: "a FIRST shorter than the MTU is dropped, and the rest of its message",
 			steps: []step{{w(decode.OpWriteFirst, 100, 1000), DropLength, false},
@@ -175,12 +176,24 @@ func TestUCAndUDRules(t *testing.T) {
 		{name: "a WRITE with immediate and no receive posted is dropped before it writes",
 			edit:  func(c *Config) { c.QPs[3].HasRecv = true },
 			steps: []step{{req{op: decode.OpWriteOnlyImm, qpn: uc, psn: 100, va: mrVA, rkey: mrKey, dmaLen: 4, payload: bytesN(4, 0)}, DropNoReceive, false}}},
-		{name: "a QP without REMOTE_WRITE drops the WRITE and says why in Check",
+		{name: "a QP without REMOTE_WRITE drops the WRITE and says why",
 			edit:  func(c *Config) { c.QPs[3].Access = 0 },
-			steps: []step{{w(decode.OpWriteOnly, 100, 8), DropUCGap, false}}, check: VerdictQPAccess},
-		{name: "a bad rkey drops the message",
-			steps: []step{{req{op: decode.OpWriteFirst, qpn: uc, psn: 100, va: mrVA, rkey: 0xbad00, dmaLen: 2048, payload: bytesN(1024, 0)}, DropUCGap, false},
-				{w(decode.OpWriteLast, 101, 1024), DropUCGap, false}}},
+			steps: []step{{w(decode.OpWriteOnly, 100, 8), DropQPAccess, false}}, check: VerdictQPAccess,
+			why: "QP 0x000014 lacks REMOTE_WRITE"},
+		{name: "a bad rkey drops the message and says why",
+			steps: []step{{req{op: decode.OpWriteFirst, qpn: uc, psn: 100, va: mrVA, rkey: 0xbad00, dmaLen: 2048, payload: bytesN(1024, 0)}, DropRKey, false},
+				{w(decode.OpWriteLast, 101, 1024), DropUCGap, false}},
+			why: "rkey 0x000bad00: no MR or MW has rkey 0x000bad00"},
+		{name: "a WRITE out of bounds drops the message and says by how much",
+			steps: []step{{req{op: decode.OpWriteOnly, qpn: uc, psn: 100, va: mrVA + 8192 - 4, rkey: mrKey, dmaLen: 8, payload: bytesN(8, 0)}, DropRKey, false}},
+			check: VerdictOutOfBounds, why: "out of bounds by 4 bytes"},
+		{name: "a WRITE into another PD's MR drops the message and says so",
+			steps: []step{{req{op: decode.OpWriteOnly, qpn: uc, psn: 100, va: 0x80000, rkey: pd2Key, dmaLen: 8, payload: bytesN(8, 0)}, DropRKey, false}},
+			check: VerdictPDMismatch, why: "another protection domain"},
+		{name: "a PSN gap names the PSNs; the FIRST after it goes on without a reason",
+			steps: []step{{w(decode.OpWriteMiddle, 105, 1024), DropUCGap, false},
+				{w(decode.OpWriteFirst, 106, 1024), DropNone, true}},
+			why: "is ahead of the expected PSN"},
 		{name: "UD: a SEND with no receive posted is dropped",
 			edit:  func(c *Config) { c.QPs[4].HasRecv = true },
 			steps: []step{{req{op: decode.OpSendOnly, qpn: ud, psn: 1, qkey: 0x11, payload: bytesN(4, 0)}, DropNoReceive, false}}},
@@ -196,6 +209,12 @@ func TestUCAndUDRules(t *testing.T) {
 				if res.Drop != s.drop || res.Executed != s.exec || len(res.Responses) != 0 {
 					t.Errorf("step %d (%s): drop %q executed %v responses %d, want drop %q executed %v and no response",
 						i, decode.Opcode(s.r.op), res.Drop, res.Executed, len(res.Responses), s.drop, s.exec)
+				}
+				switch {
+				case i == 0 && !strings.Contains(res.Why, tc.why):
+					t.Errorf("step 0: Why %q, want it to say %q", res.Why, tc.why)
+				case s.drop == DropNone && res.Why != "":
+					t.Errorf("step %d: executed, yet Why %q", i, res.Why)
 				}
 			}
 			if res.Check.Verdict != tc.check && tc.check != VerdictNone {

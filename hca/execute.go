@@ -49,8 +49,8 @@ func (m *Model) delivered(qp *QP, rq *request) (last bool) {
 	m.accept(qp, 1)
 	if !rq.is(decode.PropEnd) {
 		qp.inMsg = true
-		if qp.reliable() && rq.p.BTH.AckReq {
-			m.ack(qp, rq.psn)
+		if qp.reliable() {
+			m.acked(qp, rq, false)
 		}
 		return false
 	}
@@ -62,9 +62,8 @@ func (m *Model) delivered(qp *QP, rq *request) (last bool) {
 // RC and XRC it is acknowledged when the last packet asks for it.
 func (m *Model) finishMsg(qp *QP, rq *request) {
 	qp.MSN = (qp.MSN + 1) & msnMask
-	if qp.reliable() && rq.p.BTH.AckReq {
-		m.ack(qp, rq.psn)
-		m.completeRequester(qp, rq.psn, WCSuccess, false)
+	if qp.reliable() {
+		m.acked(qp, rq, true)
 	}
 }
 
@@ -206,8 +205,17 @@ func (m *Model) readResponses(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, l
 			m.known = append(m.known, make([]bool, chunk)...)
 			data, known := m.arena[start:start+int(chunk)], m.known[start:start+int(chunk)]
 			m.translate(qp.QPN, rkey, mr.MTT, va, chunk)
-			if _, err := mr.MTT.Read(va, data, known); err != nil {
+			switch _, nLearned, err := mr.MTT.readState(va, data, known, nil); {
+			case err != nil:
 				clear(known) // nothing the model cannot read is compared
+			case nLearned == int(chunk) && chunk <= uint64(len(allLearned)):
+				// Memory read again that only responses showed: no mask
+				// to build.
+				r.Learned, r.AllLearned = allLearned[:chunk:chunk], true
+			case nLearned > 0:
+				// Learned and written bytes mixed: which are which.
+				r.Learned = m.learnedMask(start, int(chunk))
+				mr.MTT.readState(va, data, known, r.Learned) // the range read a moment ago
 			}
 			r.Payload, r.Known = data, known
 		}
@@ -219,6 +227,17 @@ func (m *Model) readResponses(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, l
 	m.fixPayloads()
 }
 
+// learnedMask returns the learned mask of arena bytes [start, start+n),
+// growing m.learned (which stays shorter than the arena until a response
+// has learned bytes) to cover them.
+func (m *Model) learnedMask(start, n int) []bool {
+	if len(m.learned) < start {
+		m.learned = append(m.learned, make([]bool, start-len(m.learned))...)
+	}
+	m.learned = append(m.learned[:start], make([]bool, n)...)
+	return m.learned[start : start+n]
+}
+
 // executeAtomic carries out a CMP_SWAP or FETCH_ADD on the 8 bytes
 // checkRKey found, answers the original value and keeps it for a
 // duplicate (RC, XRC).
@@ -227,23 +246,20 @@ func (m *Model) executeAtomic(qp *QP, rq *request) {
 	va, rkey := rq.acc.VA, rq.acc.RKey
 	fetchAdd := rq.op.Op() == decode.OpFetchAdd // the one thing the opcode table does not tell apart
 	m.translate(qp.QPN, rkey, rq.mr.MTT, va, 8)
-	var orig uint64
-	var known bool
-	var err error
-	// checkRKey found the 8 bytes aligned and inside the MR.
+	op := compareSwap(a.CompareData, a.SwapAddData)
 	if fetchAdd {
-		orig, known, err = rq.mr.MTT.FetchAdd(va, a.SwapAddData)
-	} else {
-		orig, known, err = rq.mr.MTT.CompareSwap(va, a.CompareData, a.SwapAddData)
+		op = func(v uint64) uint64 { return v + a.SwapAddData }
 	}
+	// checkRKey found the 8 bytes aligned and inside the MR.
+	orig, known, learned, err := rq.mr.MTT.atomic(va, op)
 	m.fault(&m.res, err)
 	m.accept(qp, 1)
 	qp.MSN = (qp.MSN + 1) & msnMask
 	res := qp.newRes()
 	*res = rdRes{used: true, atomic: true, first: rq.psn, n: 1, va: va, length: 8, rkey: rkey,
-		orig: orig, origKnown: known, msn: qp.MSN, fetchAdd: fetchAdd, swapAdd: a.SwapAddData, compare: a.CompareData}
+		orig: orig, origKnown: known, origLearned: learned, msn: qp.MSN, fetchAdd: fetchAdd, swapAdd: a.SwapAddData, compare: a.CompareData}
 	r := m.respond(qp, decode.OpAtomicAcknowledge, rq.psn, synACK, true, "")
-	r.AtomicOrig, r.AtomicKnown = orig, known
+	r.AtomicOrig, r.AtomicKnown, r.AtomicLearned = orig, known, learned
 	m.completeRequester(qp, rq.psn, WCSuccess, false)
 }
 
@@ -283,7 +299,7 @@ func (m *Model) duplicate(qp *QP, rq *request) {
 				qp.MSN = res.msn
 				r := m.respond(qp, decode.OpAtomicAcknowledge, psn, synACK, true, "")
 				qp.MSN = save
-				r.AtomicOrig, r.AtomicKnown, r.Duplicate = res.orig, res.origKnown, true
+				r.AtomicOrig, r.AtomicKnown, r.AtomicLearned, r.Duplicate = res.orig, res.origKnown, res.origLearned, true
 				return
 			}
 		}
@@ -338,6 +354,9 @@ func (m *Model) fixPayloads() {
 		r := &m.res.Responses[i]
 		if n := len(r.Payload); n > 0 {
 			r.Payload, r.Known = m.arena[off:off+n], m.known[off:off+n]
+			if r.Learned != nil && &r.Learned[0] != &allLearned[0] {
+				r.Learned = m.learned[off : off+n]
+			}
 			off += n
 		}
 	}

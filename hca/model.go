@@ -143,10 +143,11 @@ type Model struct {
 	qpOrd []*QP
 
 	// Per-Receive state, reused.
-	res   Result
-	arena []byte // READ response data
-	known []bool // which arena bytes are known
-	frame int    // the frame being received
+	res     Result
+	arena   []byte // READ response data
+	known   []bool // which arena bytes are known
+	learned []bool // which arena bytes are learned; shorter than arena: grown only when a response has some
+	frame   int    // the frame being received
 	// A long READ's responses (readSeries).
 	readSeriesAt int
 	series       ReadSeries
@@ -157,9 +158,6 @@ type Model struct {
 
 	faults     int // errors of the emulated memory after the checks (fault)
 	firstFault error
-
-	learnBuf   []byte // Observe's scratch
-	learnKnown []bool
 }
 
 // NewModel builds the model of the responder c describes: every MR is

@@ -8,11 +8,14 @@ import (
 
 // Observe shows the model a response the real responder sent, so it can
 // learn memory it did not know: the bytes of a READ response where the
-// model's memory is unknown (never written in the capture), and the
-// original value of an ATOMIC on unknown memory (and so the value the
-// ATOMIC left behind). Bytes the model knows are never overwritten: a
-// READ response that disagrees with them stays a divergence. Call it after
-// comparing the response with the model's own.
+// model's memory is unknown (never written in the capture) or only
+// learned before, and the original value of an ATOMIC on such memory
+// (and so the value the ATOMIC left behind). What it learns is an
+// expectation, not a fact (MTT.Learn): the responder's CPU owns its
+// memory and may change it between two READs, so a later response that
+// disagrees replaces it. Bytes requests of the capture wrote are never
+// overwritten: a READ response that disagrees with them stays a
+// divergence. Call it after comparing the response with the model's own.
 func (m *Model) Observe(p *decode.Packet) {
 	if p.Has&decode.HdrBTH == 0 || p.Flags&decode.FlagTruncated != 0 || p.ICRCStatus == decode.CRCBad {
 		return
@@ -34,8 +37,9 @@ func (m *Model) Observe(p *decode.Packet) {
 				return
 			}
 			data := p.Payload[:min(uint64(len(p.Payload)), r.length-off)]
-			if mr := m.keyMR(r.rkey); mr != nil && mr.State != KeyFree {
-				m.learn(mr.MTT, r.va+off, data)
+			if mr := m.keyMR(r.rkey); mr != nil && mr.State != KeyFree && len(data) > 0 {
+				// Inside the MR: the READ's range passed checkRKey.
+				m.fault(nil, mr.MTT.Learn(r.va+off, data))
 			}
 			return
 		}
@@ -45,7 +49,7 @@ func (m *Model) Observe(p *decode.Packet) {
 		}
 		for i := range qp.res {
 			r := &qp.res[i]
-			if !r.used || !r.atomic || r.first != psn || r.origKnown || r.learned {
+			if !r.used || !r.atomic || r.first != psn || r.origKnown && !r.origLearned || r.learned {
 				continue
 			}
 			r.learned = true
@@ -54,53 +58,31 @@ func (m *Model) Observe(p *decode.Packet) {
 				return
 			}
 			orig := p.AtomicAckETH.OrigRemData
-			after := orig
+			after, wrote := orig, true
 			switch {
 			case r.fetchAdd:
 				after = orig + r.swapAdd
 			case orig == r.compare:
 				after = r.swapAdd
+			default:
+				wrote = false // a compare that failed only showed the value
 			}
-			// Only if the 8 bytes are still unknown: a later request may
-			// have written them already.
+			// Only if no request wrote the 8 bytes since (they are
+			// unknown, or learned, as the model's own ATOMIC on learned
+			// memory left them).
 			var b [8]byte
-			var k [8]bool
-			if n, err := mr.MTT.Read(r.va, b[:], k[:]); err == nil && n == 0 {
+			if nKnown, nLearned, err := mr.MTT.ReadState(r.va, b[:], nil, nil); err == nil && nKnown == nLearned {
 				binary.LittleEndian.PutUint64(b[:], after)
-				// The Read of the same 8 bytes just succeeded.
-				m.fault(nil, mr.MTT.Write(r.va, b[:]))
+				// The read of the same 8 bytes just succeeded. What the
+				// ATOMIC wrote is a fact, what it only showed is learned.
+				if wrote {
+					m.fault(nil, mr.MTT.Write(r.va, b[:]))
+				} else {
+					m.fault(nil, mr.MTT.Learn(r.va, b[:]))
+				}
 			}
 			return
 		}
-	}
-}
-
-// learn writes data at va where the MTT's bytes are unknown.
-func (m *Model) learn(t *MTT, va uint64, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	if cap(m.learnKnown) < len(data) {
-		m.learnKnown = make([]bool, len(data))
-		m.learnBuf = make([]byte, len(data))
-	}
-	known := m.learnKnown[:len(data)]
-	n, err := t.Read(va, m.learnBuf[:len(data)], known)
-	if err != nil || n == len(data) {
-		return
-	}
-	for i := 0; i < len(data); {
-		if known[i] {
-			i++
-			continue
-		}
-		j := i
-		for j < len(data) && !known[j] {
-			j++
-		}
-		// Inside the range the Read above accepted.
-		m.fault(nil, t.Write(va+uint64(i), data[i:j]))
-		i = j
 	}
 }
 

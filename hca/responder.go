@@ -69,20 +69,21 @@ type QP struct {
 
 // rdRes is a READ or ATOMIC the responder executed, kept for duplicates.
 type rdRes struct {
-	used      bool
-	atomic    bool
-	first     decode.PSN // first PSN
-	n         uint32     // PSNs used
-	va        uint64
-	length    uint64
-	rkey      uint32
-	orig      uint64
-	origKnown bool
-	msn       uint32
-	fetchAdd  bool   // ATOMIC: FETCH_ADD, else CMP_SWAP
-	swapAdd   uint64 // ATOMIC: swap or add operand
-	compare   uint64 // CMP_SWAP: compare operand
-	learned   bool   // Observe took the original value from the wire
+	used        bool
+	atomic      bool
+	first       decode.PSN // first PSN
+	n           uint32     // PSNs used
+	va          uint64
+	length      uint64
+	rkey        uint32
+	orig        uint64
+	origKnown   bool
+	origLearned bool // the original value came from learned bytes (MTT.Learn)
+	msn         uint32
+	fetchAdd    bool   // ATOMIC: FETCH_ADD, else CMP_SWAP
+	swapAdd     uint64 // ATOMIC: swap or add operand
+	compare     uint64 // CMP_SWAP: compare operand
+	learned     bool   // Observe took the original value from the wire
 }
 
 // pending is a requester message the model has not completed.
@@ -179,9 +180,10 @@ func (m *Model) Receive(p *decode.Packet, ts time.Time) *Result {
 	r := &m.res
 	r.Responses = r.Responses[:0]
 	r.Completions = r.Completions[:0]
-	r.Drop, r.Check, r.Executed, r.Fault = DropNone, Check{}, false, nil
+	r.Drop, r.Why, r.Check, r.Executed, r.Fault, r.Ack = DropNone, "", Check{}, false, nil, AckPoint{}
 	m.arena = m.arena[:0]
 	m.known = m.known[:0]
+	m.learned = m.learned[:0]
 
 	// What the HCA looks at before the responder (rxe_rcv, hdr_check):
 	// a request, whole, with a good ICRC, to a QP of the opcode's
@@ -289,8 +291,24 @@ func (m *Model) respond(qp *QP, op decode.Opcode, psn decode.PSN, syn uint8, aet
 	return &m.res.Responses[len(m.res.Responses)-1]
 }
 
-func (m *Model) ack(qp *QP, psn decode.PSN) {
-	m.respond(qp, decode.OpAcknowledge, psn, synACK, true, "").Coalescable = true
+func (m *Model) ack(qp *QP, psn decode.PSN) *Response {
+	r := m.respond(qp, decode.OpAcknowledge, psn, synACK, true, "")
+	r.Coalescable = true
+	return r
+}
+
+// acked records what an acknowledgement of the RC or XRC SEND or WRITE
+// packet rq, which the responder executed, carries (Result.Ack) and sends
+// it when the packet asks for one. msgDone: rq ends its message, which
+// qp.MSN already counts.
+func (m *Model) acked(qp *QP, rq *request, msgDone bool) {
+	m.res.Ack = AckPoint{Valid: true, MsgDone: msgDone, PSN: rq.psn, MSN: qp.MSN}
+	if rq.p.BTH.AckReq {
+		m.ack(qp, rq.psn).InMessage = !msgDone
+		if msgDone {
+			m.completeRequester(qp, rq.psn, WCSuccess, false)
+		}
+	}
 }
 
 // nak sends a class A NAK (invalid request, remote access, remote

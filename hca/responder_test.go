@@ -452,3 +452,41 @@ func TestObserveLearnsUnknownMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestAckPoints: every RC SEND or WRITE packet the responder executes
+// says what an ACK of it would carry, asked for or not (a responder may
+// acknowledge any packet it executed); READs, ATOMICs, UC, duplicates and
+// rejected packets have none. An ACK the model sends for a FIRST or
+// MIDDLE is marked InMessage.
+func TestAckPoints(t *testing.T) {
+	m := newTestModel(t, ProfileIBTA, nil)
+	type want struct {
+		ack       AckPoint
+		responses int
+		inMessage bool
+	}
+	steps := []struct {
+		r    req
+		want want
+	}{
+		{req{op: decode.OpSendFirst, psn: 100, payload: bytesN(1024, 1)}, want{AckPoint{Valid: true, PSN: 100, MSN: 0}, 0, false}},
+		{req{op: decode.OpSendMiddle, psn: 101, ack: true, payload: bytesN(1024, 1)}, want{AckPoint{Valid: true, PSN: 101, MSN: 0}, 1, true}},
+		{req{op: decode.OpSendLast, psn: 102, payload: bytesN(4, 1)}, want{AckPoint{Valid: true, MsgDone: true, PSN: 102, MSN: 1}, 0, false}},
+		{req{op: decode.OpWriteOnly, psn: 103, ack: true, va: mrVA, rkey: mrKey, dmaLen: 4, payload: bytesN(4, 1)}, want{AckPoint{Valid: true, MsgDone: true, PSN: 103, MSN: 2}, 1, false}},
+		{req{op: decode.OpReadRequest, psn: 104, ack: true, va: mrVA, rkey: mrKey, dmaLen: 4}, want{AckPoint{}, 1, false}},
+		{req{op: decode.OpFetchAdd, psn: 105, ack: true, va: mrVA, rkey: mrKey, swap: 1}, want{AckPoint{}, 1, false}},
+		{req{op: decode.OpSendOnly, psn: 102, ack: true, payload: bytesN(4, 1)}, want{AckPoint{}, 1, false}},                                    // a duplicate: answered again, not executed
+		{req{op: decode.OpWriteOnly, qpn: 0x14, psn: 100, va: mrVA, rkey: mrKey, dmaLen: 4, payload: bytesN(4, 1)}, want{AckPoint{}, 0, false}}, // UC
+		{req{op: decode.OpSendOnly, psn: 109, ack: true, payload: bytesN(4, 1)}, want{AckPoint{}, 1, false}},                                    // PSN ahead: NAKed
+	}
+	for i, s := range steps {
+		r := m.feed(s.r)
+		if r.Ack != s.want.ack || len(r.Responses) != s.want.responses {
+			t.Errorf("step %d (%s PSN %d): Ack %+v, %d responses; want %+v, %d", i, decode.Opcode(s.r.op), s.r.psn, r.Ack, len(r.Responses), s.want.ack, s.want.responses)
+			continue
+		}
+		if len(r.Responses) == 1 && r.Responses[0].InMessage != s.want.inMessage {
+			t.Errorf("step %d: InMessage %v", i, r.Responses[0].InMessage)
+		}
+	}
+}

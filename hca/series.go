@@ -40,11 +40,14 @@ func (s *ReadSeries) Bytes() int {
 }
 
 // ReadPiece is a run of READ data the model knew: Data from byte Off of
-// the READ, Known saying which of its bytes (same length as Data).
+// the READ, Known saying which of its bytes (same length as Data), and
+// Learned (nil when none) which of the known ones the model only learned
+// from an earlier response (Response.Learned).
 type ReadPiece struct {
-	Off   uint64
-	Data  []byte
-	Known []bool
+	Off     uint64
+	Data    []byte
+	Known   []bool
+	Learned []bool
 }
 
 // Response returns the opcode, whether it has an AETH (the first's
@@ -84,6 +87,29 @@ func (s *ReadSeries) Fill(off uint64, data []byte, known []bool) int {
 	return n
 }
 
+// FillLearned writes into learned which of the READ's bytes [off,
+// off+len(learned)) the model only learned from an earlier response (see
+// Response.Learned) and reports whether any is.
+func (s *ReadSeries) FillLearned(off uint64, learned []bool) bool {
+	clear(learned)
+	end := off + uint64(len(learned))
+	i, _ := slices.BinarySearchFunc(s.Pieces, off, func(p ReadPiece, off uint64) int {
+		return cmp.Compare(p.Off+uint64(len(p.Data)), off+1)
+	})
+	any := false
+	for ; i < len(s.Pieces) && s.Pieces[i].Off < end; i++ {
+		p := &s.Pieces[i]
+		lo, hi := max(off, p.Off), min(end, p.Off+uint64(len(p.Data)))
+		if p.Learned == nil || lo >= hi {
+			continue
+		}
+		src := p.Learned[lo-p.Off : hi-p.Off]
+		copy(learned[lo-off:hi-off], src)
+		any = any || slices.Contains(src, true)
+	}
+	return any
+}
+
 // readSeries answers a READ of n > Options.ReadSeriesAt responses with one
 // Response carrying a ReadSeries: the bytes the MR's memory holds for
 // [va, va+length) are copied as pieces (as much memory as the capture
@@ -103,17 +129,26 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 		m.fault(&m.res, err)
 		m.spans = m.spans[:0]
 		for _, sg := range m.segs {
-			m.mem.touched(sg.PA, sg.Len, func(pa uint64, c *storeChunk, lo, hi uint64) {
-				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: len(m.arena), n: int(hi - lo)})
+			m.mem.touched(sg.PA, sg.Len, func(pa uint64, r chunkRef, lo, hi uint64) {
+				c, start := r.c, len(m.arena)
+				soft := r.sum&wordSpan(lo, hi) != 0
+				m.spans = append(m.spans, pieceSpan{off: sg.VA - va + (pa + lo - sg.PA), start: start, n: int(hi - lo), learned: soft})
 				m.arena = append(m.arena, c.data[lo:hi]...)
 				for b := lo; b < hi; b++ {
 					m.known = append(m.known, c.known[b>>6]>>(b&63)&1 != 0)
+				}
+				if soft {
+					knownBits(m.learnedMask(start, int(hi-lo)), r.learned[:], lo)
 				}
 			})
 		}
 		// The arena has stopped growing: point the pieces into it.
 		for _, sp := range m.spans {
-			s.Pieces = append(s.Pieces, ReadPiece{Off: sp.off, Data: m.arena[sp.start : sp.start+sp.n], Known: m.known[sp.start : sp.start+sp.n]})
+			p := ReadPiece{Off: sp.off, Data: m.arena[sp.start : sp.start+sp.n], Known: m.known[sp.start : sp.start+sp.n]}
+			if sp.learned {
+				p.Learned = m.learned[sp.start : sp.start+sp.n]
+			}
+			s.Pieces = append(s.Pieces, p)
 		}
 		slices.SortFunc(s.Pieces, func(a, b ReadPiece) int { return cmp.Compare(a.Off, b.Off) })
 	}
@@ -125,25 +160,26 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 type pieceSpan struct {
 	off      uint64
 	start, n int
+	learned  bool // the chunk may hold learned bytes: the piece has a Learned mask
 }
 
 // touched calls fn for every stored chunk that overlaps [pa, pa+n), with
 // the chunk's physical address and the overlapping bytes [lo, hi) of it,
 // visiting either the range's chunks or the stored ones, whichever are
 // fewer: a READ of 2 GiB of memory the capture never wrote costs little.
-func (m *PhysMem) touched(pa, n uint64, fn func(pa uint64, c *storeChunk, lo, hi uint64)) {
+func (m *PhysMem) touched(pa, n uint64, fn func(pa uint64, r chunkRef, lo, hi uint64)) {
 	end := pa + n
 	if n/storeSize > uint64(len(m.chunks)) {
-		for k, c := range m.chunks {
+		for k, r := range m.chunks {
 			if lo := k << storeShift; lo < end && lo+storeSize > pa {
-				fn(lo, c, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
+				fn(lo, r, max(lo, pa)-lo, min(lo+storeSize, end)-lo)
 			}
 		}
 		return
 	}
 	for a := pa &^ storeMask; a < end; a += storeSize {
-		if c := m.chunks[a>>storeShift]; c != nil {
-			fn(a, c, max(a, pa)-a, min(a+storeSize, end)-a)
+		if r := m.chunks[a>>storeShift]; r.c != nil {
+			fn(a, r, max(a, pa)-a, min(a+storeSize, end)-a)
 		}
 	}
 }

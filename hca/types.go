@@ -145,17 +145,35 @@ type Response struct {
 	// coalesce with a later ACK (C9-150); a later acknowledgement of the
 	// same QP covers it when it is missing.
 	Coalescable bool
+	// InMessage: an ACK of a FIRST or MIDDLE packet, whose message is not
+	// complete. Its MSN counts the messages before it; the MSN of a
+	// message not yet complete is not what acknowledging it promises, so
+	// a responder's other count there is not a rule broken.
+	InMessage bool
 
 	// AtomicOrig is the ATOMIC ACK's original value, AtomicKnown whether
-	// the model knew all 8 bytes.
-	AtomicOrig  uint64
-	AtomicKnown bool
+	// the model knew all 8 bytes, AtomicLearned whether any of them was
+	// only learned from an earlier response (MTT.Learn): then the value
+	// is what the model expects, and the responder's CPU may have changed
+	// it since.
+	AtomicOrig    uint64
+	AtomicKnown   bool
+	AtomicLearned bool
 
 	// Payload is the READ response's data and Known which of its bytes
-	// the model knows (bytes never written are unknown). Both are owned by
-	// the model and valid until the next Receive.
+	// the model knows (bytes never written are unknown). Learned, nil when
+	// there are none, says which of the known bytes the model only learned
+	// from an earlier response (MTT.Learn) rather than from the requests
+	// that wrote them: an expectation, which the memory's owner may have
+	// changed since. All three are owned by the model, read-only, and
+	// valid until the next Receive.
 	Payload []byte
 	Known   []bool
+	Learned []bool
+	// AllLearned: every byte of Payload is learned (Learned is all true),
+	// so a consumer need not look at the mask: memory read again that
+	// only earlier responses showed.
+	AllLearned bool
 	// Series, when not nil, makes this Response (READ RESPONSE First,
 	// without Payload) stand for all the responses of a long READ
 	// (Options.ReadSeriesAt).
@@ -193,6 +211,17 @@ type Completion struct {
 	SrcQP   uint32 // UD: the sender's QPN
 }
 
+// AckPoint is what an acknowledgement of one executed request packet
+// carries: its PSN and the MSN, the messages completed up to and
+// including it (MsgDone: the packet ends its message, which the MSN
+// counts).
+type AckPoint struct {
+	Valid   bool
+	MsgDone bool
+	PSN     decode.PSN
+	MSN     uint32
+}
+
 // Drop says why the model dropped a request without answering.
 type Drop uint8
 
@@ -205,7 +234,7 @@ const (
 	DropQPState            // the QP is not in RTR/RTS (never connected, or reset)
 	DropPSNOutOfOrder      // RC: out of sequence after the one PSN sequence NAK
 	DropDuplicate          // a duplicate with nothing to replay
-	DropUCGap              // UC: waiting for the next FIRST/ONLY after a gap or error
+	DropUCGap              // UC: a MIDDLE or LAST while no message is in progress (its FIRST was lost or dropped)
 	DropQKey               // UD: Q_Key mismatch
 	DropNoReceive          // UC/UD: no receive WQE posted
 	DropTooLong            // UC: message longer than the receive buffer
@@ -213,17 +242,20 @@ const (
 	DropBadCRC             // the ICRC was wrong
 	DropQPError            // the QP is in the error state after an earlier error
 	DropLength             // UC/UD: a packet's payload does not fit the MTU or what is left of the WRITE
+	DropQPAccess           // UC: the QP lacks the remote access flag the operation needs
+	DropRKey               // UC: the WRITE's rkey check failed (key, state, PD, window's QP, access, bounds)
 )
 
 var dropNames = [...]string{
 	DropNone: "", DropNotRequest: "not a request", DropUnknownQP: "unknown QP",
 	DropWrongType: "opcode transport does not match the QP type",
 	DropQPState:   "QP not ready to receive", DropPSNOutOfOrder: "out of sequence (already NAKed)",
-	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: waiting for a new message after a gap",
+	DropDuplicate: "duplicate with nothing to replay", DropUCGap: "UC: no message in progress (its FIRST was lost or dropped)",
 	DropQKey: "UD: Q_Key mismatch", DropNoReceive: "no receive posted",
 	DropTooLong: "longer than the receive buffer", DropTruncated: "truncated in the capture",
 	DropBadCRC: "ICRC error", DropQPError: "QP in the error state after an earlier error",
-	DropLength: "payload length does not fit the MTU or the WRITE's DMA length",
+	DropLength:   "payload length does not fit the MTU or the WRITE's DMA length",
+	DropQPAccess: "QP lacks the remote access flag", DropRKey: "the rkey, PD, access or bounds check failed",
 }
 
 func (d Drop) String() string {
@@ -239,12 +271,23 @@ type Result struct {
 	Responses   []Response
 	Completions []Completion
 	Drop        Drop
+	// Why says what the failing check found when the request was dropped
+	// ("rkey 0x00001234: out of bounds by 256 bytes", "QP 0x000011 lacks
+	// REMOTE_WRITE"); empty when it has nothing to add to Drop.
+	Why string
 	// Check is the MPT check of the packet's RETH, AtomicETH or IETH
 	// access (Verdict None when it carries none).
 	Check Check
 	// Executed: the request was new and was carried out (data written,
 	// read or modified; receive consumed).
 	Executed bool
+	// Ack is what an acknowledgement of this packet says, should the
+	// responder send one it was not asked for: a responder may
+	// acknowledge any RC or XRC SEND or WRITE packet it executed, AckReq
+	// or not, and one ACK may cover several (IBTA-NOTES, "More spec
+	// facts"). Valid only for such packets; the model sends an ACK only
+	// when AckReq asks for one (Responses).
+	Ack AckPoint
 	// Fault is an error of the emulated memory after the checks had
 	// accepted the access (Model.Faults); nil normally.
 	Fault error

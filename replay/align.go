@@ -14,7 +14,14 @@ type session struct {
 	*Session
 	q        ring     // model responses waiting for their captured counterparts
 	drops    dropRing // the last requests the model dropped
+	acks     ackRing  // what ACKs of the last executed SEND and WRITE packets carry
 	overflow bool     // the session that takes QPs beyond maxSessions
+	// lastPSN is the latest PSN of the requests fed (lastFrame its
+	// frame; hasLast once there is one): an acknowledgement of a later
+	// PSN acknowledges what the responder has not received.
+	lastPSN   decode.PSN
+	lastFrame int
+	hasLast   bool
 }
 
 // name returns the session's name.
@@ -61,14 +68,18 @@ type pending struct {
 	syndrome    uint8
 	mask        uint8
 	coalescable bool
+	inMessage   bool // an ACK of a FIRST or MIDDLE: the MSN is not checked
 	duplicate   bool
 	atomicKnown bool
+	atomicSoft  bool // the original value is only learned (hca.Response.AtomicLearned)
 	atomicOrig  uint64
 	why         string
 	verdict     hca.Verdict // the request's failed MPT check, if any
 	payload     []byte
 	known       []bool // which payload bytes the model knows; empty when allKnown
 	allKnown    bool
+	learned     []bool // which known bytes are only learned (hca.Response.Learned); empty when none or all
+	allLearned  bool   // every byte is only learned
 	hasPayload  bool
 	// learnable: the model did not know all of the response (READ data
 	// or an ATOMIC's original value), so the captured one can teach it
@@ -79,13 +90,14 @@ type pending struct {
 	// A long READ's responses, one entry for all (hca.ReadSeries): the
 	// fields above describe response next of the series, whose first has
 	// PSN firstPSN; pieceData and pieceKnown hold the pieces' bytes.
-	isSeries   bool
-	series     hca.ReadSeries
-	next       uint32
-	firstPSN   decode.PSN
-	firstSyn   uint8
-	pieceData  []byte
-	pieceKnown []bool
+	isSeries     bool
+	series       hca.ReadSeries
+	next         uint32
+	firstPSN     decode.PSN
+	firstSyn     uint8
+	pieceData    []byte
+	pieceKnown   []bool
+	pieceLearned []bool
 }
 
 // cost is what a model response counts against Options.MaxPendingBytes:
@@ -103,15 +115,23 @@ func (e *pending) setSeries(m *hca.Response) {
 	src := m.Series
 	e.isSeries, e.next, e.firstPSN, e.firstSyn = true, 0, m.PSN, m.Syndrome
 	e.series = hca.ReadSeries{Count: src.Count, MTU: src.MTU, Length: src.Length, HasData: src.HasData, Pieces: e.series.Pieces[:0]}
-	e.pieceData, e.pieceKnown = e.pieceData[:0], e.pieceKnown[:0]
+	e.pieceData, e.pieceKnown, e.pieceLearned = e.pieceData[:0], e.pieceKnown[:0], e.pieceLearned[:0]
 	for _, p := range src.Pieces {
 		e.pieceData = append(e.pieceData, p.Data...)
 		e.pieceKnown = append(e.pieceKnown, p.Known...)
+		if p.Learned != nil {
+			e.pieceLearned = append(e.pieceLearned, p.Learned...)
+		}
 	}
-	off := 0
+	off, loff := 0, 0
 	for _, p := range src.Pieces {
 		n := len(p.Data)
-		e.series.Pieces = append(e.series.Pieces, hca.ReadPiece{Off: p.Off, Data: e.pieceData[off : off+n], Known: e.pieceKnown[off : off+n]})
+		piece := hca.ReadPiece{Off: p.Off, Data: e.pieceData[off : off+n], Known: e.pieceKnown[off : off+n]}
+		if p.Learned != nil {
+			piece.Learned = e.pieceLearned[loff : loff+n]
+			loff += n
+		}
+		e.series.Pieces = append(e.series.Pieces, piece)
 		off += n
 	}
 	e.load()
@@ -134,6 +154,13 @@ func (e *pending) load() {
 	if e.allKnown {
 		e.known = e.known[:0]
 	}
+	e.learned, e.allLearned = e.learned[:0], false
+	if len(e.pieceLearned) > 0 {
+		e.learned = append(e.learned, make([]bool, n)...)
+		if !s.FillLearned(off, e.learned) {
+			e.learned = e.learned[:0]
+		}
+	}
 	e.learnable = !e.hasPayload || !e.allKnown
 }
 
@@ -154,8 +181,8 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 	if e.mask == 0 {
 		e.mask = 0xFF
 	}
-	e.coalescable, e.duplicate = m.Coalescable, m.Duplicate
-	e.atomicKnown, e.atomicOrig = m.AtomicKnown, m.AtomicOrig
+	e.coalescable, e.inMessage, e.duplicate = m.Coalescable, m.InMessage, m.Duplicate
+	e.atomicKnown, e.atomicSoft, e.atomicOrig = m.AtomicKnown, m.AtomicLearned, m.AtomicOrig
 	e.why, e.verdict = m.Why, v
 	e.cost = cost(m)
 	if m.Series != nil {
@@ -176,9 +203,20 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 			e.known = append(e.known, true)
 		}
 	}
+	e.learned, e.allLearned = e.learned[:0], false
+	switch learned := m.Learned[:min(len(m.Learned), len(m.Payload))]; {
+	case len(learned) == 0:
+	case m.AllLearned, len(learned) == len(m.Payload) && allTrue(learned):
+		e.allLearned = true // memory read again: no mask to copy
+	default:
+		e.learned = append(e.learned, learned...)
+		for len(e.learned) < len(e.payload) {
+			e.learned = append(e.learned, false)
+		}
+	}
 	switch {
 	case e.opcode.Is(decode.PropAtomicAck):
-		e.learnable = !e.atomicKnown
+		e.learnable = !e.atomicKnown || e.atomicSoft
 	case e.opcode.Is(decode.PropReadResp):
 		e.learnable = !e.hasPayload || !e.allKnown
 	default:
@@ -188,6 +226,10 @@ func (e *pending) set(m *hca.Response, v hca.Verdict) {
 
 // knows reports whether the model knows payload byte i.
 func (e *pending) knows(i int) bool { return e.allKnown || e.known[i] }
+
+// soft reports whether the model only learned payload byte i from an
+// earlier response: what it expects there, not what a request wrote.
+func (e *pending) soft(i int) bool { return e.allLearned || len(e.learned) > 0 && e.learned[i] }
 
 // ring is a FIFO of pending responses. Slots keep their payload buffers
 // when reused, so a steady stream allocates nothing.
@@ -261,52 +303,215 @@ func (d *dropRing) find(psn decode.PSN) (frame int, why hca.Drop, ok bool) {
 	return 0, 0, false
 }
 
+// ackRing remembers what an ACK of each of the last RC and XRC SEND and
+// WRITE packets the model executed carries (hca.Result.Ack), with the
+// request's frame: the responder may acknowledge any of them unasked.
+type ackRing struct {
+	e []ackEntry // ackRingSize entries, allocated with the first
+	n int        // entries added
+}
+
+type ackEntry struct {
+	pt    hca.AckPoint
+	frame int
+}
+
+// ackRingSize is how many executed packets back an unsolicited ACK's MSN
+// is checked; an ACK of an older one is still legal, its MSN unchecked.
+const ackRingSize = 512
+
+func (a *ackRing) add(pt hca.AckPoint, frame int) {
+	if a.e == nil {
+		a.e = make([]ackEntry, ackRingSize)
+	}
+	a.e[a.n%ackRingSize] = ackEntry{pt, frame}
+	a.n++
+}
+
+// find returns the latest entry with the PSN (ok), or says whether the
+// PSN lies before the oldest entry kept when older ones were forgotten: a
+// packet executed too long ago to be remembered.
+func (a *ackRing) find(psn decode.PSN) (e ackEntry, ok, forgotten bool) {
+	k := min(a.n, ackRingSize)
+	for i := 1; i <= k; i++ {
+		if x := &a.e[(a.n-i)%ackRingSize]; x.pt.PSN == psn {
+			return *x, true, false
+		}
+	}
+	if a.n > ackRingSize {
+		d := psn.Diff(a.e[a.n%ackRingSize].pt.PSN)
+		forgotten = d < 0 && d > -1<<20
+	}
+	return ackEntry{}, false, forgotten
+}
+
 // align pairs captured response p with a waiting model response of s.
 func (r *Replayer) align(s *session, p *decode.Packet) {
 	psn := p.BTH.PSN
 	i := s.q.find(psn)
 	if i < 0 {
-		// Acknowledgements the responder coalesced into this later one.
-		for s.q.n > 0 && s.q.front().coalescable && psn.Diff(s.q.front().psn) > 0 {
-			s.Coalesced++
-			r.pop(s)
+		if r.unasked(s, p) {
+			return
+		}
+		// Acknowledgements the responder coalesced into this later one;
+		// an ACK of a PSN not received yet covers nothing.
+		ahead := r.notReceived(s, p)
+		for ahead == "" && s.q.n > 0 && s.q.front().coalescable && psn.Diff(s.q.front().psn) > 0 {
+			r.skip(s, s.q.front(), p)
 		}
 		if s.q.n == 0 || s.q.front().opcode != p.BTH.Opcode {
-			r.extra(s, p, "")
+			r.extra(s, p, ahead)
 			r.m.Observe(p)
 			return
 		}
 		i = 0 // the same answer to the same request, with another PSN
 	}
-	skipped := func(e *pending) {
-		if e.coalescable {
-			s.Coalesced++
-		} else {
-			r.missing(s, e, "the responder answered PSN "+strconv.Itoa(int(psn))+" in frame "+strconv.Itoa(p.Frame.Number)+" without it")
-		}
-		r.pop(s)
-	}
 	for ; i > 0; i-- {
 		for e := s.q.front(); !e.last(); e = s.q.front() {
-			skipped(e) // the rest of a series
+			r.skip(s, e, p) // the rest of a series
 		}
-		skipped(s.q.front())
+		r.skip(s, s.q.front(), p)
 	}
 	// Within a series: the responses before this one are missing.
 	for e := s.q.front(); e.isSeries && e.psn != psn && psn.Diff(e.psn) > 0; e = s.q.front() {
-		skipped(e)
+		r.skip(s, e, p)
 	}
 	s.Compared++
 	r.rep.Compared++
 	e := s.q.front()
-	n := r.rep.DivergenceCount
+	n, changed := r.rep.DivergenceCount, r.rep.NotesByKind[NoteMemoryChanged]
 	r.compare(s, e, p)
-	// The model learns from the capture what it did not know. A response
+	// The model learns from the capture what it did not know, or what it
+	// only expected and the responder's memory no longer holds. A response
 	// it predicted in full and that matched has nothing to teach it.
-	if e.learnable || r.rep.DivergenceCount != n {
+	if e.learnable || r.rep.DivergenceCount != n || r.rep.NotesByKind[NoteMemoryChanged] != changed {
 		r.m.Observe(p)
 	}
 	r.pop(s)
+}
+
+// skip pops model response e, which the responder did not send before
+// captured response p: an ACK is covered by p (coalesced, legal), anything
+// else is missing (responders answer in order).
+func (r *Replayer) skip(s *session, e *pending, p *decode.Packet) {
+	if e.coalescable {
+		s.Coalesced++
+		if n := r.note(s, NoteCoalescedACK); n != nil {
+			n.PSN, n.RequestFrame, n.ResponseFrame = e.psn, e.frame, p.Frame.Number
+			n.Expected, n.Actual = e.describe(), describePacket(p)
+			n.Message = "frame " + itoa(e.frame) + ": coalesced ACK: the model acknowledges PSN " + itoa(int(e.psn)) +
+				" (AckReq); the responder's " + p.BTH.Opcode.String() + " PSN " + itoa(int(p.BTH.PSN)) + " in frame " +
+				itoa(p.Frame.Number) + " covers it — legal: one acknowledgement may cover several requests"
+		}
+	} else {
+		r.missing(s, e, "the responder answered PSN "+itoa(int(p.BTH.PSN))+" in frame "+itoa(p.Frame.Number)+" without it")
+	}
+	r.pop(s)
+}
+
+// unasked takes a captured ACK or NAK that no waiting model response has
+// the PSN of, when the PSN is a SEND or WRITE packet the model executed:
+// the responder may acknowledge any of those without AckReq, and one ACK
+// covers the waiting ACKs before it. What it says is checked against
+// what the model knows of the packet (hca.Result.Ack): an ACK, not a NAK,
+// and once the packet's message is complete, its MSN. It reports whether
+// p was such a response.
+func (r *Replayer) unasked(s *session, p *decode.Packet) bool {
+	if !p.BTH.Opcode.Is(decode.PropAck) || p.Has&decode.HdrAETH == 0 || s.acks.n == 0 {
+		return false
+	}
+	psn := p.BTH.PSN
+	a, ok, forgotten := s.acks.find(psn)
+	if !ok && !forgotten {
+		return false
+	}
+	for s.q.n > 0 && psn.Diff(s.q.front().lastPSN()) > 0 {
+		r.skip(s, s.q.front(), p)
+	}
+	s.Compared++
+	r.rep.Compared++
+	syn := p.AETH.Syndrome
+	if k := synKind(true, syn); k != decode.AETHAck {
+		if d := r.add(s, KindSyndrome); d != nil {
+			d.PSN, d.RequestFrame, d.ResponseFrame = psn, a.frame, p.Frame.Number
+			d.Expected, d.Actual = "ACK (executed)", synText(syn, "")
+			d.Message = "frame " + itoa(a.frame) + " → " + itoa(p.Frame.Number) + ": syndrome: the model executed PSN " + itoa(int(psn)) +
+				", which an ACK may acknowledge; captured " + p.BTH.Opcode.String() + " " + d.Actual + " — " + kindWhy(decode.AETHAck, k, hca.VerdictNone)
+		}
+		r.m.Observe(p)
+		return true
+	}
+	s.Unsolicited++
+	msn := p.AETH.MSN
+	if n := r.note(s, NoteUnsolicitedACK); n != nil {
+		n.PSN, n.RequestFrame, n.ResponseFrame = psn, a.frame, p.Frame.Number
+		n.Actual = describePacket(p)
+		n.Message = "frame " + itoa(p.Frame.Number) + ": unsolicited ACK: the responder acknowledged PSN " + itoa(int(psn))
+		if ok {
+			n.Expected = "MSN " + itoa(int(a.pt.MSN))
+			n.Message = "frame " + itoa(a.frame) + " → " + itoa(p.Frame.Number) + ": unsolicited ACK: the responder acknowledged PSN " + itoa(int(psn)) +
+				" (MSN " + itoa(int(msn)) + "), which did not ask for an ACK — legal: a responder may acknowledge any request it executed"
+		} else {
+			n.Message += ", executed too long before for the replay to check its MSN — legal: a responder may acknowledge any request it executed"
+		}
+	}
+	if ok && msn != a.pt.MSN {
+		if a.pt.MsgDone {
+			if d := r.add(s, KindMSN); d != nil {
+				d.PSN, d.RequestFrame, d.ResponseFrame = psn, a.frame, p.Frame.Number
+				d.Expected, d.Actual = itoa(int(a.pt.MSN)), itoa(int(msn))
+				d.Message = "frame " + itoa(a.frame) + " → " + itoa(p.Frame.Number) + ": msn: model MSN " + d.Expected + ", captured MSN " + d.Actual +
+					" (" + p.BTH.Opcode.String() + " PSN " + itoa(int(psn)) + ", unsolicited, ending a message)"
+			}
+		} else {
+			r.msnInMessage(s, psn, a.frame, a.pt.MSN, p)
+		}
+	}
+	return true
+}
+
+// msnInMessage notes an ACK of a packet whose message is not complete
+// with another MSN than the messages completed before it.
+func (r *Replayer) msnInMessage(s *session, psn decode.PSN, frame int, model uint32, p *decode.Packet) {
+	n := r.note(s, NoteMSNInMessage)
+	if n == nil {
+		return
+	}
+	n.PSN, n.RequestFrame, n.ResponseFrame = psn, frame, p.Frame.Number
+	n.Expected, n.Actual = itoa(int(model)), itoa(int(p.AETH.MSN))
+	n.Message = "frame " + itoa(frame) + " → " + itoa(p.Frame.Number) + ": MSN in a message: model MSN " + n.Expected + ", captured MSN " + n.Actual +
+		" (" + p.BTH.Opcode.String() + " PSN " + itoa(int(psn)) + " of a message not yet complete; its MSN is checked once the message is)"
+}
+
+// notReceived explains a captured ACK of a PSN after every request the
+// capture has shown the responder: "" when p is not one.
+func (r *Replayer) notReceived(s *session, p *decode.Packet) string {
+	if !p.BTH.Opcode.Is(decode.PropAck) || p.Has&decode.HdrAETH == 0 || p.AETH.Kind() != decode.AETHAck {
+		return ""
+	}
+	if !s.hasLast {
+		return "it acknowledges PSN " + itoa(int(p.BTH.PSN)) + ", and the responder has received no request on this QP"
+	}
+	if p.BTH.PSN.Diff(s.lastPSN) <= 0 {
+		return ""
+	}
+	return "it acknowledges PSN " + itoa(int(p.BTH.PSN)) + ", which the responder has not received (the latest request, frame " +
+		itoa(s.lastFrame) + ", has PSN " + itoa(int(s.lastPSN)) + ")"
+}
+
+// note counts a note of s and returns the record to fill in, or nil when
+// the report keeps no more in detail.
+func (r *Replayer) note(s *session, k NoteKind) *Note {
+	s.Notes++
+	r.rep.NoteCount++
+	r.rep.NotesByKind[k]++
+	if r.opt.MaxNotes > 0 && len(r.rep.NoteList) >= r.opt.MaxNotes {
+		r.rep.NotesOmitted++
+		return nil
+	}
+	r.rep.NoteList = append(r.rep.NoteList, Note{Kind: k, Session: s.ID,
+		QPN: s.QPN, HasQPN: s.HasQPN, PeerQPN: s.PeerQPN, HasPeerQPN: s.HasPeerQPN})
+	return &r.rep.NoteList[len(r.rep.NoteList)-1]
 }
 
 // add counts a divergence of s and returns the record to fill in, or nil
@@ -405,8 +610,11 @@ func (r *Replayer) compare(s *session, e *pending, p *decode.Packet) {
 	if e.psn != p.BTH.PSN {
 		if d := r.pairDiv(s, KindPSN, e, p); d != nil {
 			d.Expected, d.Actual = strconv.Itoa(int(e.psn)), strconv.Itoa(int(p.BTH.PSN))
-			d.Message = pairMsg(e, p, KindPSN) + "model " + e.opcode.String() + " PSN " + d.Expected + ", captured PSN " + d.Actual +
-				" — the responder answers the same request with another PSN"
+			why := r.notReceived(s, p)
+			if why == "" {
+				why = "the responder answers the same request with another PSN"
+			}
+			d.Message = pairMsg(e, p, KindPSN) + "model " + e.opcode.String() + " PSN " + d.Expected + ", captured PSN " + d.Actual + " — " + why
 		}
 	}
 	if e.hasAETH && hasAETH {
@@ -420,7 +628,11 @@ func (r *Replayer) compare(s *session, e *pending, p *decode.Packet) {
 				d.Message = pairMsg(e, p, KindSyndrome) + "model " + d.Expected + ", captured " + d.Actual + " — " + why
 			}
 		}
-		if e.msn != p.AETH.MSN {
+		switch {
+		case e.msn == p.AETH.MSN:
+		case e.inMessage:
+			r.msnInMessage(s, e.psn, e.frame, e.msn, p)
+		default:
 			if d := r.pairDiv(s, KindMSN, e, p); d != nil {
 				d.Expected, d.Actual = strconv.Itoa(int(e.msn)), strconv.Itoa(int(p.AETH.MSN))
 				d.Message = pairMsg(e, p, KindMSN) + "model MSN " + d.Expected + ", captured MSN " + d.Actual + " (" + p.BTH.Opcode.String() + " PSN " + strconv.Itoa(int(p.BTH.PSN)) + ")"
@@ -432,6 +644,15 @@ func (r *Replayer) compare(s *session, e *pending, p *decode.Packet) {
 	}
 	if e.opcode.Is(decode.PropAtomicAck) && p.BTH.Opcode.Is(decode.PropAtomicAck) &&
 		e.atomicKnown && p.Has&decode.HdrAtomicAckETH != 0 && p.AtomicAckETH.OrigRemData != e.atomicOrig {
+		if e.atomicSoft {
+			if n := r.note(s, NoteMemoryChanged); n != nil {
+				n.PSN, n.RequestFrame, n.ResponseFrame = e.psn, e.frame, p.Frame.Number
+				n.Expected, n.Actual = hex64(e.atomicOrig), hex64(p.AtomicAckETH.OrigRemData)
+				n.Message = "frame " + itoa(e.frame) + " → " + itoa(p.Frame.Number) + ": memory changed: original value " + n.Actual +
+					", where an earlier response showed " + n.Expected + " — legal: the responder's CPU may change its memory between two remote accesses"
+			}
+			return
+		}
 		if d := r.pairDiv(s, KindAtomicOrig, e, p); d != nil {
 			d.Expected, d.Actual = hex64(e.atomicOrig), hex64(p.AtomicAckETH.OrigRemData)
 			d.Message = pairMsg(e, p, KindAtomicOrig) + "model original value " + d.Expected + ", captured " + d.Actual +
@@ -449,13 +670,38 @@ func (r *Replayer) compareData(s *session, e *pending, p *decode.Packet) {
 		return
 	}
 	n := min(len(got), len(e.payload))
-	first, count := -1, 0
+	// Bytes written by the capture's requests that differ are a
+	// divergence; bytes only learned from an earlier response that
+	// differ are the responder's memory changing (a note). Memory the
+	// model knows nothing of (a first READ of it) has no byte to compare.
+	first, count, softFirst, softCount := -1, 0, -1, 0
+	if !e.allKnown && !anyTrue(e.known) {
+		n = 0
+	}
 	for i := 0; i < n; i++ {
 		if got[i] != e.payload[i] && e.knows(i) {
+			if e.soft(i) {
+				if softFirst < 0 {
+					softFirst = i
+				}
+				softCount++
+				continue
+			}
 			if first < 0 {
 				first = i
 			}
 			count++
+		}
+	}
+	if softCount > 0 {
+		if nt := r.note(s, NoteMemoryChanged); nt != nil {
+			nt.PSN, nt.RequestFrame, nt.ResponseFrame = e.psn, e.frame, p.Frame.Number
+			nt.Offset, nt.Count = softFirst, softCount
+			nt.Expected, nt.Actual = hexBytes(e.payload, e.knows, softFirst), hexBytes(got, nil, softFirst)
+			nt.Message = "frame " + itoa(e.frame) + " → " + itoa(p.Frame.Number) + ": memory changed: " + itoa(softCount) + " of the " + itoa(len(e.payload)) +
+				" bytes differ from what earlier responses showed, the first at offset " + itoa(softFirst) + ": expected " + nt.Expected +
+				", captured " + nt.Actual + " (" + p.BTH.Opcode.String() + " PSN " + itoa(int(p.BTH.PSN)) +
+				") — legal: the responder's CPU may change its memory between two remote READs"
 		}
 	}
 	lenDiffers := len(got) != len(e.payload) && !(truncated && len(got) < len(e.payload))

@@ -28,6 +28,13 @@
 // response. At the end, whatever model response is still waiting is
 // missing.
 //
+// Unsolicited ACKs. A responder may acknowledge any SEND or WRITE packet
+// it executed, AckReq or not. The model says for each what such an ACK
+// carries (hca.Result.Ack) and each session remembers the last 512: a
+// captured ACK no waiting model response has the PSN of, of a packet the
+// model executed, is checked against it (an ACK, not a NAK; the MSN once
+// the packet ends its message) and covers the waiting ACKs before it.
+//
 // Differences. A paired response is compared field by field: ACK versus
 // NAK (syndrome), opcode, PSN, AETH syndrome bits (under the model's
 // hca.Response.SyndromeMask), MSN, READ response data (only the bytes the
@@ -35,6 +42,15 @@
 // it). Each difference is a Divergence, with the request and response
 // frames, the model's and the capture's values, and a sentence for humans
 // that quotes the model's reason (hca.Response.Why).
+//
+// Notes. What the rules leave to the responder is not a divergence but a
+// Note: an unsolicited or coalesced ACK, another MSN in an ACK inside a
+// message not yet complete (hca.Response.InMessage), and READ data or an
+// ATOMIC original value other than what only an earlier response showed
+// (hca.Response.Learned, AtomicLearned: the responder's CPU may rewrite
+// its buffer). Notes are counted and listed like divergences and never
+// fail a replay. A UC session has no responses: its Session lists the
+// requests the model dropped, with their reasons (Session.DropList).
 //
 // The responder rules are the model's alone: this package never decides
 // what a responder should answer; it only lines answers up. After each

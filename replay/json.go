@@ -43,6 +43,9 @@ type jsonHead struct {
 	ByKind            map[string]int `json:"divergences_by_kind"`
 	Omitted           int            `json:"divergences_omitted"`
 	Notes             []string       `json:"notes"`
+	NoteCount         int            `json:"note_count"`
+	NotesByKind       map[string]int `json:"notes_by_kind"`
+	NotesOmitted      int            `json:"notes_omitted"`
 }
 
 type jsonPeer struct {
@@ -64,7 +67,35 @@ type jsonSession struct {
 	CapturedResponses int            `json:"captured_responses"`
 	Compared          int            `json:"compared"`
 	Coalesced         int            `json:"coalesced"`
+	Unsolicited       int            `json:"unsolicited"`
 	Divergences       int            `json:"divergences"`
+	Notes             int            `json:"notes"`
+	NothingToCompare  bool           `json:"nothing_to_compare"`
+	DropList          *[]jsonDrop    `json:"drop_list,omitempty"`
+	DropListOmitted   *int           `json:"drop_list_omitted,omitempty"`
+}
+
+type jsonDrop struct {
+	Frame  int        `json:"frame"`
+	PSN    decode.PSN `json:"psn"`
+	Reason string     `json:"reason"`
+	Why    string     `json:"why"`
+}
+
+type jsonNote struct {
+	Kind          string     `json:"kind"`
+	Session       int        `json:"session"`
+	SessionName   string     `json:"session_name"`
+	QPN           *string    `json:"qpn"`
+	PeerQPN       *string    `json:"peer_qpn"`
+	PSN           decode.PSN `json:"psn"`
+	RequestFrame  int        `json:"request_frame"`
+	ResponseFrame int        `json:"response_frame"`
+	Expected      string     `json:"expected"`
+	Actual        string     `json:"actual"`
+	Offset        *int       `json:"offset,omitempty"`
+	Count         *int       `json:"count,omitempty"`
+	Message       string     `json:"message"`
 }
 
 type jsonDivergence struct {
@@ -120,7 +151,7 @@ func (r *Report) AppendJSON(b []byte) []byte {
 	h := jsonHead{Capture: r.Capture, MPT: r.MPT, Responder: r.Responder.String(), Profile: r.Profile, Verdict: verdict,
 		Packets: r.Packets, Requests: r.Requests, ModelResponses: r.ModelResponses, CapturedResponses: r.CapturedResponses,
 		Compared: r.Compared, NotCompared: r.NotCompared, CutShort: r.CutShort, DivergenceCount: r.DivergenceCount, ByKind: map[string]int{}, Omitted: r.DivergencesOmitted,
-		Notes: r.Notes(),
+		Notes: r.Notes(), NoteCount: r.NoteCount, NotesByKind: map[string]int{}, NotesOmitted: r.NotesOmitted,
 		Ignored: jsonIgnored{Total: r.Ignored.Total(), NotRDMA: r.Ignored.NotRDMA, Management: r.Ignored.Management,
 			CNP: r.Ignored.CNP, Reverse: r.Ignored.Reverse, OtherHosts: r.Ignored.OtherHosts, NoAddress: r.Ignored.NoAddress,
 			Filtered: r.Ignored.Filtered}}
@@ -130,6 +161,9 @@ func (r *Report) AppendJSON(b []byte) []byte {
 	for _, k := range Kinds() {
 		h.ByKind[k.String()] = r.ByKind[k]
 	}
+	for _, k := range NoteKinds() {
+		h.NotesByKind[k.String()] = r.NotesByKind[k]
+	}
 	head, _ := json.Marshal(h)
 	b = append(b, head[:len(head)-1]...) // leave the object open
 	b = append(b, ",\n \"sessions\":["...)
@@ -138,9 +172,18 @@ func (r *Report) AppendJSON(b []byte) []byte {
 			Peer:     jsonPeer{QPN: optHex(s.PeerQPN, s.HasPeerQPN)},
 			Requests: s.Requests, Executed: s.Executed, Dropped: map[string]int{},
 			ModelResponses: s.ModelResponses, CapturedResponses: s.CapturedResponses, Compared: s.Compared,
-			Coalesced: s.Coalesced, Divergences: s.Divergences}
+			Coalesced: s.Coalesced, Unsolicited: s.Unsolicited, Divergences: s.Divergences, Notes: s.Notes,
+			NothingToCompare: s.NothingToCompare()}
 		if s.InMPT {
 			js.Type = strp(s.Type.String())
+		}
+		if js.NothingToCompare {
+			drops := make([]jsonDrop, len(s.DropList))
+			for i, d := range s.DropList {
+				drops[i] = jsonDrop{Frame: d.Frame, PSN: d.PSN, Reason: d.Reason.String(), Why: d.Why}
+			}
+			omitted := s.DropListOmitted
+			js.DropList, js.DropListOmitted = &drops, &omitted
 		}
 		if s.PeerAddr.IsValid() {
 			js.Peer.Addr = strp(s.PeerAddr.String())
@@ -161,6 +204,18 @@ func (r *Report) AppendJSON(b []byte) []byte {
 			jd.Offset, jd.Count = &d.Offset, &d.Count
 		}
 		b = appendElem(b, i, jd)
+	}
+	b = append(b, "],\n \"note_list\":["...)
+	for i := range r.NoteList {
+		n := &r.NoteList[i]
+		jn := jsonNote{Kind: n.Kind.String(), Session: n.Session, SessionName: n.SessionName,
+			QPN: optHex(n.QPN, n.HasQPN), PeerQPN: optHex(n.PeerQPN, n.HasPeerQPN), PSN: n.PSN,
+			RequestFrame: n.RequestFrame, ResponseFrame: n.ResponseFrame, Expected: n.Expected, Actual: n.Actual,
+			Message: n.Message}
+		if n.Kind == NoteMemoryChanged && n.Count > 0 {
+			jn.Offset, jn.Count = &n.Offset, &n.Count
+		}
+		b = appendElem(b, i, jn)
 	}
 	c := &r.Completions
 	b = append(b, "],\n \"completions\":{\"total\":"+strconv.Itoa(c.Total())+",\"requester\":"...)

@@ -49,6 +49,9 @@ type Options struct {
 	// all.
 	MaxDivergences int
 	MaxCompletions int
+	// MaxNotes is how many notes the report keeps in detail (all are
+	// counted); 0 keeps as many as MaxDivergences.
+	MaxNotes int
 	// Capture, MPT and Profile name the inputs in the report.
 	Capture, MPT, Profile string
 }
@@ -126,6 +129,9 @@ func New(m Model, opt Options) (*Replayer, error) {
 	}
 	if opt.MaxPendingBytes <= 0 {
 		opt.MaxPendingBytes = DefaultMaxPendingBytes
+	}
+	if opt.MaxNotes <= 0 {
+		opt.MaxNotes = opt.MaxDivergences
 	}
 	r := &Replayer{m: m, opt: opt, byQPN: map[uint32]*session{}, byPeer: peers{}, hosts: map[decode.Node]bool{}}
 	if a := opt.Responder.Addr(); a.Is4() {
@@ -238,14 +244,27 @@ func (r *Replayer) request(p *decode.Packet) {
 		r.learnPeerAddr(s, p)
 	}
 	res := r.m.Receive(p, p.Frame.Time)
+	if !s.hasLast || p.BTH.PSN.Diff(s.lastPSN) > 0 {
+		s.lastPSN, s.lastFrame, s.hasLast = p.BTH.PSN, p.Frame.Number, true
+	}
 	if res.Executed {
 		s.Executed++
+	}
+	if res.Ack.Valid {
+		s.acks.add(res.Ack, p.Frame.Number)
 	}
 	if res.Drop != hca.DropNone {
 		if int(res.Drop) < numDrops {
 			s.Dropped[res.Drop]++
 		}
 		s.drops.add(p.BTH.PSN, p.Frame.Number, res.Drop)
+		if s.NothingToCompare() {
+			if len(s.DropList) < maxDropList {
+				s.DropList = append(s.DropList, DroppedRequest{Frame: p.Frame.Number, PSN: p.BTH.PSN, Reason: res.Drop, Why: res.Why})
+			} else {
+				s.DropListOmitted++
+			}
+		}
 	}
 	verdict := hca.VerdictNone
 	if !res.Check.Verdict.Allowed() {
@@ -422,6 +441,11 @@ func (r *Replayer) Finish() *Report {
 		d.SessionName = rep.Sessions[d.Session-1].Name
 	}
 	slices.SortStableFunc(rep.Divergences, func(a, b Divergence) int { return a.Frame() - b.Frame() })
+	for i := range rep.NoteList {
+		n := &rep.NoteList[i]
+		n.SessionName = rep.Sessions[n.Session-1].Name
+	}
+	slices.SortStableFunc(rep.NoteList, func(a, b Note) int { return a.Frame() - b.Frame() })
 	rep.RequestHosts = rep.RequestHosts[:0]
 	for a := range r.hosts {
 		rep.RequestHosts = append(rep.RequestHosts, a)

@@ -588,4 +588,128 @@ func TestAllTrue(t *testing.T) {
 	if allTrue(b) {
 		t.Error("last false")
 	}
+	// anyTrue: every position and length, one true or none.
+	for n := 0; n <= 40; n++ {
+		c := make([]bool, n)
+		if anyTrue(c) {
+			t.Fatalf("anyTrue of %d false", n)
+		}
+		for i := range c {
+			c[i] = true
+			if !anyTrue(c) {
+				t.Fatalf("anyTrue of %d with %d true", n, i)
+			}
+			c[i] = false
+		}
+	}
+}
+
+// TestUnsolicitedACKs: a captured ACK no model response waits for is
+// checked against what the model said an ACK of that packet carries
+// (hca.Result.Ack), also when the packet is so far back that only its
+// having been executed is remembered.
+func TestUnsolicitedACKs(t *testing.T) {
+	const (
+		sf = decode.OpSendFirst
+		sm = decode.OpSendMiddle
+		ak = decode.OpAcknowledge
+	)
+	exec := func(psn decode.PSN, msn uint32, done bool) hca.Result {
+		return hca.Result{Executed: true, Ack: hca.AckPoint{Valid: true, MsgDone: done, PSN: psn, MSN: msn}}
+	}
+	t.Run("checked", func(t *testing.T) {
+		rep, _ := runSteps(t, Options{}, []step{
+			toModel(req(1, 5, sf), exec(5, 0, false)),
+			captured(resp(2, 5, ak, 0x1F, 0)),
+			toModel(req(3, 6, sm), exec(6, 0, false)),
+			captured(resp(4, 6, ak, 0x1F, 3)), // in a message: a note
+		})
+		checkDivs(t, rep, nil)
+		if rep.NoteCount != 3 || rep.NotesByKind[NoteUnsolicitedACK] != 2 || rep.NotesByKind[NoteMSNInMessage] != 1 || rep.Compared != 2 {
+			t.Errorf("notes %v, compared %d", rep.NotesByKind, rep.Compared)
+		}
+		if s := rep.Sessions[0]; s.Unsolicited != 2 || s.Notes != 3 {
+			t.Errorf("session: %d unsolicited, %d notes", s.Unsolicited, s.Notes)
+		}
+	})
+	t.Run("forgotten", func(t *testing.T) {
+		var steps []step
+		for i := 0; i < ackRingSize+10; i++ {
+			steps = append(steps, toModel(req(i+1, decode.PSN(100+i), sm), exec(decode.PSN(100+i), 0, true)))
+		}
+		// An ACK of the first packet, long forgotten: legal, its MSN
+		// (wrong here) unchecked; an ACK of a PSN never sent still
+		// diverges.
+		steps = append(steps, captured(resp(1000, 100, ak, 0x1F, 42)), captured(resp(1001, 100+ackRingSize+10, ak, 0x1F, 0)))
+		rep, _ := runSteps(t, Options{}, steps)
+		checkDivs(t, rep, []wantDiv{{KindExtraResponse, 0, 1001, []string{"which the responder has not received"}, 0, 0}})
+		if rep.NotesByKind[NoteUnsolicitedACK] != 1 || !strings.Contains(rep.NoteList[0].Message, "too long before for the replay to check its MSN") {
+			t.Errorf("notes %v: %+v", rep.NotesByKind, rep.NoteList)
+		}
+	})
+	t.Run("MaxNotes", func(t *testing.T) {
+		rep, _ := runSteps(t, Options{MaxNotes: 1}, []step{
+			toModel(req(1, 5, sf), exec(5, 0, false)),
+			captured(resp(2, 5, ak, 0x1F, 0)),
+			captured(resp(3, 5, ak, 0x1F, 0)),
+		})
+		if rep.NoteCount != 2 || len(rep.NoteList) != 1 || rep.NotesOmitted != 1 {
+			t.Errorf("%d notes, %d listed, %d omitted", rep.NoteCount, len(rep.NoteList), rep.NotesOmitted)
+		}
+		if txt := string(rep.AppendText(nil)); !strings.Contains(txt, "... and 1 more, not listed") || !strings.HasSuffix(txt, "0 divergences, 2 notes\n") {
+			t.Errorf("text:\n%s", txt)
+		}
+		js := rep.AppendJSON(nil)
+		for _, w := range []string{`"note_count":2,"notes_by_kind":{"coalesced_ack":0,"memory_changed":0,"msn_in_message":0,"unsolicited_ack":2},"notes_omitted":1`,
+			`"note_list":[` + "\n" + `  {"kind":"unsolicited_ack","session":1,`, `"unsolicited":2,"divergences":0,"notes":2,"nothing_to_compare":false}`} {
+			if !strings.Contains(string(js), w) {
+				t.Errorf("JSON lacks %s:\n%s", w, js)
+			}
+		}
+	})
+}
+
+// TestLearnedData: READ bytes and ATOMIC values the model only learned
+// from earlier responses are compared as expectations: a difference is a
+// memory_changed note (and the model is shown the new value), while a
+// difference in written bytes is a divergence.
+func TestLearnedData(t *testing.T) {
+	const (
+		rr  = decode.OpReadRequest
+		rro = decode.OpReadResponseOnly
+		fa  = decode.OpFetchAdd
+		aa  = decode.OpAtomicAcknowledge
+	)
+	data := []byte{1, 2, 3, 4}
+	all := []bool{true, true, true, true}
+	soft := func(r hca.Response, learned ...bool) hca.Response { r.Learned = learned; return r }
+	cases := []struct {
+		name     string
+		steps    []step
+		divs     []wantDiv
+		notes    int
+		observed bool
+	}{
+		{"learned bytes differ", []step{toModel(req(1, 5, rr), answers(soft(readResp(rro, 5, 1, data, all), false, true, true, false))),
+			captured(withPayload(resp(2, 5, rro, 0x1F, 1), []byte{1, 9, 9, 4}))}, nil, 1, true},
+		{"learned bytes match", []step{toModel(req(1, 5, rr), answers(soft(readResp(rro, 5, 1, data, all), false, true, true, false))),
+			captured(withPayload(resp(2, 5, rro, 0x1F, 1), data))}, nil, 0, false},
+		{"written and learned bytes differ", []step{toModel(req(1, 5, rr), answers(soft(readResp(rro, 5, 1, data, all), false, true, true, false))),
+			captured(withPayload(resp(2, 5, rro, 0x1F, 1), []byte{9, 9, 3, 4}))},
+			[]wantDiv{{KindReadData, 1, 2, []string{"1 of the 4 bytes differ", "offset 0"}, 0, 1}}, 1, true},
+		{"learned ATOMIC value differs", []step{toModel(req(1, 5, fa), answers(hca.Response{Opcode: aa, PSN: 5, HasAETH: true, Syndrome: 0x1F, MSN: 1,
+			AtomicOrig: 7, AtomicKnown: true, AtomicLearned: true, DestQP: reqQP})), captured(withOrig(resp(2, 5, aa, 0x1F, 1), 8))}, nil, 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, f := runSteps(t, Options{}, c.steps)
+			checkDivs(t, rep, c.divs)
+			if rep.NotesByKind[NoteMemoryChanged] != c.notes || rep.NoteCount != c.notes {
+				t.Errorf("notes %v, want %d memory_changed", rep.NotesByKind, c.notes)
+			}
+			if (len(f.observed) == 1) != c.observed {
+				t.Errorf("observed %v, want %v", f.observed, c.observed)
+			}
+		})
+	}
 }

@@ -54,6 +54,108 @@ func Kinds() []Kind {
 	return out
 }
 
+// NoteKind is the kind of a note: something the responder did
+// differently from the model that the rules allow, so it is reported for
+// information and is not a divergence.
+type NoteKind uint8
+
+// Note kinds.
+const (
+	// NoteUnsolicitedACK: an ACK of a SEND or WRITE packet that did not
+	// set AckReq. A responder may acknowledge any request it executed.
+	NoteUnsolicitedACK NoteKind = iota + 1
+	// NoteCoalescedACK: an ACK the model sends (AckReq) that the responder
+	// covered with a later acknowledgement instead (C9-150).
+	NoteCoalescedACK
+	// NoteMSNInMessage: an ACK of a FIRST or MIDDLE packet with another
+	// MSN than the messages completed before it; the MSN is checked once
+	// the acknowledged message is complete.
+	NoteMSNInMessage
+	// NoteMemoryChanged: READ response bytes or an ATOMIC original value
+	// that differ from what an earlier response showed of the same
+	// memory: the responder's CPU may rewrite its buffer between two
+	// remote accesses. Bytes a WRITE or ATOMIC of the capture stored stay
+	// a hard check (read_data, atomic_orig).
+	NoteMemoryChanged
+	numNoteKinds
+)
+
+var noteKindNames = [numNoteKinds]string{"", "unsolicited_ack", "coalesced_ack", "msn_in_message", "memory_changed"}
+
+// String returns the note kind's name as in the JSON output
+// ("unsolicited_ack", ...).
+func (k NoteKind) String() string {
+	if k > 0 && k < numNoteKinds {
+		return noteKindNames[k]
+	}
+	return "unknown"
+}
+
+// NoteKinds lists every note kind in order.
+func NoteKinds() []NoteKind {
+	out := make([]NoteKind, 0, numNoteKinds-1)
+	for k := NoteKind(1); k < numNoteKinds; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Note is one legal responder behaviour the model does not predict: the
+// responder chose differently within the rules (see NoteKind).
+type Note struct {
+	Kind NoteKind
+	// Session, SessionName, QPN, HasQPN, PeerQPN, HasPeerQPN, PSN,
+	// RequestFrame, ResponseFrame, Expected, Actual, Offset, Count and
+	// Message are as in a Divergence. RequestFrame is the request the
+	// acknowledgement or data concerns.
+	Session       int
+	SessionName   string
+	QPN           uint32
+	HasQPN        bool
+	PeerQPN       uint32
+	HasPeerQPN    bool
+	PSN           decode.PSN
+	RequestFrame  int
+	ResponseFrame int
+	Expected      string
+	Actual        string
+	Offset, Count int
+	Message       string
+}
+
+// Frame is the frame the note is listed under, as for a Divergence.
+func (n *Note) Frame() int {
+	if n.RequestFrame != 0 {
+		return n.RequestFrame
+	}
+	return n.ResponseFrame
+}
+
+// DroppedRequest is a request the model dropped without an answer, with
+// its reason (Session.DropList, kept for sessions whose transport has no
+// responses: UC).
+type DroppedRequest struct {
+	Frame  int
+	PSN    decode.PSN
+	Reason hca.Drop
+	// Why is what the failing check found (hca.Result.Why), "" when the
+	// reason says it all.
+	Why string
+}
+
+// String is "frame 12 PSN 5: the rkey, PD, access or bounds check
+// failed: rkey 0x00001234: out of bounds by 4 bytes".
+func (d *DroppedRequest) String() string {
+	s := "frame " + itoa(d.Frame) + " PSN " + itoa(int(d.PSN)) + ": " + d.Reason.String()
+	if d.Why != "" {
+		s += ": " + d.Why
+	}
+	return s
+}
+
+// maxDropList bounds Session.DropList.
+const maxDropList = 100
+
 // Divergence is one difference between what the model answers and what
 // the responder in the capture answered.
 type Divergence struct {
@@ -127,8 +229,24 @@ type Session struct {
 	Compared          int // pairs of model and captured responses compared
 	// Coalesced: model ACKs the responder left out, covered by a later
 	// acknowledgement (hca.Response.Coalescable).
-	Coalesced   int
+	Coalesced int
+	// Unsolicited: ACKs the responder sent that the model does not (no
+	// AckReq), each of a packet it executed.
+	Unsolicited int
 	Divergences int
+	Notes       int // notes about the session (Report.NoteList)
+
+	// DropList lists the requests the model dropped, with their reasons,
+	// for a UC session (UC has no responses: what the model dropped is
+	// all the replay can say of it); at most 100, DropListOmitted more.
+	DropList        []DroppedRequest
+	DropListOmitted int
+}
+
+// NothingToCompare reports whether the session's transport sends no
+// responses (UC), so the replay has nothing of its to compare.
+func (s *Session) NothingToCompare() bool {
+	return s.InMPT && s.Type == decode.TransportUC
 }
 
 // typeName is the session's transport, or "-" when the MPT does not
@@ -141,7 +259,7 @@ func (s *Session) typeName() string {
 }
 
 // numDrops bounds hca.Drop values.
-const numDrops = 16
+const numDrops = 32
 
 // DropCount is one reason for dropping requests, with its count.
 type DropCount struct {
@@ -233,6 +351,14 @@ type Report struct {
 	DivergenceCount    int
 	ByKind             [numKinds]int
 	DivergencesOmitted int
+
+	// NoteList holds the first Options.MaxNotes notes, sorted by frame;
+	// NoteCount counts them all, NotesByKind by kind. Notes are legal
+	// behaviour the model does not predict: they never fail a replay.
+	NoteList     []Note
+	NoteCount    int
+	NotesByKind  [numNoteKinds]int
+	NotesOmitted int
 
 	Completions Completions
 

@@ -10,10 +10,14 @@ import (
 )
 
 // Verdict is the report's last line: "replay: N requests, M responses
-// compared, K divergences".
+// compared, K divergences", and ", L notes" when there are notes.
 func (r *Report) Verdict() string {
-	return "replay: " + text.Plural(r.Requests, "request") + ", " + text.Plural(r.Compared, "response") + " compared, " +
+	s := "replay: " + text.Plural(r.Requests, "request") + ", " + text.Plural(r.Compared, "response") + " compared, " +
 		text.Plural(r.DivergenceCount, "divergence")
+	if r.NoteCount > 0 {
+		s += ", " + text.Plural(r.NoteCount, "note")
+	}
+	return s
 }
 
 // AppendText appends the report for humans: inputs, per-session counts,
@@ -59,6 +63,28 @@ func (r *Report) AppendText(b []byte) []byte {
 			b = append(b, "  ... and "+strconv.Itoa(r.DivergencesOmitted)+" more, not listed (raise --max-divergences to see them)\n"...)
 		}
 	}
+	if r.NoteCount > 0 {
+		b = append(b, "\nNotes: "+strconv.Itoa(r.NoteCount)+" ("+strings.Join(r.noteKindCounts(), ", ")+
+			"): the responder chose differently within the rules; not divergences\n"...)
+		for _, s := range r.Sessions {
+			first := true
+			for i := range r.NoteList {
+				n := &r.NoteList[i]
+				if n.Session != s.ID {
+					continue
+				}
+				if first {
+					b = append(b, "  "+s.Name+"\n"...)
+					first = false
+				}
+				b = append(b, "    "+n.Message+"\n"...)
+			}
+		}
+		if r.NotesOmitted > 0 {
+			b = append(b, "  ... and "+strconv.Itoa(r.NotesOmitted)+" more, not listed (raise --max-divergences to see them)\n"...)
+		}
+	}
+	b = r.appendUC(b)
 	for _, note := range r.Notes() {
 		b = append(b, "\nNote: "+note+"\n"...)
 	}
@@ -67,8 +93,53 @@ func (r *Report) AppendText(b []byte) []byte {
 	return b
 }
 
-// Notes say what may be wrong with the inputs: a replay against the wrong
-// responder address or the wrong MPT file, or a one-sided capture.
+// ucSessions returns the UC sessions that had requests: the replay had
+// nothing of theirs to compare.
+func (r *Report) ucSessions() []*Session {
+	var out []*Session
+	for _, s := range r.Sessions {
+		if s.NothingToCompare() && s.Requests > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ucCheck is the command that checks UC accesses, for the report.
+func (r *Report) ucCheck() string {
+	return "rocetap expert -r " + nonEmpty(r.Capture, "CAPTURE") + " --mpt " + nonEmpty(r.MPT, "MPT")
+}
+
+// appendUC appends what the replay can say of UC sessions: nothing was
+// compared, and the requests the model dropped, with their reasons.
+func (r *Report) appendUC(b []byte) []byte {
+	uc := r.ucSessions()
+	if len(uc) == 0 {
+		return b
+	}
+	b = append(b, "\nUC sessions: nothing to compare (UC sends no responses); what the model dropped is listed, and\n"+
+		"  "+r.ucCheck()+" checks their remote accesses against the MPT\n"...)
+	for _, s := range uc {
+		dropped := 0
+		for _, n := range s.Dropped {
+			dropped += n
+		}
+		b = append(b, "  "+s.Name+": "+text.Plural(s.Requests, "request")+", "+strconv.Itoa(s.Executed)+" executed, "+
+			strconv.Itoa(dropped)+" dropped by the model\n"...)
+		for i := range s.DropList {
+			b = append(b, "    "+s.DropList[i].String()+"\n"...)
+		}
+		if s.DropListOmitted > 0 {
+			b = append(b, "    ... and "+strconv.Itoa(s.DropListOmitted)+" more\n"...)
+		}
+	}
+	return b
+}
+
+// Notes say what may be wrong with the inputs (a replay against the wrong
+// responder address or the wrong MPT file, or a one-sided capture), what
+// the replay could not compare (UC sessions), and sum up the legal
+// behaviours it noted (NoteList).
 func (r *Report) Notes() []string {
 	var out []string
 	switch {
@@ -101,6 +172,40 @@ func (r *Report) Notes() []string {
 	if n > 0 {
 		out = append(out, text.Plural(n, "request")+" went to QPs the MPT file does not describe ("+strings.Join(unknown, ", ")+
 			"): the model drops them; is the MPT file the one of this capture?")
+	}
+	if uc := r.ucSessions(); len(uc) > 0 {
+		names, dropped := make([]string, len(uc)), 0
+		for i, s := range uc {
+			names[i] = "QP " + hex24(s.QPN)
+			for _, k := range s.Dropped {
+				dropped += k
+			}
+		}
+		out = append(out, text.Plural(len(uc), "UC session")+" ("+strings.Join(names, ", ")+") gave the replay nothing to compare: UC sends no responses; the model dropped "+
+			text.Plural(dropped, "request")+" of them (listed with their reasons); "+r.ucCheck()+" checks UC accesses against the MPT")
+	}
+	for _, k := range NoteKinds() {
+		if n := r.NotesByKind[k]; n > 0 {
+			out = append(out, text.Plural(n, k.String()+" note")+": "+noteSummary[k])
+		}
+	}
+	return out
+}
+
+// noteSummary says in a few words why each kind of note is no divergence.
+var noteSummary = [numNoteKinds]string{
+	NoteUnsolicitedACK: "the responder acknowledged requests that did not ask (no AckReq); a responder may acknowledge any request it executed",
+	NoteCoalescedACK:   "one acknowledgement of the responder covered several the model sends; a responder may coalesce ACKs",
+	NoteMSNInMessage:   "an ACK inside a message not yet complete carried another MSN; the MSN is checked once the message is complete",
+	NoteMemoryChanged:  "data differed from what an earlier response showed of the same memory; the responder's CPU may change its buffer between two remote accesses (bytes the capture wrote stay a hard check)",
+}
+
+func (r *Report) noteKindCounts() []string {
+	var out []string
+	for _, k := range NoteKinds() {
+		if n := r.NotesByKind[k]; n > 0 {
+			out = append(out, k.String()+" "+strconv.Itoa(n))
+		}
 	}
 	return out
 }
@@ -201,6 +306,9 @@ func (r *Report) appendSessionTable(b []byte) []byte {
 		}
 		if s.Coalesced > 0 {
 			notes = append(notes, text.Plural(s.Coalesced, "ACK")+" coalesced into later ones by the responder")
+		}
+		if s.Unsolicited > 0 {
+			notes = append(notes, text.Plural(s.Unsolicited, "unsolicited ACK")+" (no AckReq)")
 		}
 		if len(notes) > 0 {
 			b = append(b, "      "+strings.Join(notes, "; ")+"\n"...)

@@ -56,7 +56,9 @@ func newCmdMPTLearn(ios IO, runF func(*MPTLearnOptions) error) *cobra.Command {
 		Short: "Infer an MPT file from a capture: the responder's QPs and the memory regions its answers prove",
 		Long: `Infer the MPT file of the responder in a capture from what its answers
 prove. The responder is the node that sent the most responses (ACKs, NAKs,
-READ responses, ATOMIC ACKs) unless --responder names it. Its QPs are the
+READ responses, ATOMIC ACKs) unless --responder names it; when two sent as
+many, or none answered, it is the one the capture's first request went to
+(with rdma_cm, the CM REQ's destination). Its QPs are the
 destinations of the requests sent to it, with their transport, the first
 request's PSN as expected_psn (or the PSN a PSN sequence error NAK names,
 when that is the QP's first answer), the peer the responses go to, the MTU

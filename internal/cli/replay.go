@@ -54,7 +54,11 @@ the MPT file describes) into rocetap's reference HCA model, in capture
 order, and compare each response the model sends with the one the real
 responder sent: missing and extra responses, opcode, PSN, ACK/NAK syndrome,
 MSN, READ data (the bytes the model knows) and ATOMIC original values.
-The report also lists the work completions the model predicts.
+What the rules leave to the responder (ACKs it was not asked for, one ACK
+for several requests, memory its CPU changed since an earlier READ
+showed it) is a note, not a divergence. UC sends no responses: the
+report lists what the model dropped and why. The report also lists the
+work completions the model predicts.
 
 The responder is the MPT file's responder.address unless --responder
 names another: an IPv4 or IPv6 address, a GID (an IPv4-mapped GID is its

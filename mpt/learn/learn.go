@@ -7,7 +7,10 @@
 // (decode.Analysis.Acked, RequestFrame). From that:
 //
 //   - the responder is the node that sent the most responses (or the one
-//     named in Options.Responder);
+//     named in Options.Responder); when two sent as many, or none
+//     answered, the one of them the capture's first request went to (with
+//     rdma_cm, the CM REQ's destination: the side that accepted the
+//     connection);
 //   - its QPs are the destinations of the requests sent to it: QPN and
 //     transport from the BTH; the expected PSN from the first request
 //     (or from the PSN a PSN sequence error NAK names, when that is the
@@ -571,17 +574,40 @@ func (l *Learner) Finish() (*Result, error) {
 				dests = append(dests, a)
 			}
 		}
-		if len(dests) != 1 {
+		switch len(dests) {
+		case 0:
 			return nil, fmt.Errorf("no node answered a request (UC or UD traffic only?)%s: name the node to model", l.destinations())
+		case 1:
+			res.ResponderFrom = "no node answered; the only node requests were sent to"
+			note("responder %s: no node answered a request; it is the only node requests were sent to", dests[0])
+		default:
+			res.ResponderFrom = "no node answered; the first node requests were sent to"
+			note("responder %s: no node answered a request; requests went to %s, and %s is the one the capture's first request went to (name another with the responder option)",
+				dests[0], addrList(dests), dests[0])
 		}
 		resp = dests[0]
-		res.ResponderFrom = "no node answered; the only node requests were sent to"
-		note("responder %s: no node answered a request; it is the only node requests were sent to", resp)
 	default:
 		order := slices.Clone(l.respOrder)
 		sort.SliceStable(order, func(i, j int) bool { return l.responses[order[i]] > l.responses[order[j]] })
 		if len(order) > 1 && l.responses[order[0]] == l.responses[order[1]] {
-			return nil, fmt.Errorf("%s and %s both sent %d responses: name the node to model", order[0], order[1], l.responses[order[0]])
+			// As many answers from each: the answers do not tell which
+			// node is the one to model; the one the first request went
+			// to is (rdma_cm: the CM REQ's destination, the side that
+			// accepted the connection).
+			n := l.responses[order[0]]
+			var tied []decode.Node
+			for _, a := range l.nodeOrder {
+				if l.responses[a] == n && len(l.nodes[a].qps) > 0 {
+					tied = append(tied, a)
+				}
+			}
+			if len(tied) == 0 {
+				return nil, fmt.Errorf("%s and %s both sent %d responses: name the node to model", order[0], order[1], n)
+			}
+			i := slices.Index(order, tied[0])
+			order[0], order[i] = order[i], order[0]
+			note("responder %s: %s each sent %d responses; %s is the one the capture's first request went to",
+				tied[0], addrList(tied), n, tied[0])
 		}
 		resp = order[0]
 		total := 0
@@ -836,6 +862,18 @@ func (l *Learner) destinations() string {
 		}
 	}
 	return "; requests go to " + strings.Join(s, ", ")
+}
+
+// addrList is "10.77.0.2 and 10.77.0.1", or "a, b and c".
+func addrList(as []decode.Node) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = a.String()
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 func opNames(a hca.Access) string {

@@ -310,8 +310,6 @@ func TestLearnErrors(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		{"cm_ucmatose", Options{}, "10.77.0.1 and 10.77.0.2 both sent 2 responses: name the node to model"},
-		{"cm_udaddy", Options{}, "no node answered a request (UC or UD traffic only?); requests go to 10.77.0.2 (1 QP), 10.77.0.1 (1 QP): name the node to model"},
 		{"read_atomic", Options{Responder: decode.MustParseNode("10.0.0.9")}, "no request in the capture is sent to 10.0.0.9; requests go to 10.77.0.2 (1 QP)"},
 		{"read_atomic", Options{Profile: "mlx5"}, `unknown responder profile "mlx5"`},
 		{"cm_reject", Options{Responder: decode.MustParseNode("10.77.0.2")}, "no request to 10.77.0.2 reached a QP an MPT file can hold"},
@@ -327,6 +325,30 @@ func TestLearnErrors(t *testing.T) {
 	// Nothing at all.
 	if _, err := New(Options{}).Finish(); err == nil || !strings.Contains(err.Error(), "no RDMA request") {
 		t.Errorf("empty capture: %v", err)
+	}
+}
+
+// TestLearnChoosesResponder: when the answers do not tell which node to
+// model (both sides of cm_ucmatose answer twice; nobody answers in
+// cm_udaddy's UD traffic), learn models the node the capture's first
+// request went to, the CM REQ's (SIDR REQ's) destination, and says so.
+func TestLearnChoosesResponder(t *testing.T) {
+	for _, tt := range []struct{ capture, from, note string }{
+		{"cm_ucmatose", "sent 2 of the capture's 4 responses", "10.77.0.2 and 10.77.0.1 each sent 2 responses; 10.77.0.2 is the one the capture's first request went to"},
+		{"cm_udaddy", "no node answered; the first node requests were sent to", "requests went to 10.77.0.2 and 10.77.0.1, and 10.77.0.2 is the one the capture's first request went to"},
+	} {
+		t.Run(tt.capture, func(t *testing.T) {
+			res, err := learnCapture(t, "../../testdata/rxe/"+tt.capture+".pcap", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.File.Responder != decode.MustParseNode("10.77.0.2") || res.ResponderFrom != tt.from {
+				t.Errorf("responder %s (%s)", res.File.Responder, res.ResponderFrom)
+			}
+			if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, tt.note) {
+				t.Errorf("notes lack %q:\n%s", tt.note, notes)
+			}
+		})
 	}
 }
 
