@@ -32,7 +32,6 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/pfc":        {"the capture has no RDMA request", "PFC and PAUSE frames only"},
 	// Synthetic decoder coverage (testdata/README.md), not one
 	// responder's traffic:
-	"synth/rocev1":           {"", "the READ of frame 5 returns other bytes than the WRITE of frame 3 stored there (synthetic payloads): a responder that did so broke the rules"},
 	"synth/sll_sll2_raw":     {"", "one connection whose packets go to an IPv4 and an IPv6 address in turn: an MPT file names its responder by one address, so the model misses the others' requests"},
 	"synth/vlan_qinq_ipv6":   {"", "one connection whose packets go to an IPv4 and an IPv6 address in turn (as sll_sll2_raw)"},
 	"synth/bad_icrc":         {"", "every RoCE frame has a bad ICRC, the responder's ACK too: learn and the model drop what an HCA drops, so the ACK answers nothing the model executed"},

@@ -383,12 +383,17 @@ func rocev1File() (File, error) {
 	b.add("RoCEv1 RC SEND Only", v1(c.req(rc(decode.OpSendOnly), 21, true, Transport{}), nil))
 	b.add("RoCEv1 ACK", v1(c.ack(p, 0x1F), nil))
 	p = c.psn
-	b.add("RoCEv1 WRITE Only", v1(c.req(rc(decode.OpWriteOnly), 64, true, Transport{RETH: reth(0xC000, 0x1111, 64)}), nil))
+	write := c.req(rc(decode.OpWriteOnly), 64, true, Transport{RETH: reth(0xC000, 0x1111, 64)})
+	b.add("RoCEv1 WRITE Only", v1(write, nil))
 	b.add("RoCEv1 ACK (PSN 0)", v1(c.ack(p, 0x1F), nil))
 	p = c.psn
 	b.add("RoCEv1 over 802.1Q VLAN 7: READ Request", v1(c.req(rc(decode.OpReadRequest), 0, true, Transport{RETH: reth(0xC000, 0x1111, 3)}), []VLAN{{TPID: 0x8100, ID: 7, Priority: 3}}))
 	c.msn++
-	b.add("RoCEv1 over 802.1Q VLAN 7: READ Response Only, 3 B, pad 1", v1(c.resp(rc(decode.OpReadResponseOnly), p, 3, Transport{AETH: decode.AETH{Syndrome: 0x1F, MSN: c.msn}}), []VLAN{{TPID: 0x8100, ID: 7, Priority: 3}}))
+	// The READ returns the first 3 bytes the WRITE stored there, as a
+	// responder must.
+	read := c.resp(rc(decode.OpReadResponseOnly), p, 3, Transport{AETH: decode.AETH{Syndrome: 0x1F, MSN: c.msn}})
+	read.T.Payload = write.T.Payload[:3]
+	b.add("RoCEv1 over 802.1Q VLAN 7: READ Response Only, 3 B, pad 1", v1(read, []VLAN{{TPID: 0x8100, ID: 7, Priority: 3}}))
 	b.add("RoCEv1 UD SEND Only", RoCEv1{HopLimit: 64, T: Transport{
 		BTH:  decode.BTH{Opcode: ud(decode.OpSendOnly), PKey: 0xFFFF, DestQP: 0x000777, PSN: 0x10},
 		DETH: decode.DETH{QKey: 0x12345678, SrcQP: 0x000778}, Payload: payload(40, 5)}})
