@@ -12,9 +12,8 @@ import (
 )
 
 // execute carries out a request that passed every check.
-// readResponse is the READ response family the model answers with (RC
-// opcodes, as for every response it sends); InMessage picks FIRST, MIDDLE,
-// LAST or ONLY.
+// readResponse is the READ response family; InMessage picks FIRST,
+// MIDDLE, LAST or ONLY (respond gives it the QP's transport).
 const readResponse = decode.Opcode(decode.OpReadResponseFirst)
 
 func (m *Model) execute(qp *QP, rq *request) {

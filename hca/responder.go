@@ -286,8 +286,10 @@ func (m *Model) respond(qp *QP, op decode.Opcode, psn decode.PSN, syn uint8, aet
 	if aeth && syn>>5 == decode.AETHAck && m.Profile != ProfileRXE {
 		mask = 0xE0
 	}
+	// A response carries the opcode of the QP's transport: RC's, or XRC's
+	// for an XRC target (op names the operation).
 	m.res.Responses = append(m.res.Responses, Response{Frame: m.frame, QPN: qp.QPN, DestQP: qp.destQP(),
-		Opcode: op, PSN: psn, HasAETH: aeth, Syndrome: syn, SyndromeMask: mask, MSN: qp.MSN, Why: why})
+		Opcode: qp.Type.Opcode(op.Op()), PSN: psn, HasAETH: aeth, Syndrome: syn, SyndromeMask: mask, MSN: qp.MSN, Why: why})
 	return &m.res.Responses[len(m.res.Responses)-1]
 }
 

@@ -24,6 +24,9 @@ type ReadSeries struct {
 	Count  uint32 // responses, Count ≥ 2
 	MTU    uint32 // payload bytes of every response but the last
 	Length uint64 // bytes the READ returns
+	// Transport is the QP's: the responses carry its READ response
+	// opcodes (RC's, or XRC's for an XRC target).
+	Transport decode.Transport
 	// HasData: the model read the MR (false only when a duplicate READ's
 	// MR is gone): the responses carry data, of which Pieces are known.
 	HasData bool
@@ -56,7 +59,7 @@ type ReadPiece struct {
 func (s *ReadSeries) Response(i uint32) (op decode.Opcode, aeth bool, off, n uint64) {
 	off = uint64(i) * uint64(s.MTU)
 	n = min(uint64(s.MTU), s.Length-min(off, s.Length))
-	op = readResponse.InMessage(int(i), int(s.Count))
+	op = s.Transport.Opcode(decode.OpReadResponseFirst).InMessage(int(i), int(s.Count))
 	return op, !op.Is(decode.PropMiddle), off, n
 }
 
@@ -119,7 +122,7 @@ func (m *Model) readSeries(qp *QP, mr *MR, rkey uint32, psn decode.PSN, va, leng
 	r := m.respond(qp, decode.OpReadResponseFirst, psn, synACK, true, "")
 	r.Duplicate = dup
 	s := &m.series
-	*s = ReadSeries{Count: n, MTU: uint32(qp.MTU), Length: length, Pieces: s.Pieces[:0]}
+	*s = ReadSeries{Count: n, MTU: uint32(qp.MTU), Length: length, Transport: qp.Type, Pieces: s.Pieces[:0]}
 	if mr != nil {
 		s.HasData = true
 		m.translate(qp.QPN, rkey, mr.MTT, va, length)

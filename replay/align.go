@@ -114,7 +114,7 @@ func cost(m *hca.Response) int {
 func (e *pending) setSeries(m *hca.Response) {
 	src := m.Series
 	e.isSeries, e.next, e.firstPSN, e.firstSyn = true, 0, m.PSN, m.Syndrome
-	e.series = hca.ReadSeries{Count: src.Count, MTU: src.MTU, Length: src.Length, HasData: src.HasData, Pieces: e.series.Pieces[:0]}
+	e.series = hca.ReadSeries{Count: src.Count, MTU: src.MTU, Length: src.Length, Transport: src.Transport, HasData: src.HasData, Pieces: e.series.Pieces[:0]}
 	e.pieceData, e.pieceKnown, e.pieceLearned = e.pieceData[:0], e.pieceKnown[:0], e.pieceLearned[:0]
 	for _, p := range src.Pieces {
 		e.pieceData = append(e.pieceData, p.Data...)
