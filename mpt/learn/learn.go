@@ -576,7 +576,12 @@ func (l *Learner) Finish() (*Result, error) {
 		}
 		switch len(dests) {
 		case 0:
-			return nil, fmt.Errorf("no node answered a request (UC or UD traffic only?)%s: name the node to model", l.destinations())
+			if len(l.nodeOrder) > 0 {
+				// Requests went only to QP0/QP1 (CM, subnet
+				// management): no QP, MR or access to learn.
+				return nil, fmt.Errorf("no node answered a request: the capture's requests are management datagrams only%s; an MPT file describes QPs and MRs, and there are none to learn (replay needs RDMA traffic)", l.destinations())
+			}
+			return nil, fmt.Errorf("no node answered a request%s: an MPT file describes a responder's QPs and MRs, and there is nothing to learn them from", l.destinations())
 		case 1:
 			res.ResponderFrom = "no node answered; the only node requests were sent to"
 			note("responder %s: no node answered a request; it is the only node requests were sent to", dests[0])
