@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
@@ -300,6 +301,7 @@ type junitCase struct {
 	ClassName string         `xml:"classname,attr"`
 	Name      string         `xml:"name,attr"`
 	Failures  []junitFailure `xml:"failure"`
+	SystemOut string         `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -311,7 +313,8 @@ type junitFailure struct {
 // WriteJUnit writes the report as JUnit XML for CI systems: a
 // <testsuite name="rocetap replay CAPTURE"> with one <testcase> per
 // session and one <failure> per divergence (type: its kind; message: its
-// sentence with the frame numbers).
+// sentence with the frame numbers). A session's notes (legal responder
+// choices, never failures) are its <system-out>, a line each.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	s := junitSuite{Name: "rocetap replay " + r.Capture,
 		Properties: []junitProperty{{"capture", r.Capture}, {"mpt", r.MPT}, {"responder", r.Responder.String()}, {"profile", r.Profile}},
@@ -329,6 +332,13 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				"\ncaptured: " + nonEmpty(d.Actual, "(no response)") + "\n"
 			tc.Failures = append(tc.Failures, junitFailure{Type: d.Kind.String(), Message: d.Message, Text: text})
 		}
+		var notes strings.Builder
+		for i := range r.NoteList {
+			if n := &r.NoteList[i]; n.Session == ses.ID {
+				notes.WriteString("note (" + n.Kind.String() + "): " + n.Message + "\n")
+			}
+		}
+		tc.SystemOut = notes.String()
 		s.Cases = append(s.Cases, tc)
 	}
 	if r.DivergencesOmitted > 0 {

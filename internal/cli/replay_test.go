@@ -163,6 +163,38 @@ func TestReplayJUnit(t *testing.T) {
 	}
 }
 
+// TestReplayJUnitNotes: a note (a legal responder choice) is no failure
+// in JUnit; it is its session's <system-out>. rping rewrites its buffer
+// between two READs (memory_changed).
+func TestReplayJUnitNotes(t *testing.T) {
+	dir := t.TempDir()
+	learned, path := filepath.Join(dir, "l.json"), filepath.Join(dir, "r.xml")
+	if _, errOut, code := run(t, nil, "mpt", "learn", "-r", rxe+"cm_rping.pcap", "-o", learned); code != 0 {
+		t.Fatalf("learn: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := run(t, nil, "replay", "-r", rxe+"cm_rping.pcap", "--mpt", learned, "--junit", path); code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Failures []struct{} `xml:"failure"`
+			Out      string     `xml:"system-out"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(data, &suite); err != nil {
+		t.Fatalf("invalid JUnit XML: %v\n%s", err, data)
+	}
+	if suite.Failures != 0 || len(suite.Cases) != 1 || len(suite.Cases[0].Failures) != 0 ||
+		!strings.HasPrefix(suite.Cases[0].Out, "note (memory_changed): frame 18 → 19: memory changed") {
+		t.Fatalf("%+v\n%s", suite, data)
+	}
+}
+
 // TestReplayFlags: flags land in ReplayOptions (runF), defaults included.
 func TestReplayFlags(t *testing.T) {
 	var got *ReplayOptions
