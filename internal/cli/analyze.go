@@ -75,6 +75,10 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return true
 		},
 	}})
+	if err != nil && !isDamaged(err) {
+		// Nothing was read (no such file, not a capture): no report.
+		return nil, err
+	}
 	// A frame tracked before its session merged into another names the
 	// provisional one: count it for the session that absorbed it.
 	for id := range matched {

@@ -194,8 +194,14 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	} else {
 		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Count, out)
 	}
-	if do.closing != nil && (err == nil || n > 0) {
-		do.closing(n)
+	if err != nil && n == 0 && !isDamaged(err) {
+		// Nothing was read (no such file, not a capture): print
+		// nothing, not even the JSON array's "[" or the fields header.
+		out.b = out.b[:0]
+		return err
+	}
+	if do.closing != nil {
+		do.closing(n) // JSON: a valid document whatever happened
 	}
 	return err
 }

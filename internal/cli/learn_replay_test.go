@@ -105,8 +105,8 @@ func TestLearnReplayEveryCapture(t *testing.T) {
 				if code == 0 {
 					t.Fatalf("replays clean now: take %s off notReplayable (%s)", c.key, exc.why)
 				}
-				if code != 1 {
-					t.Fatalf("replay: exit %d, want 1 (divergences)\n%s%s", code, out, errOut)
+				if code != ExitDivergence {
+					t.Fatalf("replay: exit %d, want 3 (divergences)\n%s%s", code, out, errOut)
 				}
 				diverged++
 				t.Logf("replay diverges, as expected: %s", exc.why)

@@ -92,7 +92,7 @@ func TestLIDReplay(t *testing.T) {
 	if err := os.WriteFile(other, bytes.Replace(raw, []byte(`"address": "lid:2"`), []byte(`"address": "10.0.0.2"`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := run(t, nil, "replay", "-r", lidCapture, "--mpt", other); code != 2 ||
+	if _, errOut, code := run(t, nil, "replay", "-r", lidCapture, "--mpt", other); code != ExitInput ||
 		!strings.Contains(errOut, "no request in "+lidCapture+" goes to the responder 10.0.0.2 (the MPT file's responder.address); the capture's RDMA requests go to lid:2: pass --responder ADDR") {
 		t.Errorf("replay against 10.0.0.2: exit %d: %s", code, errOut)
 	}
@@ -135,8 +135,8 @@ func TestLIDReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := mutateFrame(t, lidCapture, tt.frame, tt.mutate)
 			out, errOut, code := run(t, nil, "replay", "-r", path, "--mpt", learned, "--responder", "lid:2")
-			if code != 1 || !strings.Contains(out, tt.want) || !strings.Contains(out, "1 divergence\n") {
-				t.Errorf("exit %d, want 1 and %q\n%s%s", code, tt.want, out, errOut)
+			if code != ExitDivergence || !strings.Contains(out, tt.want) || !strings.Contains(out, "1 divergence\n") {
+				t.Errorf("exit %d, want 3 and %q\n%s%s", code, tt.want, out, errOut)
 			}
 		})
 	}
@@ -199,13 +199,13 @@ func TestLIDFlagErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:0"}, 2,
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:0"}, ExitInput,
 			`--responder "lid:0" is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex, e.g. lid:1 or lid:0x1` + "\n"},
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:two"}, 2, `--responder "lid:two" is not a LID`},
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "node2"}, 2,
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "lid:two"}, ExitInput, `--responder "lid:two" is not a LID`},
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "node2"}, ExitInput,
 			`--responder "node2": want an IPv4 address, IPv6 address or GID without a zone, or a LID (e.g. 10.77.0.2, fe80::2:c903:0:a, ::ffff:10.77.0.2, lid:1 or lid:0x1)` + "\n"},
 		{[]string{"mpt", "learn", "-r", lidCapture, "--responder", "lid:65536"}, 1, `--responder "lid:65536" is not a LID`},
-		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "fe80::2%ib0"}, 2, `--responder "fe80::2%ib0": want an IPv4 address, IPv6 address or GID without a zone`},
+		{[]string{"replay", "-r", lidCapture, "--mpt", learned, "--responder", "fe80::2%ib0"}, ExitInput, `--responder "fe80::2%ib0": want an IPv4 address, IPv6 address or GID without a zone`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := run(t, nil, tt.args...)

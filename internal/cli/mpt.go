@@ -438,7 +438,7 @@ func mptCheckRun(o *MPTCheckOptions, ios IO) error {
 	}
 	f, err := mpt.Parse(name, data)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return err
 	}
 	out := newOutBuf(ios.Out)
 	out.b = appendMPTSummary(out.b, name, f)

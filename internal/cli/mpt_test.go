@@ -280,8 +280,8 @@ func TestMPTCheckErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"invalid", []string{"mpt", "check", bad}, 2, bad + `:26:4: $.qps[0].min_rnr_timr: unknown key "min_rnr_timr" (allowed: qpn, pd, type, access, mtu, expected_psn, rq_depth, max_dest_rd_atomic, min_rnr_timer, q_key, remote, recv); did you mean "min_rnr_timer"?`},
-		{"invalid stdin", []string{"mpt", "check", "-"}, 2, "<stdin>: empty file"},
+		{"invalid", []string{"mpt", "check", bad}, ExitInput, bad + `:26:4: $.qps[0].min_rnr_timr: unknown key "min_rnr_timr" (allowed: qpn, pd, type, access, mtu, expected_psn, rq_depth, max_dest_rd_atomic, min_rnr_timer, q_key, remote, recv); did you mean "min_rnr_timer"?`},
+		{"invalid stdin", []string{"mpt", "check", "-"}, ExitInput, "<stdin>: empty file"},
 		{"missing", []string{"mpt", "check", filepath.Join(dir, "none.json")}, 1, "cannot read the MPT file: open " + filepath.Join(dir, "none.json")},
 		{"no argument", []string{"mpt", "check"}, 1, "want one MPT file (rocetap mpt check FILE), got 0 arguments"},
 		{"unknown subcommand", []string{"mpt", "lern"}, 1, `unknown command "lern" for "rocetap mpt"`},

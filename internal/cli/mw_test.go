@@ -77,7 +77,7 @@ func TestMPTWindowFindings(t *testing.T) {
 				t.Errorf("expert blames an MR:\n%s", out)
 			}
 			out, errOut, code = run(t, nil, "replay", "-r", pcap, "--mpt", file)
-			if code != 1 || !strings.Contains(out, "    "+tt.replay+"\n") {
+			if code != ExitDivergence || !strings.Contains(out, "    "+tt.replay+"\n") {
 				t.Errorf("replay: exit %d, want %q in\n%s%s", code, tt.replay, out, errOut)
 			}
 		})

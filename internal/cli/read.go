@@ -98,11 +98,10 @@ func runTracked(o *readOptions, ios IO, skipCRCs bool, to stream.TrackOptions) (
 }
 
 // exitCorrupt gives a capture damaged part-way (a *stream.CorruptError)
-// exit status 2; other errors keep theirs.
+// exit status ExitDamaged; other errors keep theirs.
 func exitCorrupt(err error) error {
-	var ce *stream.CorruptError
-	if errors.As(err, &ce) {
-		return &exitError{code: 2, err: err}
+	if isDamaged(err) {
+		return &exitError{code: ExitDamaged, err: err}
 	}
 	return err
 }

@@ -29,16 +29,6 @@ type ReplayOptions struct {
 	modelFlags
 }
 
-// exitUsage makes err an exit status 2 error: replay's usage and input
-// errors (status 1 means divergences).
-func exitUsage(err error) error {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &exitError{code: 2, err: err}
-}
-
 // NewCmdReplay builds `rocetap replay`.
 func NewCmdReplay(ios IO) *cobra.Command { return newCmdReplay(ios, nil) }
 
@@ -77,13 +67,13 @@ divergence.`,
   rocetap replay -r cap.pcap --mpt responder.mpt.json -Y 'infiniband.bth.destqp == 0x11'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return exitUsage(fmt.Errorf("unexpected argument %q: give the capture with -r (rocetap replay -r FILE --mpt MPT)", args[0]))
+				return fmt.Errorf("unexpected argument %q: give the capture with -r (rocetap replay -r FILE --mpt MPT)", args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
-				return exitUsage(err)
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -92,7 +82,7 @@ divergence.`,
 		},
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitUsage(fmt.Errorf("%w (see rocetap replay --help)", err))
+		return fmt.Errorf("%w (see rocetap replay --help)", err)
 	})
 	f := cmd.Flags()
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
@@ -171,21 +161,21 @@ func (o *ReplayOptions) setup() (*replaySetup, error) {
 func replayRun(o *ReplayOptions, ios IO) error {
 	st, err := o.setup()
 	if err != nil {
-		return exitUsage(err)
+		return err
 	}
 	mo, err := o.modelFlags.options(st.profile)
 	if err != nil {
-		return exitUsage(err)
+		return err
 	}
 	m, err := hca.NewModel(&st.file.Config, mo)
 	if err != nil {
-		return exitUsage(fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err))
+		return fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err)
 	}
 	rp, err := replay.New(m, replay.Options{Responder: st.responder, QPs: st.file.QPs,
 		MaxDivergences: o.MaxDivergences, MaxCompletions: o.MaxCompletions,
 		Capture: o.Path, MPT: o.MPT, Profile: st.profile.String()})
 	if err != nil {
-		return exitUsage(err)
+		return err
 	}
 	// The model's work per packet dwarfs reading it: one goroutine (see
 	// stream.TrackOptions.OneGoroutine).
@@ -203,7 +193,7 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	_, readErr := runTracked(&o.readOptions, ios, false, to)
 	var corrupt *exitError
 	if readErr != nil && !errors.As(readErr, &corrupt) {
-		return exitUsage(readErr) // nothing was read: no such file, not a capture
+		return readErr // nothing was read: no such file, not a capture
 	}
 	if readErr != nil {
 		rp.CutShort()
@@ -227,7 +217,7 @@ func replayRun(o *ReplayOptions, ios IO) error {
 			}
 			msg += ": pass --responder ADDR with the node the MPT file describes"
 		}
-		return exitUsage(errors.New(msg))
+		return errors.New(msg)
 	}
 	out := newOutBuf(ios.Out)
 	if o.Output == "json" {
@@ -238,16 +228,16 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	out.flush()
 	if o.JUnit != "" {
 		if err := writeJUnit(o.JUnit, rep); err != nil {
-			return exitUsage(fmt.Errorf("--junit %s: %w", o.JUnit, err))
+			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
 		}
 	}
 	switch {
 	case readErr != nil:
 		return readErr // exit status 2, after the report of what came before
 	case out.err != nil:
-		return exitUsage(out.err)
+		return out.err
 	case !rep.Pass():
-		return &exitError{code: 1, err: fmt.Errorf("replay: %d divergence%s from the reference model (profile %s): the responder in %s did not answer as the model does",
+		return &exitError{code: ExitDivergence, err: fmt.Errorf("replay: %d divergence%s from the reference model (profile %s): the responder in %s did not answer as the model does",
 			rep.DivergenceCount, map[bool]string{true: "", false: "s"}[rep.DivergenceCount == 1], st.profile, o.Path)}
 	}
 	return nil

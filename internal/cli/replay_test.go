@@ -30,8 +30,8 @@ func TestReplayGolden(t *testing.T) {
 	}{
 		{"replay_read_atomic.text", replayArgs("read_atomic"), 0},
 		{"replay_err_rnr_recover.text", replayArgs("err_rnr_recover"), 0},
-		{"replay_err_qp_access.ibta.text", replayArgs("err_qp_access", "--profile", "ibta"), 1},
-		{"replay_err_qp_access.ibta.json", replayArgs("err_qp_access", "--profile", "ibta", "-T", "json"), 1},
+		{"replay_err_qp_access.ibta.text", replayArgs("err_qp_access", "--profile", "ibta"), ExitDivergence},
+		{"replay_err_qp_access.ibta.json", replayArgs("err_qp_access", "--profile", "ibta", "-T", "json"), ExitDivergence},
 		{"replay_ipv6_mix.json", replayArgs("ipv6_mix", "-T", "json"), 0},
 	}
 	for _, c := range cases {
@@ -65,27 +65,27 @@ func TestReplayExitStatus(t *testing.T) {
 	}{
 		{"agree", replayArgs("err_bad_rkey"), 0, nil},
 		{"agree, profile from the MPT", replayArgs("err_recv_too_small"), 0, nil},
-		{"diverge", replayArgs("err_recv_too_small", "--profile", "ibta"), 1, []string{"replay: 1 divergence from the reference model (profile ibta)"}},
-		{"no -r", []string{"replay", "--mpt", rxe + "pt_ud.mpt.json"}, 2, []string{"no capture given: use -r FILE"}},
-		{"no --mpt", []string{"replay", "-r", rxe + "pt_ud.pcap"}, 2, []string{"no MPT file given: use --mpt FILE"}},
-		{"MPT missing", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", dir + "/none.json"}, 2, []string{"--mpt: cannot read the MPT file", "none.json", "no such file"}},
-		{"MPT malformed", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", badMPT}, 2, []string{badMPT + ":3:", "$.qps[0]", "docs/mpt-format.md"}},
-		{"MPT profile unknown", []string{"replay", "-r", rxe + "read_atomic.pcap", "--mpt", badProfile}, 2, []string{"the MPT file's profile", `unknown responder profile "mlx5"`, "ibta, rxe"}},
-		{"--profile unknown", replayArgs("pt_ud", "--profile", "mlx5"), 2, []string{"--profile: unknown responder profile", "use one of ibta, rxe"}},
-		{"--responder bad", replayArgs("pt_ud", "--responder", "host-b"), 2, []string{`--responder "host-b": want an IPv4 address`}},
-		{"--responder wrong", replayArgs("pt_ud", "--responder", "10.77.0.9"), 2, []string{"nothing to replay", "10.77.0.9", "go to 10.77.0.2", "pass --responder"}},
-		{"--responder the other host", replayArgs("read_atomic", "--responder", "10.77.0.1"), 2, []string{"nothing to replay"}},
+		{"diverge", replayArgs("err_recv_too_small", "--profile", "ibta"), ExitDivergence, []string{"replay: 1 divergence from the reference model (profile ibta)"}},
+		{"no -r", []string{"replay", "--mpt", rxe + "pt_ud.mpt.json"}, ExitInput, []string{"no capture given: use -r FILE"}},
+		{"no --mpt", []string{"replay", "-r", rxe + "pt_ud.pcap"}, ExitInput, []string{"no MPT file given: use --mpt FILE"}},
+		{"MPT missing", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", dir + "/none.json"}, ExitInput, []string{"--mpt: cannot read the MPT file", "none.json", "no such file"}},
+		{"MPT malformed", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", badMPT}, ExitInput, []string{badMPT + ":3:", "$.qps[0]", "docs/mpt-format.md"}},
+		{"MPT profile unknown", []string{"replay", "-r", rxe + "read_atomic.pcap", "--mpt", badProfile}, ExitInput, []string{"the MPT file's profile", `unknown responder profile "mlx5"`, "ibta, rxe"}},
+		{"--profile unknown", replayArgs("pt_ud", "--profile", "mlx5"), ExitInput, []string{"--profile: unknown responder profile", "use one of ibta, rxe"}},
+		{"--responder bad", replayArgs("pt_ud", "--responder", "host-b"), ExitInput, []string{`--responder "host-b": want an IPv4 address`}},
+		{"--responder wrong", replayArgs("pt_ud", "--responder", "10.77.0.9"), ExitInput, []string{"nothing to replay", "10.77.0.9", "go to 10.77.0.2", "pass --responder"}},
+		{"--responder the other host", replayArgs("read_atomic", "--responder", "10.77.0.1"), ExitInput, []string{"nothing to replay"}},
 		{"--responder IPv4-mapped", replayArgs("err_bad_rkey", "--responder", "::ffff:10.77.0.2"), 0, nil},
-		{"capture missing", []string{"replay", "-r", dir + "/none.pcap", "--mpt", rxe + "pt_ud.mpt.json"}, 2, []string{"none.pcap"}},
-		{"not a capture", []string{"replay", "-r", rxe + "README.md", "--mpt", rxe + "pt_ud.mpt.json"}, 2, []string{"not a capture file"}},
-		{"bad -T", replayArgs("pt_ud", "-T", "fields"), 2, []string{`-T "fields": want text or json`}},
-		{"bad flag", replayArgs("pt_ud", "--nosuch"), 2, []string{"unknown flag: --nosuch", "rocetap replay --help"}},
-		{"argument", replayArgs("pt_ud", "extra.pcap"), 2, []string{`unexpected argument "extra.pcap"`}},
-		{"bad filter", replayArgs("pt_ud", "-Y", "infiniband.reth.rkey == 1"), 2, []string{"did you mean infiniband.reth.r_key"}},
-		{"negative limit", replayArgs("pt_ud", "--max-divergences", "-1"), 2, []string{"--max-divergences -1"}},
-		{"--cache-entries 0", replayArgs("pt_ud", "--cache-entries", "0"), 2, []string{"--cache-entries 0: want 1 to"}},
-		{"--page-size not a power of two", replayArgs("pt_ud", "--page-size", "3000"), 2, []string{"--page-size 3000: want a power of two"}},
-		{"junit not writable", replayArgs("pt_ud", "--junit", dir+"/no/such/dir/x.xml"), 2, []string{"--junit " + dir + "/no/such/dir/x.xml"}},
+		{"capture missing", []string{"replay", "-r", dir + "/none.pcap", "--mpt", rxe + "pt_ud.mpt.json"}, ExitInput, []string{"none.pcap"}},
+		{"not a capture", []string{"replay", "-r", rxe + "README.md", "--mpt", rxe + "pt_ud.mpt.json"}, ExitInput, []string{"not a capture file"}},
+		{"bad -T", replayArgs("pt_ud", "-T", "fields"), ExitInput, []string{`-T "fields": want text or json`}},
+		{"bad flag", replayArgs("pt_ud", "--nosuch"), ExitInput, []string{"unknown flag: --nosuch", "rocetap replay --help"}},
+		{"argument", replayArgs("pt_ud", "extra.pcap"), ExitInput, []string{`unexpected argument "extra.pcap"`}},
+		{"bad filter", replayArgs("pt_ud", "-Y", "infiniband.reth.rkey == 1"), ExitInput, []string{"did you mean infiniband.reth.r_key"}},
+		{"negative limit", replayArgs("pt_ud", "--max-divergences", "-1"), ExitInput, []string{"--max-divergences -1"}},
+		{"--cache-entries 0", replayArgs("pt_ud", "--cache-entries", "0"), ExitInput, []string{"--cache-entries 0: want 1 to"}},
+		{"--page-size not a power of two", replayArgs("pt_ud", "--page-size", "3000"), ExitInput, []string{"--page-size 3000: want a power of two"}},
+		{"junit not writable", replayArgs("pt_ud", "--junit", dir+"/no/such/dir/x.xml"), ExitInput, []string{"--junit " + dir + "/no/such/dir/x.xml"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestReplayOtherCommandsKeepTheirStatus(t *testing.T) {
 func TestReplayJUnit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "replay.xml")
 	out, errOut, code := run(t, nil, replayArgs("err_qp_access", "--profile", "ibta", "--junit", path)...)
-	if code != 1 {
+	if code != ExitDivergence {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	data, err := os.ReadFile(path)

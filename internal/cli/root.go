@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,15 +33,6 @@ func isTerminal(f *os.File) bool {
 
 // Version is set at build time with -ldflags "-X github.com/rocetap/rocetap/internal/cli.Version=...".
 var Version = "dev"
-
-// exitError carries an exit status.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
 
 // NewRootCmd builds the rocetap command tree.
 func NewRootCmd(ios IO) *cobra.Command {
@@ -79,6 +69,8 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 			stopProfile()
 		}
 	}
+	// Every command's help ends with the exit statuses.
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitTable + "\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
@@ -92,18 +84,13 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	return root
 }
 
-// Main runs rocetap with args and returns the exit status: 0 ok, 1 usage or
-// input error, 2 a capture file that is corrupt part-way.
+// Main runs rocetap with args and returns the exit status (exitTable).
 func Main(args []string, ios IO) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(ios.ErrOut, "rocetap:", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return 1
+		return exitStatus(err)
 	}
-	return 0
+	return ExitOK
 }

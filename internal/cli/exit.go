@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/rocetap/rocetap/stream"
+)
+
+// Exit statuses: one table for every command, printed by --help
+// (exitTable) and in the README's "Exit status" section.
+const (
+	// ExitOK: the command did what was asked. Warnings (a link type
+	// rocetap does not decode, a note from replay) go to stderr.
+	ExitOK = 0
+	// ExitInput: a usage or input error found before anything was
+	// processed: a bad flag, filter or MPT file, a file that cannot be
+	// read or is not a capture (one cut inside its file header too).
+	// Nothing is printed on stdout.
+	ExitInput = 1
+	// ExitDamaged: the capture is damaged part-way. Every packet before
+	// the damage was processed and printed (and a report covers them);
+	// the error names the packet and its byte offset.
+	ExitDamaged = 2
+	// ExitDivergence: replay ran to the end and the responder in the
+	// capture did not answer as the reference model does.
+	ExitDivergence = 3
+)
+
+// exitTable is the table --help prints under every command.
+const exitTable = `Exit status:
+  0  success (warnings go to stderr)
+  1  usage or input error, found before anything was processed: a bad flag,
+     filter or MPT file, a file that cannot be read or is not a capture;
+     nothing is printed on stdout
+  2  the capture is damaged part-way: every packet before the damage was
+     processed and printed; the error names the packet and byte offset
+  3  replay: the responder did not answer as the reference model does`
+
+// exitError carries an exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitStatus is err's exit status: the one it carries, ExitDamaged for a
+// capture damaged part-way, else ExitInput.
+func exitStatus(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isDamaged(err) {
+		return ExitDamaged
+	}
+	return ExitInput
+}
+
+// isDamaged says err is a capture damaged part-way (a
+// *stream.CorruptError): the packets before it were processed.
+func isDamaged(err error) bool {
+	var ce *stream.CorruptError
+	return errors.As(err, &ce)
+}

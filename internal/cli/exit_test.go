@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExitStatusTable: every command follows the one exit-status table
+// (exitTable), and a command that fails prints nothing on stdout but what
+// it had already streamed; JSON is always a valid document when anything
+// was printed.
+func TestExitStatusTable(t *testing.T) {
+	dir := t.TempDir()
+	nope := filepath.Join(dir, "nope.pcap")
+	damaged, _, _ := corruptCapture(t) // packet 9 of 25 is bad
+	header := filepath.Join(dir, "header.pcap")
+	if err := os.WriteFile(header, []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badMPT := filepath.Join(dir, "bad.mpt.json")
+	if err := os.WriteFile(badMPT, []byte(`{"version": 1, "responder": {"address": "10.77.0.2"}, "qps": [{"qpn": 1}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good, mpt := rxe+"pt_write.pcap", rxe+"pt_write.mpt.json"
+	// stdout: "" nothing, "json" a valid JSON document, "any" the
+	// command's output (success or the packets before the damage).
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"decode ok", []string{"decode", "-r", good}, ExitOK, "any"},
+		{"decode no such file", []string{"decode", "-r", nope}, ExitInput, ""},
+		{"decode json no such file", []string{"decode", "-T", "json", "-r", nope}, ExitInput, ""},
+		{"decode fields header no such file", []string{"decode", "-T", "fields", "-E", "header=y", "-e", "frame.number", "-r", nope}, ExitInput, ""},
+		{"decode cut in the file header", []string{"decode", "-r", header}, ExitInput, ""},
+		{"decode not a capture", []string{"decode", "-r", rxe + "README.md"}, ExitInput, ""},
+		{"decode bad filter", []string{"decode", "-r", good, "-Y", "nosuch.field"}, ExitInput, ""},
+		{"decode bad MPT", []string{"decode", "-r", good, "--mpt", badMPT}, ExitInput, ""},
+		{"decode bad flag", []string{"decode", "--nosuch"}, ExitInput, ""},
+		{"decode damaged", []string{"decode", "-r", damaged}, ExitDamaged, "any"},
+		{"decode json damaged", []string{"decode", "-T", "json", "-r", damaged}, ExitDamaged, "json"},
+		{"decode json damaged, nothing selected", []string{"decode", "-T", "json", "-Y", "frame.number > 100", "-r", damaged}, ExitDamaged, "json"},
+		{"sessions no -r", []string{"sessions"}, ExitInput, ""},
+		{"sessions no such file", []string{"sessions", "-r", nope}, ExitInput, ""},
+		{"sessions json no such file", []string{"sessions", "-T", "json", "-r", nope}, ExitInput, ""},
+		{"sessions json damaged", []string{"sessions", "-T", "json", "-r", damaged}, ExitDamaged, "json"},
+		{"stats no such file", []string{"stats", "-r", nope}, ExitInput, ""},
+		{"stats bad MPT", []string{"stats", "-r", good, "--mpt", badMPT}, ExitInput, ""},
+		{"stats damaged", []string{"stats", "-r", damaged}, ExitDamaged, "any"},
+		{"expert json no such file", []string{"expert", "-T", "json", "-r", nope}, ExitInput, ""},
+		{"expert json ok", []string{"expert", "-T", "json", "-r", good}, ExitOK, "json"},
+		{"replay ok", []string{"replay", "-r", good, "--mpt", mpt}, ExitOK, "any"},
+		{"replay divergence", []string{"replay", "-r", rxe + "err_recv_too_small.pcap", "--mpt", rxe + "err_recv_too_small.mpt.json", "--profile", "ibta"}, ExitDivergence, "any"},
+		{"replay bad MPT", []string{"replay", "-r", good, "--mpt", badMPT}, ExitInput, ""},
+		{"replay no such file", []string{"replay", "-r", nope, "--mpt", mpt}, ExitInput, ""},
+		{"replay json no such file", []string{"replay", "-T", "json", "-r", nope, "--mpt", mpt}, ExitInput, ""},
+		{"mpt check ok", []string{"mpt", "check", mpt}, ExitOK, "any"},
+		{"mpt check bad", []string{"mpt", "check", badMPT}, ExitInput, ""},
+		{"mpt check no such file", []string{"mpt", "check", nope}, ExitInput, ""},
+		{"mpt learn no such file", []string{"mpt", "learn", "-r", nope}, ExitInput, ""},
+		{"mpt learn damaged", []string{"mpt", "learn", "-r", damaged}, ExitDamaged, "json"},
+		{"filter check bad", []string{"filter", "check", "nosuch.field == 1"}, ExitInput, ""},
+		{"fields ok", []string{"fields", "infiniband.bth"}, ExitOK, "any"},
+		{"edit no such file", []string{"edit", "-r", nope, "-w", filepath.Join(dir, "out.pcap")}, ExitInput, ""},
+		{"unknown command", []string{"nosuch"}, ExitInput, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := run(t, nil, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, c.code, errOut)
+			}
+			if code != ExitOK && !strings.Contains(errOut, "\nrocetap: ") && !strings.HasPrefix(errOut, "rocetap: ") {
+				t.Errorf("stderr %q: want the error, prefixed rocetap:", errOut)
+			}
+			switch c.stdout {
+			case "":
+				if out != "" {
+					t.Errorf("stdout %q, want nothing", out)
+				}
+			case "json":
+				if !json.Valid([]byte(out)) {
+					t.Errorf("stdout is not a valid JSON document:\n%s", out)
+				}
+			default:
+				if out == "" {
+					t.Error("stdout is empty")
+				}
+			}
+		})
+	}
+}
+
+// TestHelpExitTable: every command's --help ends with the exit statuses.
+func TestHelpExitTable(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"decode", "--help"}, {"replay", "--help"}, {"mpt", "check", "--help"}, {"sessions", "--help"}} {
+		out, _, code := run(t, nil, args...)
+		if code != 0 || !strings.HasSuffix(out, exitTable+"\n") {
+			t.Errorf("%v: exit %d, help does not end with the exit-status table:\n%s", args, code, out)
+		}
+	}
+}
