@@ -67,10 +67,10 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after this many packets")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields or json")
-	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "field to print with -T fields (repeatable; see `rocetap fields`)")
+	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "`FIELD` to print with -T fields (repeatable; rocetap fields lists them)")
 	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
-	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display filter (see `rocetap filter check`)")
+	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display `FILTER` (rocetap filter check tests one)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	opts.modelFlags.register(f)
 	return cmd

@@ -105,3 +105,18 @@ func TestHelpExitTable(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpValueNames: pflag takes a back-quoted word in a flag's usage as
+// its value name; help must read "-Y, --display-filter FILTER", not
+// "-Y, --display-filter rocetap filter check".
+func TestHelpValueNames(t *testing.T) {
+	out, _, _ := run(t, nil, "decode", "--help")
+	for _, want := range []string{"-Y, --display-filter FILTER ", "-e, --field FIELD "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("decode --help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--display-filter rocetap") || strings.Contains(out, "--field rocetap") {
+		t.Errorf("a back-quoted command became a value name:\n%s", out)
+	}
+}
