@@ -120,3 +120,11 @@ func TestHelpValueNames(t *testing.T) {
 		t.Errorf("a back-quoted command became a value name:\n%s", out)
 	}
 }
+
+// TestVersion: --version says which build this is, never a bare "dev".
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, nil, "--version")
+	if code != 0 || !strings.HasPrefix(out, "rocetap version ") || strings.Contains(out, "version dev\n") || !strings.Contains(out, "go1.") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
@@ -31,8 +32,50 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// Version is set at build time with -ldflags "-X github.com/rocetap/rocetap/internal/cli.Version=...".
-var Version = "dev"
+// Version is set at build time with -ldflags "-X github.com/rocetap/rocetap/internal/cli.Version=...";
+// when it is not, --version reads the build info (version).
+var Version = ""
+
+// version is what --version prints: Version, or the module version and
+// the VCS revision the binary was built from (go build and go install
+// record them), "+dirty" when the tree had changes.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information in the binary)"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " (revision " + rev + dirty
+		if at != "" {
+			v += ", " + at
+		}
+		v += ")"
+	}
+	return v + ", " + bi.GoVersion
+}
 
 // NewRootCmd builds the rocetap command tree.
 func NewRootCmd(ios IO) *cobra.Command {
@@ -41,7 +84,7 @@ func NewRootCmd(ios IO) *cobra.Command {
 		Short: "Wireshark for RDMA: decode and analyze RoCEv2, RoCEv1 and InfiniBand captures",
 		Long: `rocetap decodes every InfiniBand transport header in RoCEv2, RoCEv1 and
 native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
