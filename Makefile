@@ -16,8 +16,13 @@ export ROCETAP_REQUIRE_ORACLES ?= 1
 
 all: build
 
+# --version: the git revision when there is one (the build info's VCS
+# stamp is off where GOFLAGS says -buildvcs=false).
+VERSION   := $(shell git describe --always --dirty --tags 2>/dev/null)
+LDFLAGS   := $(if $(VERSION),-ldflags "-X github.com/rocetap/rocetap/internal/cli.Version=$(VERSION)")
+
 build:
-	$(GO) build -o $(BIN) ./cmd/rocetap
+	$(GO) build $(LDFLAGS) -o $(BIN) ./cmd/rocetap
 
 run: build
 	./$(BIN) decode -r $(CAPTURE)
