@@ -23,9 +23,9 @@ import (
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
-// cmCaptureDir is where the shared real captures live, relative to this
-// package.
-const cmCaptureDir = "../../shared/captures"
+// cmCaptureDir holds the real Soft-RoCE captures (testdata/rxe: copies of
+// ../shared/captures), relative to this package.
+const cmCaptureDir = "../testdata/rxe"
 
 // cmFrame is one record of a capture file.
 type cmFrame struct {
@@ -34,12 +34,12 @@ type cmFrame struct {
 	linkType LinkType
 }
 
-// cmCaptures returns the cm_*.pcap files, or skips the test.
+// cmCaptures returns the cm_*.pcap files.
 func cmCaptures(t testing.TB) []string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(cmCaptureDir, "cm_*.pcap"))
-	if len(files) == 0 {
-		t.Skipf("no cm_*.pcap in %s: the shared captures are not checked out next to the repository", cmCaptureDir)
+	if len(files) < 5 {
+		t.Fatalf("%d cm_*.pcap in %s, want the 5 rdma_cm captures", len(files), cmCaptureDir)
 	}
 	sort.Strings(files)
 	return files
@@ -49,7 +49,7 @@ func cmCapture(t testing.TB, name string) string {
 	t.Helper()
 	path := filepath.Join(cmCaptureDir, name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("capture %s not available: %v", path, err)
+		t.Fatal(err)
 	}
 	return path
 }

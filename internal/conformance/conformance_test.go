@@ -7,6 +7,7 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,13 +87,53 @@ var perFile = map[string][]string{
 	"vlan_qinq_ipv6.pcap": {"-d", "udp.port==53,infiniband"},
 }
 
-// tsharkCannotRead lists captures tshark 4.0 cannot open. The same
-// InfiniBand records are judged through erf_ib_eth.pcap, where ERF wraps
-// them (tshark reads ERF).
-var tsharkCannotRead = map[string]string{
-	"ib_native.pcap":   "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
-	"ib_lid_rc.pcap":   "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
-	"ib_bad_vcrc.pcap": "tshark 4.0: network type 247 (LINKTYPE_INFINIBAND) unknown or unsupported",
+// linkTypeInfiniBand is LINKTYPE_INFINIBAND (247), which tshark 4.0
+// cannot open ("network type 247 unknown or unsupported"). Such a capture
+// is compared through ibInERF: the same records wrapped in ERF InfiniBand
+// records (type 21), as ibdump and DAG cards write them, which tshark
+// reads.
+const linkTypeInfiniBand = 247
+
+// ibInERF rewrites a LINKTYPE_INFINIBAND pcap as a LINKTYPE_ERF pcap of
+// ERF type 21 records holding the same LRH-first frames and timestamps.
+// It returns "" for any other capture.
+func ibInERF(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 24 || binary.LittleEndian.Uint32(data) != 0xa1b2c3d4 || binary.LittleEndian.Uint32(data[20:]) != linkTypeInfiniBand {
+		return ""
+	}
+	out := append([]byte(nil), data[:24]...)
+	binary.LittleEndian.PutUint32(out[20:], 197) // LINKTYPE_ERF
+	binary.LittleEndian.PutUint32(out[16:], 65535)
+	for off := 24; off+16 <= len(data); {
+		sec, usec := binary.LittleEndian.Uint32(data[off:]), binary.LittleEndian.Uint32(data[off+4:])
+		incl, orig := int(binary.LittleEndian.Uint32(data[off+8:])), int(binary.LittleEndian.Uint32(data[off+12:]))
+		if off+16+incl > len(data) {
+			t.Fatalf("%s: record at byte %d runs past the end", path, off)
+		}
+		frame := data[off+16 : off+16+incl]
+		off += 16 + incl
+		erf := make([]byte, 16, 16+len(frame))
+		binary.LittleEndian.PutUint64(erf, uint64(sec)<<32|(uint64(usec)<<32)/1e6)
+		erf[8], erf[9] = 21, 0x04 // InfiniBand, varying-length record
+		binary.BigEndian.PutUint16(erf[10:], uint16(16+len(frame)))
+		binary.BigEndian.PutUint16(erf[14:], uint16(orig))
+		erf = append(erf, frame...)
+		rec := binary.LittleEndian.AppendUint32(nil, sec)
+		rec = binary.LittleEndian.AppendUint32(rec, usec)
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(len(erf)))
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(16+orig))
+		out = append(append(out, rec...), erf...)
+	}
+	conv := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".pcap")+".erf.pcap")
+	if err := os.WriteFile(conv, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return conv
 }
 
 func captures(t *testing.T) []string {
@@ -134,8 +175,9 @@ func TestFieldsMatchTshark(t *testing.T) {
 	totalCells, totalFrames := 0, 0
 	for _, file := range captures(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			if why, ok := tsharkCannotRead[filepath.Base(file)]; ok {
-				t.Skip(why)
+			if conv := ibInERF(t, file); conv != "" {
+				t.Logf("tshark 4.0 cannot open link type 247: comparing %s wrapped in ERF InfiniBand records", conv)
+				file = conv
 			}
 			args := append([]string{"-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkArgs...)
 			args = append(args, perFile[filepath.Base(file)]...)
@@ -208,6 +250,11 @@ func knownDifference(field, tshark, rocetap string, row func(string) string) boo
 	}
 	if tshark == "" && strings.HasPrefix(field, "data.") && row("frame.cap_len") != row("frame.len") {
 		// tshark shows no data for a payload cut by the snapshot length.
+		return true
+	}
+	if field == "infiniband.smplid.smpdata" && rocetap == "" && row("infiniband.mad.mgmtclass") == "0x01" {
+		// Subnet management (SMP) attributes: rocetap decodes the MAD
+		// header and CM only, not yet SMPs (issue 19).
 		return true
 	}
 	switch field {

@@ -437,7 +437,7 @@ func ibNative() (File, error) {
 	gr.SGID, gr.DGID = gidB, gidA
 	b.add("LNH 3: GRH + RC READ Response Only, 13 B, pad 3", IB{LRH: ibLRH(1, 4, 0x0001, 0xC002), GRH: &gr, T: c.resp(rc(decode.OpReadResponseOnly), p, 13, Transport{AETH: decode.AETH{Syndrome: 0x1F, MSN: c.msn}}).T})
 	b.add("LNH 3: GRH + UD SEND Only with Immediate", IB{LRH: ibLRH(2, 2, 0xC002, 0x0001), GRH: g, T: Transport{
-		BTH:  decode.BTH{Opcode: ud(decode.OpSendOnlyImm), PKey: 0x8001, DestQP: 0x00FEDC, PSN: 0x00ABCD, SE: true},
+		BTH:  decode.BTH{Opcode: ud(decode.OpSendOnlyImm), PKey: 0x8001, DestQP: 0x00FEDC, PSN: 0x00ABCD, SE: true, PadCount: padFor(50)},
 		DETH: decode.DETH{QKey: 0x0000BEEF, SrcQP: 0x000048}, ImmDt: decode.ImmDt{Data: 42}, Payload: payload(50, 6)}})
 	return b.done()
 }
