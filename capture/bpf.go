@@ -212,3 +212,20 @@ func SetSnaplen(prog []bpf.RawInstruction, snaplen uint32) {
 		}
 	}
 }
+
+// skipOutgoing is a filter prefix that drops packets the host sent
+// (packet type PACKET_OUTGOING, the Linux ancillary load SKF_AD_PKTTYPE)
+// and falls through to the program after it for the others. The jumps of
+// a classic BPF program are relative, so any program can follow it.
+func skipOutgoing() []bpf.RawInstruction {
+	const packetOutgoing = 4 // linux/if_packet.h
+	prog, err := bpf.Assemble([]bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: packetOutgoing, SkipTrue: 1},
+		bpf.RetConstant{Val: 0},
+	})
+	if err != nil {
+		panic("capture: skipOutgoing does not assemble: " + err.Error()) // a constant program
+	}
+	return prog
+}

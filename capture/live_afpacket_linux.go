@@ -74,8 +74,9 @@ func (b afpacketBackend) Open(o LiveOptions) (LiveSource, error) {
 		avail, _ := b.Interfaces()
 		return nil, &UnknownInterfaceError{Name: o.Interface, Available: avail}
 	}
-	if t, err := hardwareType(o.Interface); err == nil && t != arphrdEther && t != arphrdLoopback {
-		return nil, fmt.Errorf("interface %s has hardware type %d, not Ethernet: the afpacket backend captures on Ethernet interfaces (RoCE); for other devices build the libpcap backend (make build-libpcap) and use --backend libpcap", o.Interface, t)
+	hw, hwErr := hardwareType(o.Interface)
+	if hwErr == nil && hw != arphrdEther && hw != arphrdLoopback {
+		return nil, fmt.Errorf("interface %s has hardware type %d, not Ethernet: the afpacket backend captures on Ethernet interfaces (RoCE); for other devices build the libpcap backend (make build-libpcap) and use --backend libpcap", o.Interface, hw)
 	}
 	var prog []bpf.RawInstruction
 	switch o.Filter {
@@ -91,6 +92,12 @@ func (b afpacketBackend) Open(o LiveOptions) (LiveSource, error) {
 		return nil, err
 	}
 	SetSnaplen(prog, uint32(o.Snaplen))
+	if hwErr == nil && hw == arphrdLoopback {
+		// On loopback the kernel hands a packet socket every packet
+		// twice, outgoing and incoming; keep the incoming copy, as
+		// libpcap does (pcap-linux.c skips PACKET_OUTGOING on lo).
+		prog = append(skipOutgoing(), prog...)
+	}
 	blocks := max(2, o.BufferMiB<<20/afBlockSize)
 	tp, err := afpacket.NewTPacket(
 		afpacket.OptInterface(o.Interface),

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,5 +285,56 @@ func TestLivePermission(t *testing.T) {
 	var pe *capture.PermissionError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "CAP_NET_RAW") || !strings.Contains(err.Error(), "setcap cap_net_raw,cap_net_admin+eip") {
 		t.Fatalf("OpenLive without CAP_NET_RAW: %v", err)
+	}
+}
+
+// TestLiveLoopbackOnce: on lo the kernel gives a packet socket each
+// packet twice (outgoing, then incoming); the capture records it once, as
+// dumpcap does. Eight UDP datagrams to port 4791 inside a namespace's lo
+// are eight packets.
+func TestLiveLoopbackOnce(t *testing.T) {
+	v := netnstest.New(t)
+	for _, o := range []capture.LiveOptions{{Backend: "afpacket"}, {Backend: "afpacket", Filter: "1,6 0 0 262144"}} {
+		var live capture.LiveSource
+		var err error
+		netnstest.In(t, v.NsA, func() {
+			live, err = capture.OpenLive(capture.LiveOptions{Interface: "lo", Backend: o.Backend, Filter: o.Filter})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		netnstest.In(t, v.NsA, func() {
+			srv, err := net.ListenPacket("udp4", "127.0.0.1:4791") // no ICMP port unreachable
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			c, err := net.Dial("udp4", "127.0.0.1:4791")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for i := 0; i < 8; i++ {
+				if _, err := c.Write(make([]byte, 40)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		time.Sleep(100 * time.Millisecond) // the ring's block timeout is 10 ms
+		live.Stop()
+		n := 0
+		for {
+			data, _, err := live.Next()
+			if err != nil {
+				break
+			}
+			if len(data) >= 38 && binaryEtherType(data) == 0x0800 && data[23] == 17 && data[36] == 0x12 && data[37] == 0xb7 {
+				n++ // UDP to port 4791
+			}
+		}
+		live.Close()
+		if n != 8 {
+			t.Errorf("filter %q: captured %d datagrams to port 4791 on lo, want 8", o.Filter, n)
+		}
 	}
 }
