@@ -184,6 +184,13 @@ func OpenLive(opts LiveOptions) (LiveSource, error) {
 			name = "libpcap"
 		}
 	}
+	if name != "libpcap" {
+		if _, err := net.InterfaceByName(opts.Interface); err != nil {
+			if d, ok := rdmaDevice(opts.Interface); ok {
+				return nil, &RDMADeviceError{Device: d}
+			}
+		}
+	}
 	b, err := backendByName(name)
 	if err != nil {
 		return nil, err
