@@ -12,7 +12,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PKGS  := tshark python3-scapy
 export ROCETAP_REQUIRE_ORACLES ?= 1
 
-.PHONY: all build run test deps test-deps lint fuzz bench bench-ab clean libpcap-deps build-libpcap test-libpcap
+.PHONY: all build man install run test deps test-deps lint fuzz bench bench-ab clean libpcap-deps build-libpcap test-libpcap
 
 all: build
 
@@ -23,6 +23,18 @@ LDFLAGS   := $(if $(VERSION),-ldflags "-X github.com/rocetap/rocetap/internal/cl
 
 build:
 	$(GO) build $(LDFLAGS) -o $(BIN) ./cmd/rocetap
+
+# man pages (one per command, from --help) and installation.
+PREFIX    ?= /usr/local
+MANDIR    ?= $(PREFIX)/share/man/man1
+
+man: build
+	./$(BIN) man -o bin/man
+
+install: build man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rocetap
+	install -m 0644 bin/man/*.1 $(DESTDIR)$(MANDIR)/
 
 run: build
 	./$(BIN) decode -r $(CAPTURE)

@@ -1,7 +1,7 @@
 package mpt
 
 // The MPT file loader: what the modeled responder had registered, read from
-// the JSON format of docs/mpt-format.md.
+// the JSON format of rocetap help mpt-format.
 
 import (
 	"bytes"
@@ -129,7 +129,7 @@ func lineCol(data []byte, off int) (line, col int) {
 
 func (w *walker) parse() (*node, error) {
 	if len(bytes.TrimSpace(w.data)) == 0 {
-		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (see docs/mpt-format.md)")
+		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (rocetap help mpt-format describes it)")
 	}
 	w.dec = json.NewDecoder(bytes.NewReader(w.data))
 	w.dec.UseNumber()

@@ -145,7 +145,7 @@ QPs of a connection, learned from CM REQ/REP when the capture has them
 is one (source QP, destination QP, Q_Key) between two addresses. With
 --mpt FILE, each session also counts its remote accesses checked against
 the MPT, the violations, and the responder's answers that disagree.`,
-		`  rocetap sessions -r testdata/rxe/cm_rping.pcap
+		`  rocetap sessions -r cm_rping.pcap
   rocetap sessions -r cap.pcap -T json
   rocetap sessions -r cap.pcap -Y 'infiniband.bth.opcode == 17'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
@@ -164,7 +164,7 @@ func NewCmdStats(ios IO) *cobra.Command {
 ECN marks, PFC pauses per priority, CM messages, and for each session its
 messages by kind with request→completion latency (min, median, p99, max),
 NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
-		`  rocetap stats -r testdata/rxe/pt_write.pcap
+		`  rocetap stats -r pt_write.pcap
   rocetap stats -r cap.pcap -T json`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			if o.Output == "json" {
@@ -190,8 +190,8 @@ With --mpt FILE, every remote access sent to the file's responder is
 checked against its memory registrations: mpt_violation (warning) on an
 access the MPT forbids, mpt_accepted (error) on a response that executed
 one anyway, mpt_rejected (error) on a NAK of an access the MPT allows.`,
-		`  rocetap expert -r testdata/rxe/err_rnr.pcap
-  rocetap expert -r testdata/rxe/err_write_oob.pcap --mpt testdata/rxe/err_write_oob.mpt.json
+		`  rocetap expert -r err_rnr.pcap
+  rocetap expert -r err_write_oob.pcap --mpt err_write_oob.mpt.json
   rocetap expert -r cap.pcap -Y 'rocetap.session.id == 3'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			if o.Output == "json" {

@@ -39,11 +39,11 @@ Without -T, prints one summary line per packet (number, time, source,
 destination, protocol, length, info). -V prints every header and field with
 its byte range. -T fields prints the -e fields tab-separated, formatted as
 tshark prints them. -T json prints a JSON array, one packet object per line.`,
-		Example: `  rocetap decode -r testdata/rxe/read_atomic.pcap
+		Example: `  rocetap decode -r read_atomic.pcap
   rocetap decode -r cap.pcap -T fields -e frame.number -e infiniband.bth.opcode -e infiniband.bth.psn
   rocetap decode -r cap.pcap -V -c 1
   rocetap decode -r cap.pcap -Y 'infiniband.aeth.syndrome & 0x60 == 0x60 or infiniband.bth.opcode in {12..16}'
-  rocetap decode -r testdata/rxe/err_write_oob.pcap --mpt testdata/rxe/err_write_oob.mpt.json -Y rocetap.mpt.violation
+  rocetap decode -r err_write_oob.pcap --mpt err_write_oob.mpt.json -Y rocetap.mpt.violation
   tcpdump -i eth0 -w - udp port 4791 | rocetap decode -r -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -45,7 +45,7 @@ such as 3,5-7.
 
 The output is pcap. The report on standard output gives, for each fault,
 the input frame ("in") and the output frames ("out") it produced.`,
-		Example: `  rocetap edit -r testdata/rxe/write_imm.pcap -w lost.pcap --drop 8 --go-back-n
+		Example: `  rocetap edit -r write_imm.pcap -w lost.pcap --drop 8 --go-back-n
   rocetap edit -r cap.pcap -w out.pcap --drop 3,10-12 --dup 5 --swap 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

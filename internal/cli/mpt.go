@@ -22,10 +22,10 @@ import (
 func NewCmdMPT(ios IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mpt",
-		Short: "Make and check MPT files: what the responder had registered (docs/mpt-format.md)",
+		Short: "Make and check MPT files: what the responder had registered (rocetap help mpt-format)",
 		Long: `An MPT file tells rocetap what one responder node had registered while a
 capture was taken: its protection domains, queue pairs and memory regions
-(docs/mpt-format.md). decode/sessions/stats/expert --mpt check every remote
+(rocetap help mpt-format). decode/sessions/stats/expert --mpt check every remote
 access against it; replay --mpt builds the reference HCA model from it.
 
   learn   infer one from a capture: the QPs and memory regions the responder's answers prove
@@ -75,7 +75,7 @@ and what the capture cannot tell.
 
 The file is written to -o (default: standard output) and replays without
 divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
-		Example: `  rocetap mpt learn -r testdata/rxe/read_atomic.pcap -o read_atomic.learned.json
+		Example: `  rocetap mpt learn -r read_atomic.pcap -o read_atomic.learned.json
   rocetap mpt learn -r cap.pcap --responder 10.77.0.2 --profile rxe -o responder.mpt.json
   rocetap replay -r cap.pcap --mpt responder.mpt.json`,
 		Args: noArgs("rocetap mpt learn -r FILE"),
@@ -177,7 +177,7 @@ func newCmdMPTImport(ios IO, runF func(*MPTImportOptions) error) *cobra.Command 
 		Long: `Convert what the kernel reports about one RDMA device into an MPT file:
 the JSON output of 'rdma -j resource show mr', '... qp' and '... pd'
 (--mr, --qp, --pd), or a file holding them together (--rdma-json: a
-{"before": ..., "after": ...} pair of snapshots, as testdata/rxe/*.rdma-res.json,
+{"before": ..., "after": ...} pair of snapshots, as *.rdma-res.json,
 or one snapshot {"mr": ..., "qp": ..., "pd": ...}).
 
 rdma prints, and the import takes: QPNs, QP types (XRC_TGT as XRC; GSI/SMI
@@ -193,7 +193,7 @@ it lists what is missing and writes nothing until it is supplied. Optional
 values rdma lacks (the peer's address unless --remote, the receive queue,
 max_dest_rd_atomic, min_rnr_timer, q_key, memory windows) are left out and
 noted.`,
-		Example: `  rocetap mpt import --rdma-json testdata/rxe/read_atomic.rdma-res.json --dev rxe1 \
+		Example: `  rocetap mpt import --rdma-json read_atomic.rdma-res.json --dev rxe1 \
       --responder 10.77.0.2 --remote 10.77.0.1 --mtu 1024 --profile rxe \
       --qp-access LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC \
       --va 9d2=0x55555557b000 --mr-access 9d2=LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC
@@ -399,11 +399,11 @@ func newCmdMPTCheck(ios IO, runF func(*MPTCheckOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate an MPT file and print what it holds",
-		Long: `Read an MPT file as decode/replay --mpt do (docs/mpt-format.md) and print
+		Long: `Read an MPT file as decode/replay --mpt do (rocetap help mpt-format) and print
 its responder, PDs, QPs, MRs and MWs. A file that is not valid stops with
 the first problem, as file:line:col: $.path: what is wrong, and exit
 status 2.`,
-		Example: `  rocetap mpt check testdata/rxe/send_inv.mpt.json`,
+		Example: `  rocetap mpt check send_inv.mpt.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want one MPT file (rocetap mpt check FILE), got %d arguments", len(args))

@@ -61,7 +61,7 @@ Exit status: 0 when the model and the capture agree, 1 when they diverge,
 unreadable or corrupt capture). With --junit FILE, a JUnit XML report for
 CI systems is written too: one test case per session, one failure per
 divergence.`,
-		Example: `  rocetap replay -r testdata/rxe/err_bad_rkey.pcap --mpt testdata/rxe/err_bad_rkey.mpt.json
+		Example: `  rocetap replay -r err_bad_rkey.pcap --mpt err_bad_rkey.mpt.json
   rocetap replay -r cap.pcap --mpt responder.mpt.json --profile rxe -T json
   rocetap replay -r cap.pcap --mpt responder.mpt.json --junit replay.xml
   rocetap replay -r cap.pcap --mpt responder.mpt.json -Y 'infiniband.bth.destqp == 0x11'`,
@@ -88,7 +88,7 @@ divergence.`,
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
-	f.StringVar(&opts.MPT, "mpt", "", "MPT file of the responder: its QPs, memory regions and windows (docs/mpt-format.md)")
+	f.StringVar(&opts.MPT, "mpt", "", "MPT file of the responder: its QPs, memory regions and windows (rocetap help mpt-format)")
 	f.StringVar(&opts.Responder, "responder", "", "the responder: IPv4, IPv6 or GID address, or LID (lid:1); default: the MPT file's responder.address")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile: ibta (the spec) or rxe (Linux Soft-RoCE); default: the MPT file's, else ibta")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
@@ -107,7 +107,7 @@ func (o *ReplayOptions) validate() error {
 	case o.Path == "":
 		return errors.New("no capture given: use -r FILE (or -r - to read a pcap/pcapng stream from stdin)")
 	case o.MPT == "":
-		return errors.New("no MPT file given: use --mpt FILE, the responder's QPs and memory registrations (docs/mpt-format.md; testdata/rxe/*.mpt.json are examples)")
+		return errors.New("no MPT file given: use --mpt FILE, the responder's QPs and memory registrations (rocetap help mpt-format)")
 	case o.MaxDivergences < 0:
 		return fmt.Errorf("--max-divergences %d: want 0 (no limit) or more", o.MaxDivergences)
 	case o.MaxCompletions < 0:
@@ -132,7 +132,7 @@ func (o *ReplayOptions) setup() (*replaySetup, error) {
 	if err != nil {
 		var me *mpt.Error
 		if errors.As(err, &me) {
-			return nil, fmt.Errorf("--mpt: %w (docs/mpt-format.md describes the format)", err)
+			return nil, fmt.Errorf("--mpt: %w (rocetap help mpt-format describes the format)", err)
 		}
 		return nil, fmt.Errorf("--mpt: cannot read the MPT file: %w (give the path of the responder's MPT file)", err)
 	}

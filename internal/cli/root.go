@@ -124,6 +124,9 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(NewCmdMPT(ios))
 	root.AddCommand(NewCmdCapture(ios))
 	root.AddCommand(NewCmdTUI(ios))
+	root.AddCommand(newCmdMan(ios))
+	root.AddCommand(newHelpTopics()...)
+	registerCompletions(root)
 	return root
 }
 

@@ -10,7 +10,7 @@ import (
 
 // mptFlagUsage is the help of --mpt, shared by decode, sessions, stats and
 // expert.
-const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to the responder against this MPT file (docs/mpt-format.md)"
+const mptFlagUsage = "check every remote access (RETH, AtomicETH, IETH) sent to the responder against this MPT file (rocetap help mpt-format)"
 
 // trackMPT loads the MPT file of --mpt and builds the responder model the
 // tracker checks accesses against; path "" gives nil (no checks). A

@@ -36,7 +36,7 @@ selected packet and its bytes, a display-filter bar (/), and the sessions
 stream from a pipe, shown as it arrives; -i IFACE captures live. The first
 screen is drawn at once; the rest of the capture is indexed in the
 background. ? lists the keys.`,
-		Example: `  rocetap tui testdata/rxe/read_atomic.pcap
+		Example: `  rocetap tui read_atomic.pcap
   rocetap tui -r big.pcapng -Y 'infiniband.aeth.syndrome & 0x60 == 0x60'
   tcpdump -i eth0 -w - udp port 4791 | rocetap tui -r -
   sudo rocetap tui -i eth0`,

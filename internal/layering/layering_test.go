@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"replay":    {"decode", "hca", "flow", "internal/text"},
 	// Presentation.
 	"internal/text":    {},
+	"docs":             {}, // the reference documents, embedded
 	"internal/printer": {"decode", "flow", "hca", "internal/text"},
 	"internal/editcap": {"capture", "decode", "stream"},
 	"tui":              {"capture", "decode", "decode/filter", "flow", "hca", "stream", "internal/printer", "internal/text"},
