@@ -5,6 +5,8 @@ go 1.25.0
 require (
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/gopacket/gopacket v1.7.7
+	github.com/klauspost/compress v1.20.4
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/rivo/tview v0.42.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

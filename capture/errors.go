@@ -17,13 +17,24 @@ type FormatError struct {
 	Offset    int64  // byte offset of the bad record's header in the file
 	Reason    string // what is wrong, lower case, no trailing period
 	Truncated bool   // the file ends inside the record (cut-short capture or download)
+	// Compression is "gzip", "zstd" or "lz4" when the capture is
+	// compressed: Offset then counts the decompressed bytes.
+	Compression string
+}
+
+// at is "byte offset N", of the decompressed data for a compressed file.
+func (e *FormatError) at() string {
+	if e.Compression != "" {
+		return fmt.Sprintf("byte offset %d of the %s-decompressed data", e.Offset, e.Compression)
+	}
+	return fmt.Sprintf("byte offset %d", e.Offset)
 }
 
 func (e *FormatError) Error() string {
 	var b strings.Builder
 	if e.Truncated {
-		fmt.Fprintf(&b, "truncated capture %s: file ends inside packet %d at byte offset %d: %s; ",
-			quoteName(e.File), e.Packet, e.Offset, e.Reason)
+		fmt.Fprintf(&b, "truncated capture %s: file ends inside packet %d at %s: %s; ",
+			quoteName(e.File), e.Packet, e.at(), e.Reason)
 		if e.Packet > 1 {
 			fmt.Fprintf(&b, "the %d packets before it were read (the capture or its download was probably cut short)", e.Packet-1)
 		} else {
@@ -31,8 +42,8 @@ func (e *FormatError) Error() string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "corrupt capture %s: packet %d at byte offset %d: %s; ",
-		quoteName(e.File), e.Packet, e.Offset, e.Reason)
+	fmt.Fprintf(&b, "corrupt capture %s: packet %d at %s: %s; ",
+		quoteName(e.File), e.Packet, e.at(), e.Reason)
 	if e.Packet > 1 {
 		b.WriteString("the packets before it were read; ")
 	}

@@ -36,6 +36,11 @@ func fuzzRead(t *testing.T, b []byte, src io.Reader, format string) readResult {
 		return res
 	}
 	defer r.Close()
+	if r.Compression() != "" {
+		// Offsets and data are the decompressed input's.
+		in, _, _ := Decompressed(bytes.NewReader(b))
+		b, _ = io.ReadAll(io.LimitReader(in, 64<<20))
+	}
 	last := int64(-1)
 	for {
 		data, info, err := r.Next()
@@ -86,7 +91,7 @@ func checkFormatError(t *testing.T, err error, n int) {
 			t.Fatalf("bad FormatError %+v for a %d-byte input", fe, n)
 		}
 		_ = fe.Error()
-	} else if !errors.Is(err, ErrUnknownFormat) {
+	} else if de := (*DecompressError)(nil); !errors.Is(err, ErrUnknownFormat) && !errors.As(err, &de) {
 		t.Fatalf("unexpected error type %T: %v", err, err)
 	}
 }
@@ -147,6 +152,19 @@ func fuzzSeeds() [][]byte {
 		d := append([]byte(nil), s...)
 		d[len(d)/2] ^= 0xff // damaged in the middle
 		seeds = append(seeds, d)
+	}
+	// Compressed: gzip, zstd and LZ4 of the pcap, one of them damaged.
+	for _, kind := range []string{"gzip", "zstd", "lz4"} {
+		var b bytes.Buffer
+		w := compressors[kind](&b)
+		w.Write(pcapLE)
+		w.Close()
+		seeds = append(seeds, b.Bytes())
+		if kind == "gzip" {
+			d := bytes.Clone(b.Bytes())
+			d[len(d)/2] ^= 0xff
+			seeds = append(seeds, d)
+		}
 	}
 	return seeds
 }

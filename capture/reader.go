@@ -89,6 +89,9 @@ type Reader struct {
 
 	// pcapng
 	ifaces []ngInterface
+
+	compression string // "gzip", "zstd", "lz4" or "" (compress.go)
+	decClose    func() // releases the decompressor, if it must be
 }
 
 // Open opens a capture file; path "-" reads standard input. The format is
@@ -194,6 +197,26 @@ func (r *Reader) init(format string) error {
 	if err := r.fill(4); err != nil && err != errShort {
 		return err
 	}
+	if err := r.decompress(); err != nil {
+		return err
+	}
+	if r.compression != "" {
+		if err := r.fill(4); err != nil && err != errShort {
+			return err
+		}
+		err := r.initFormat(format)
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			fe.Compression = r.compression
+		}
+		return err
+	}
+	return r.initFormat(format)
+}
+
+// initFormat detects and parses the file header of the (decompressed)
+// input.
+func (r *Reader) initFormat(format string) error {
 	head := r.buf[r.pos:r.end]
 	if len(head) == 0 {
 		return &unknownFormatError{file: r.name, empty: true}
@@ -228,6 +251,10 @@ func (r *Reader) init(format string) error {
 
 // Format returns the detected format: "pcap", "pcap-ns", "pcapng" or "erf".
 func (r *Reader) Format() string { return r.fname }
+
+// Compression returns "gzip", "zstd" or "lz4" for a compressed capture,
+// else "".
+func (r *Reader) Compression() string { return r.compression }
 
 // Offset returns the byte offset in the file of the header of the record
 // last returned by Next.
@@ -312,6 +339,10 @@ func (r *Reader) DataOffset(data []byte) int64 {
 // be used after Close.
 func (r *Reader) Close() error {
 	var err error
+	if r.decClose != nil {
+		r.decClose()
+		r.decClose = nil
+	}
 	if r.closer != nil {
 		err = r.closer.Close()
 		r.closer = nil
@@ -383,11 +414,12 @@ func (r *Reader) fill(n int) error {
 // fail records and returns a FormatError for the record at buf[pos].
 func (r *Reader) fail(truncated bool, format string, args ...any) ([]byte, error) {
 	r.err = &FormatError{
-		File:      r.name,
-		Packet:    r.num + 1,
-		Offset:    r.base + int64(r.pos),
-		Reason:    fmt.Sprintf(format, args...),
-		Truncated: truncated,
+		File:        r.name,
+		Packet:      r.num + 1,
+		Offset:      r.base + int64(r.pos),
+		Reason:      fmt.Sprintf(format, args...),
+		Truncated:   truncated,
+		Compression: r.compression,
 	}
 	return nil, r.err
 }
@@ -397,6 +429,10 @@ func (r *Reader) fail(truncated bool, format string, args ...any) ([]byte, error
 func (r *Reader) failFill(err error, what string, need int) ([]byte, error) {
 	if err == errShort {
 		return r.fail(true, "%s needs %d bytes, only %d remain", what, need, r.end-r.pos)
+	}
+	if de := (*DecompressError)(nil); errors.As(err, &de) {
+		// Damaged compressed data: a corrupt capture from that packet on.
+		return r.fail(false, "%v", de)
 	}
 	r.err = err
 	return nil, err

@@ -42,8 +42,16 @@ func newSpool(name, what string) (*Spool, *os.File, error) {
 // input) to a spool file named stdin.cap, until in ends. A read or write
 // error stops the copy; readers of the spool get it after the bytes
 // copied before it.
-func SpoolStream(in io.Reader) (*Spool, error) {
-	sp, f, err := newSpool("stdin.cap", "stream")
+func SpoolStream(in io.Reader) (*Spool, error) { return SpoolStreamAs(in, "stdin.cap") }
+
+// SpoolStreamAs is SpoolStream to a spool file called name (a base name:
+// the TUI shows it), such as a compressed file's name without its suffix.
+func SpoolStreamAs(in io.Reader, name string) (*Spool, error) {
+	name = filepath.Base(name)
+	if name == "." || name == "/" || name == ".." {
+		name = "stdin.cap"
+	}
+	sp, f, err := newSpool(name, "stream")
 	if err != nil {
 		return nil, err
 	}

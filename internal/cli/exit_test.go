@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 )
 
 // TestExitStatusTable: every command follows the one exit-status table
@@ -126,5 +132,48 @@ func TestVersion(t *testing.T) {
 	out, _, code := run(t, nil, "--version")
 	if code != 0 || !strings.HasPrefix(out, "rocetap version ") || strings.Contains(out, "version dev\n") || !strings.Contains(out, "go1.") {
 		t.Errorf("exit %d: %q", code, out)
+	}
+}
+
+// TestCompressedDecode: decode reads a gzip, zstd or LZ4 capture as
+// tshark does, printing what the uncompressed file prints; cut short, it
+// prints the whole packets and names the packet and its offset in the
+// decompressed data (exit status 2).
+func TestCompressedDecode(t *testing.T) {
+	raw, err := os.ReadFile(rxe + "read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := run(t, nil, "decode", "-r", rxe+"read_atomic.pcap")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		w    func(io.Writer) io.WriteCloser
+	}{
+		{"x.pcap.gz", func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }},
+		{"x.pcap.zst", func(w io.Writer) io.WriteCloser { z, _ := zstd.NewWriter(w); return z }},
+		{"x.pcap.lz4", func(w io.Writer) io.WriteCloser { return lz4.NewWriter(w) }},
+	} {
+		for _, data := range [][]byte{raw, raw[:len(raw)-10]} {
+			var b bytes.Buffer
+			w := c.w(&b)
+			w.Write(data)
+			w.Close()
+			path := filepath.Join(dir, c.name)
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := run(t, nil, "decode", "-r", path)
+			if len(data) == len(raw) {
+				if code != 0 || out != want {
+					t.Errorf("%s: exit %d, output differs from the uncompressed capture's: %s", c.name, code, errOut)
+				}
+				continue
+			}
+			if code != ExitDamaged || !strings.HasPrefix(want, out) || strings.Count(out, "\n") != strings.Count(want, "\n")-1 ||
+				!strings.Contains(errOut, "-decompressed data") {
+				t.Errorf("%s cut short: exit %d, %d lines, stderr %q", c.name, code, strings.Count(out, "\n"), errOut)
+			}
+		}
 	}
 }

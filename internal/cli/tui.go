@@ -3,6 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
@@ -105,13 +109,19 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	case o.Path == "-":
 		// The stream is spooled to a temporary file, which the index
 		// reads as it grows.
+		// A compressed stream is spooled decompressed: the index reads
+		// packets back at their offsets.
+		var in io.Reader
+		if in, _, err = capture.Decompressed(ios.In); err != nil {
+			return fmt.Errorf("reading the capture on stdin: %w", err)
+		}
 		var sp *stream.Spool
-		if sp, err = stream.SpoolStream(ios.In); err == nil {
+		if sp, err = stream.SpoolStream(in); err == nil {
 			cleanup = append(cleanup, func() { sp.Close() })
 			ix, err = tui.OpenSpool(sp)
 		}
 	default:
-		ix, err = tui.OpenIndex(o.Path)
+		ix, err = openTUIFile(o.Path, &cleanup)
 	}
 	if err != nil {
 		return err
@@ -147,4 +157,33 @@ func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error
 		return fmt.Sprintf("live %s: %d packets, %.0f/s, %d dropped by the kernel", live.Interface(), st.Received, float64(st.Received)/max(secs, 0.001), st.KernelDrops)
 	}
 	return ix, status, err
+}
+
+// openTUIFile indexes a capture file; a compressed one (gzip, zstd, LZ4)
+// is decompressed into a spool first, since the index reads packets back
+// at their offsets.
+func openTUIFile(path string, cleanup *[]func()) (*tui.Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return tui.OpenIndex(path) // its error names the file and what to do
+	}
+	in, kind, err := capture.Decompressed(f)
+	if err != nil || kind == "" {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading capture %q: %w", path, err)
+		}
+		return tui.OpenIndex(path)
+	}
+	base := filepath.Base(path)
+	if ext := filepath.Ext(base); ext == ".gz" || ext == ".zst" || ext == ".lz4" {
+		base = strings.TrimSuffix(base, ext)
+	}
+	sp, err := stream.SpoolStreamAs(in, base)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	*cleanup = append(*cleanup, func() { sp.Close(); f.Close() })
+	return tui.OpenSpool(sp)
 }

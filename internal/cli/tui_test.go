@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/klauspost/compress/zstd"
 	"github.com/rocetap/rocetap/tui"
 )
 
@@ -282,4 +285,35 @@ func TestTUIInterfaceID(t *testing.T) {
 			s.quit()
 		})
 	}
+}
+
+// TestTUICompressed: a gzip file and a zstd stream on stdin open in the
+// TUI as their decompressed captures (the index reads packets back at
+// their offsets, so the TUI spools the decompressed bytes).
+func TestTUICompressed(t *testing.T) {
+	data, err := os.ReadFile(td + "rxe/cm_rping.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "cm_rping.pcap.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, nil, path)
+	s.wait("packets: 29", "Frame 1:", "cm_rping.pcap")
+	s.typ("G") // the last packet reads back from its offset
+	s.wait("Frame 29:")
+	s.quit()
+
+	var zs bytes.Buffer
+	zsw, _ := zstd.NewWriter(&zs)
+	zsw.Write(data)
+	zsw.Close()
+	s = startTUI(t, zs.Bytes(), "-r", "-")
+	s.wait("packets: 29", "Frame 1:")
+	s.quit()
 }
