@@ -46,6 +46,15 @@ type SinkOptions struct {
 	// ones; 0 keeps all. It needs FileSizeKB or Duration.
 	Files int
 
+	// StopFileSizeKB (-a filesize:KB without -b) ends the capture before
+	// a packet that would take the file over StopFileSizeKB*1000 bytes:
+	// WritePacket returns ErrAutostop. 0 is off.
+	StopFileSizeKB int64
+	// StopFiles (-a files:N) ends the capture before a packet that would
+	// start file N+1: WritePacket returns ErrAutostop. 0 is off; it needs
+	// FileSizeKB or Duration.
+	StopFiles int
+
 	// Now is the clock for file names and Duration; nil is time.Now.
 	Now func() time.Time
 
@@ -99,6 +108,8 @@ type Sink struct {
 	dur     time.Duration
 	keep    int
 	rotate  bool
+	stopAt  int64 // -a filesize, in bytes; 0: off
+	maxSeq  int   // -a files; 0: off
 	now     func() time.Time
 	wrapOut func(io.Writer) io.Writer
 
@@ -139,6 +150,11 @@ const maxISBLen = 24 + 5*12 + 4
 // errSinkClosed is returned by calls after Close.
 var errSinkClosed = errors.New("capture sink is closed")
 
+// ErrAutostop is WritePacket's answer to the packet that would pass an
+// autostop condition (StopFileSizeKB, StopFiles): it is not written, and
+// the capture ends as if stopped, with everything before it kept.
+var ErrAutostop = errors.New("capture autostop condition reached")
+
 // NewSink checks opts and creates the first file (or writes the pcap header
 // to Stdout).
 func NewSink(opts SinkOptions) (*Sink, error) {
@@ -156,6 +172,12 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 		return nil, fmt.Errorf("-b files:%d: the number of files must be positive", opts.Files)
 	case opts.Path == "-" && (rotate || opts.Files != 0):
 		return nil, errors.New("cannot rotate files while writing to standard output (-w -): drop the -b options, or write to a file with -w FILE")
+	case opts.StopFileSizeKB < 0 || opts.StopFiles < 0:
+		return nil, errors.New("-a filesize and -a files take a positive number")
+	case opts.Path == "-" && (opts.StopFileSizeKB != 0 || opts.StopFiles != 0):
+		return nil, errors.New("-a filesize and -a files need a file: give -w FILE, not -w -")
+	case opts.StopFiles != 0 && !rotate:
+		return nil, fmt.Errorf("-a files:%d stops after %d files, so it needs files to rotate: add -b filesize:KB or -b duration:S", opts.StopFiles, opts.StopFiles)
 	case opts.Files != 0 && !rotate:
 		return nil, fmt.Errorf("ring buffer needs filesize or duration: -b files:%d keeps the last %d files, so also say when to start a new one with -b filesize:KB or -b duration:S", opts.Files, opts.Files)
 	}
@@ -176,6 +198,8 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 		dur:     opts.Duration,
 		keep:    opts.Files,
 		rotate:  rotate,
+		stopAt:  opts.StopFileSizeKB * 1000,
+		maxSeq:  opts.StopFiles,
 		now:     opts.Now,
 		wrapOut: opts.wrapOut,
 	}
@@ -299,12 +323,18 @@ func (s *Sink) WritePacket(info PacketInfo, data []byte) error {
 	if s.ng != nil {
 		blen = 32 + (n+3)&^3
 	}
+	if s.stopAt > 0 && !s.rotate && s.filePackets > 0 && s.flushed+int64(len(s.buf.b)+blen+maxISBLen) > s.stopAt {
+		return ErrAutostop
+	}
 	if s.rotate && s.filePackets > 0 {
 		var now time.Time
 		full := s.limit > 0 && s.flushed+int64(len(s.buf.b)+blen+maxISBLen) > s.limit
 		if !full && s.dur > 0 {
 			now = s.now()
 			full = now.Sub(s.opened) >= s.dur
+		}
+		if full && s.maxSeq > 0 && s.seq >= s.maxSeq {
+			return ErrAutostop
 		}
 		if full {
 			if now.IsZero() {

@@ -944,3 +944,72 @@ func BenchmarkSinkWritePacket(b *testing.B) {
 		})
 	}
 }
+
+// TestSinkAutostop: -a filesize:KB keeps the one file within KB kB and
+// refuses the packet that would pass it (ErrAutostop); -a files:N refuses
+// the packet that would start file N+1. What was written is complete.
+func TestSinkAutostop(t *testing.T) {
+	pkts := testPackets(40, 200)
+	t.Run("filesize", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "cap.pcapng")
+		s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, StopFileSizeKB: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range pkts {
+			if err := s.WritePacket(p.info, p.data); err != nil {
+				if !errors.Is(err, ErrAutostop) {
+					t.Fatal(err)
+				}
+				break
+			}
+			n++
+		}
+		if n == 0 || n == len(pkts) {
+			t.Fatalf("%d of %d packets written before the stop", n, len(pkts))
+		}
+		if err := s.Close(LiveStats{Received: uint64(n)}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		f := checkSinkFiles(t, []string{path}, pkts[:n], LiveStats{Received: uint64(n)})[0]
+		if f.size > 2000 || f.size+epbLen(pkts[n].data) <= 2000-int64(maxISBLen) {
+			t.Errorf("%d packets, %d bytes: want the file within 2000 bytes and the next packet not to fit", n, f.size)
+		}
+	})
+	t.Run("files", func(t *testing.T) {
+		dir := t.TempDir()
+		clk := &testClock{t: clockStart}
+		s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: 2, StopFiles: 3, Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range pkts {
+			clk.add(time.Second)
+			if err := s.WritePacket(p.info, p.data); err != nil {
+				if !errors.Is(err, ErrAutostop) {
+					t.Fatal(err)
+				}
+				break
+			}
+			n++
+		}
+		if err := s.Close(LiveStats{Received: uint64(n)}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if names := s.Files(); len(names) != 3 || n == len(pkts) {
+			t.Fatalf("%d packets in %d files %q, want 3 files and a stop", n, len(names), names)
+		}
+		checkSinkFiles(t, s.Files(), pkts[:n], LiveStats{Received: uint64(n)})
+	})
+	for _, o := range []SinkOptions{
+		{Path: "-", StopFileSizeKB: 1},
+		{Path: filepath.Join(t.TempDir(), "x.pcapng"), StopFiles: 2},
+	} {
+		if _, err := NewSink(o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}

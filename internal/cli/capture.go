@@ -90,7 +90,7 @@ final statistics are printed.`,
 	f.StringVarP(&opts.Interface, "interface", "i", "", "interface to capture on (-D lists them)")
 	f.StringVarP(&opts.Write, "write", "w", "", "write the packets to this pcapng file (- streams pcap to stdout)")
 	f.IntVarP(&opts.Count, "count", "c", 0, "stop after this many packets")
-	f.StringArrayVarP(&opts.Autostop, "autostop", "a", nil, "stop condition: duration:SECONDS")
+	f.StringArrayVarP(&opts.Autostop, "autostop", "a", nil, "stop condition, as dumpcap: duration:SECONDS, packets:N, filesize:KB (the file stays within KB kB of 1000 bytes; with -b it rotates as -b filesize), files:N (stop before file N+1; needs -b)")
 	f.StringArrayVarP(&opts.Ring, "ring-buffer", "b", nil, "rotate files: filesize:KB, duration:SECONDS, files:N (keep the last N)")
 	f.BoolVarP(&opts.List, "list-interfaces", "D", false, "list the interfaces to capture on and exit")
 	f.StringVarP(&opts.Filter, "capture-filter", "f", "", "capture filter instead of the built-in RoCE filter (afpacket: compiled BPF, tcpdump -ddd output; libpcap: a pcap filter expression)")
@@ -129,17 +129,30 @@ func (o *CaptureOptions) validate() error {
 	if o.StatsEvery < 0 {
 		return fmt.Errorf("--stats-every %g: want a positive number of seconds", o.StatsEvery)
 	}
+	o.sink = capture.SinkOptions{Path: o.Write}
 	for _, a := range o.Autostop {
 		k, n, err := parseKV("-a", a)
 		if err != nil {
 			return err
 		}
-		if k != "duration" {
-			return fmt.Errorf("-a %q: rocetap stops on duration:SECONDS (and -c for a packet count)", a)
+		switch k {
+		case "duration":
+			o.duration = time.Duration(n) * time.Second
+		case "packets":
+			if o.Count == 0 || int(n) < o.Count {
+				o.Count = int(n) // with -c too, the smaller
+			}
+		case "filesize":
+			o.sink.StopFileSizeKB = n
+		case "files":
+			o.sink.StopFiles = int(n)
+		default:
+			return fmt.Errorf("-a %q: want duration:SECONDS, packets:N, filesize:KB or files:N", a)
 		}
-		o.duration = time.Duration(n) * time.Second
 	}
-	o.sink = capture.SinkOptions{Path: o.Write}
+	if (o.sink.StopFileSizeKB != 0 || o.sink.StopFiles != 0) && (o.Write == "" || o.Write == "-") {
+		return errors.New("-a filesize and -a files stop writing a file: give -w FILE")
+	}
 	for _, b := range o.Ring {
 		k, n, err := parseKV("-b", b)
 		if err != nil {
@@ -155,6 +168,10 @@ func (o *CaptureOptions) validate() error {
 		default:
 			return fmt.Errorf("-b %q: want filesize:KB, duration:SECONDS or files:N", b)
 		}
+	}
+	if o.sink.StopFileSizeKB != 0 && o.sink.FileSizeKB == 0 && len(o.Ring) > 0 {
+		// With -b, dumpcap's -a filesize switches to the next file.
+		o.sink.FileSizeKB, o.sink.StopFileSizeKB = o.sink.StopFileSizeKB, 0
 	}
 	if len(o.Ring) > 0 && (o.Write == "" || o.Write == "-") {
 		return errors.New("-b needs a file to rotate: give -w FILE")
@@ -268,6 +285,9 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		if sink != nil {
 			if err := sink.WritePacket(pk.Info, pk.Data); err != nil {
 				live.Stop()
+				if errors.Is(err, capture.ErrAutostop) {
+					return errAutostop
+				}
 				return err
 			}
 		}
@@ -290,6 +310,9 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		}
 		return nil
 	})
+	if capErr == errAutostop {
+		capErr = nil // -a filesize/files: a normal end
+	}
 	st, statErr := live.Stats()
 	if sink != nil {
 		if err := sink.Close(st, start); err != nil && capErr == nil {
@@ -304,6 +327,10 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	}
 	return capErr
 }
+
+// errAutostop ends the read loop when the sink meets -a filesize or -a
+// files.
+var errAutostop = errors.New("autostop")
 
 // statusLine is --stats-every's line: "packets 1234, bytes 567890, 1200
 // packets/s, ring-full drops 0, interface drops 0".

@@ -337,3 +337,65 @@ func TestTUILive(t *testing.T) {
 	p.send("q")
 	p.wait("rocetap exited: 0")
 }
+
+// TestCaptureAutostopVeth: -a packets:N and -a filesize:KB end a live
+// capture by themselves (no signal), exit 0, and leave a complete file:
+// N packets, or as many as fit in KB kB.
+func TestCaptureAutostopVeth(t *testing.T) {
+	v := netnstest.New(t)
+	for _, tc := range []struct {
+		args  []string
+		check func(n int, size int64) bool
+	}{
+		{[]string{"-a", "packets:300"}, func(n int, _ int64) bool { return n == 300 }},
+		{[]string{"-a", "filesize:100"}, func(n int, size int64) bool { return n > 10 && n < 2000 && size <= 100000 }},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "live.pcapng")
+			var stdout, stderr syncBuf
+			cmd := newCmdCapture(IO{Out: &stdout, ErrOut: &stderr}, func(o *CaptureOptions) error {
+				o.signals = make(chan os.Signal) // never: the capture must stop itself
+				o.open = func(lo capture.LiveOptions) (l capture.LiveSource, err error) {
+					netnstest.In(t, v.NsB, func() { l, err = capture.OpenLive(lo) })
+					return l, err
+				}
+				return captureRun(o, IO{Out: &stdout, ErrOut: &stderr})
+			})
+			cmd.SetArgs(append([]string{"-i", v.IfB, "-w", path, "-q", "--backend", "afpacket"}, tc.args...))
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Execute() }()
+			var snd *netnstest.Sender
+			netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			frames := netnstest.RoCEFrames(t, 2000, 1)
+			if err := snd.SendAt(frames, 50000); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("capture: %v\nstderr: %s", err, stderr.String())
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%v did not stop the capture; stderr: %s", tc.args, stderr.String())
+			}
+			got := readFrames(t, path)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(len(got), st.Size()) {
+				t.Errorf("%v: the file holds %d frames in %d bytes", tc.args, len(got), st.Size())
+			}
+			for i := range got {
+				if !bytes.Equal(got[i], frames[i]) {
+					t.Fatalf("frame %d differs from the one sent", i+1)
+				}
+			}
+		})
+	}
+}
