@@ -16,7 +16,8 @@ import (
 // DecodeOptions are the flags of `rocetap decode`.
 type DecodeOptions struct {
 	readOptions
-	Count   int      // -c: stop after this many packets
+	Count   int      // -c: read this many packets (tshark: filtered-out ones count)
+	Show    int      // -a packets:N: stop after this many packets shown
 	Output  string   // -T text|fields|json
 	Fields  []string // -e
 	E       []string // -E
@@ -24,6 +25,7 @@ type DecodeOptions struct {
 	Filter  string   // -Y
 	MPT     string   // --mpt: check remote accesses against this MPT file
 	modelFlags
+	autostop []string // -a, parsed into Show
 }
 
 // NewCmdDecode builds `rocetap decode`. runF replaces the run function in
@@ -52,6 +54,20 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 			default:
 				return fmt.Errorf("-T %q: want text, fields or json", opts.Output)
 			}
+			if opts.Count < 0 {
+				return fmt.Errorf("-c %d: want a positive packet count", opts.Count)
+			}
+			for _, a := range opts.autostop {
+				k, n, err := parseKV("-a", a)
+				if err != nil {
+					return err
+				}
+				if k != "packets" {
+					return fmt.Errorf("-a %q: reading a file, decode stops on packets:N (packets shown); -c N reads N packets", a)
+				}
+				opts.Show = int(n)
+			}
+			opts.Read = opts.Count
 			if opts.Output != "fields" && len(opts.Fields) > 0 {
 				return fmt.Errorf("-e needs -T fields (for example: -T fields -e %s)", opts.Fields[0])
 			}
@@ -65,7 +81,8 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
-	f.IntVarP(&opts.Count, "count", "c", 0, "stop after this many packets")
+	f.IntVarP(&opts.Count, "count", "c", 0, "read only this many packets (as tshark's -c, packets -Y leaves out count; see -a packets:N)")
+	f.StringArrayVarP(&opts.autostop, "autostop", "a", nil, "packets:N: stop after N packets are shown (as tshark's -a packets:N, only packets -Y keeps count)")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields or json")
 	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "`FIELD` to print with -T fields (repeatable; rocetap fields lists them)")
 	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
@@ -177,7 +194,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
 			Tracker: flow.New(flow.Options{MPT: mpt}),
 			Filter:  flt,
-			Limit:   opts.Count,
+			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {
 				if n > 0 && do.sep != nil {
 					out.b = append(out.b, do.sep...)
@@ -192,7 +209,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			err = out.err
 		}
 	} else {
-		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Count, out)
+		n, err = runParallel(&opts.readOptions, ios, do, flt, opts.Show, out)
 	}
 	if err != nil && n == 0 && !isDamaged(err) {
 		// Nothing was read (no such file, not a capture): print

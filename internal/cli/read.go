@@ -13,6 +13,9 @@ type readOptions struct {
 	Path   string   // -r: file, or "-" for stdin
 	Format string   // --format: "" (detect), pcap, pcapng, erf
 	Decode []string // -d udp.port==N,infiniband
+	// Read is how many packets to read (decode -c, as tshark: packets
+	// the display filter drops count too); 0 reads them all.
+	Read int
 }
 
 // decoder builds the Decoder for -d options.
@@ -79,6 +82,9 @@ func openSource(o *readOptions, ios IO, skipCRCs bool) (*decode.Decoder, *stream
 	}
 	if ios.ErrIsTerminal {
 		src.ShowProgress(ios.ErrOut)
+	}
+	if o.Read > 0 {
+		src.StopAfter(o.Read)
 	}
 	return dec, src, nil
 }
