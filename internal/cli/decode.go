@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
+	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
@@ -24,6 +29,10 @@ type DecodeOptions struct {
 	Verbose bool     // -V
 	Filter  string   // -Y
 	MPT     string   // --mpt: check remote accesses against this MPT file
+	Write   string   // -w: write the packets -Y keeps to this capture file
+	WriteAs string   // -F: pcapng or pcap
+	Print   bool     // -P: print packets while writing them
+	Force   bool     // --force: -w may replace an existing file
 	modelFlags
 	autostop []string // -a, parsed into Show
 }
@@ -68,6 +77,12 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 				opts.Show = int(n)
 			}
 			opts.Read = opts.Count
+			if opts.Write == "" && (opts.Print || opts.Force || cmd.Flags().Changed("file-format")) {
+				return errors.New("-P, -F and --force go with -w FILE")
+			}
+			if opts.Write == "-" {
+				return errors.New("-w -: rocetap decode writes capture files; to stream pcap, use rocetap capture -w - or rocetap edit")
+			}
 			if opts.Output != "fields" && len(opts.Fields) > 0 {
 				return fmt.Errorf("-e needs -T fields (for example: -T fields -e %s)", opts.Fields[0])
 			}
@@ -89,6 +104,10 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display `FILTER` (rocetap filter check tests one)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
+	f.StringVarP(&opts.Write, "write", "w", "", "write the packets -Y keeps to this capture `FILE` (as tshark -w; nothing is printed unless -P)")
+	f.StringVarP(&opts.WriteAs, "file-format", "F", "pcapng", "format of -w: pcapng or pcap")
+	f.BoolVarP(&opts.Print, "print", "P", false, "with -w, print the packets too")
+	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file (never the capture being read)")
 	opts.modelFlags.register(f)
 	return cmd
 }
@@ -115,6 +134,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
 	if err != nil {
 		return err
+	}
+	if opts.Write != "" {
+		return decodeWrite(opts, ios, flt, mpt)
 	}
 	out := newOutBuf(ios.Out)
 	defer out.flush()
@@ -240,4 +262,72 @@ func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, li
 		},
 		Flush: func() error { out.maybeFlush(); return out.err }})
 	return n, exitCorrupt(err)
+}
+
+// decodeWrite is decode -w: the packets the filter keeps go to a capture
+// file (pcapng or pcap, -F), as with tshark -r IN -Y F -w OUT; with -P
+// their summary lines are printed too. The file appears only when it is
+// complete (a capture damaged part-way gives a file of the packets before
+// the damage, exit status 2); an existing file is replaced only with
+// --force, the input never.
+func decodeWrite(opts *DecodeOptions, ios IO, flt *filter.Filter, mpt *hca.Model) error {
+	if slices.Index(capture.FileFormats, opts.WriteAs) < 0 {
+		return fmt.Errorf("-F %q: want %s", opts.WriteAs, strings.Join(capture.FileFormats, " or "))
+	}
+	var inputs []string
+	if opts.Path != "-" {
+		inputs = append(inputs, opts.Path)
+	}
+	f, err := outfile.Create(opts.Write, outfile.Options{Force: opts.Force, Inputs: inputs, Flag: "-w"})
+	if err != nil {
+		return err
+	}
+	defer f.Abort() // nothing after Commit
+	fw, err := capture.NewFileWriter(f, opts.WriteAs, decode.LinkTypeEthernet)
+	if err != nil {
+		return err
+	}
+	var tr *flow.Tracker
+	if mpt != nil || opts.Print || stream.NeedsTracker(nil, flt) {
+		tr = flow.New(flow.Options{MPT: mpt})
+	}
+	out := newOutBuf(ios.Out)
+	defer out.flush()
+	var werr error
+	_, err = runTracked(&opts.readOptions, ios, tr == nil, stream.TrackOptions{Pass: stream.Pass{
+		Tracker: tr,
+		Filter:  flt,
+		Limit:   opts.Show,
+		Each: func(p *decode.Packet) bool {
+			fr := &p.Frame
+			// The record's lengths: Len and CapLen are the frame's, which
+			// for an ERF record exclude its header (as Wireshark's do).
+			werr = fw.WritePacket(capture.PacketInfo{Timestamp: fr.Time, CaptureLength: len(fr.Data), Length: fr.Len - fr.CapLen + len(fr.Data),
+				InterfaceIndex: fr.Interface, LinkType: fr.LinkType}, fr.Data)
+			if werr != nil {
+				werr = fmt.Errorf("-w %s: frame %d: %w", opts.Write, fr.Number, werr)
+				return false
+			}
+			if opts.Print {
+				out.b = append(printer.AppendSummary(out.b, p), '\n')
+				out.maybeFlush()
+			}
+			return out.err == nil
+		},
+	}})
+	switch {
+	case werr != nil:
+		return werr
+	case err != nil && !isDamaged(err):
+		return err
+	case out.err != nil:
+		return out.err
+	}
+	if cerr := fw.Close(); cerr != nil {
+		return fmt.Errorf("-w %s: %w", opts.Write, cerr)
+	}
+	if cerr := f.Commit(); cerr != nil {
+		return cerr
+	}
+	return err // nil, or a capture damaged part-way: the file holds the packets before the damage
 }

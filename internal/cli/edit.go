@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/rocetap/rocetap/internal/editcap"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
@@ -16,6 +16,7 @@ import (
 type EditOptions struct {
 	In      string // -r
 	Out     string // -w
+	Force   bool   // --force: -w may replace an existing file
 	Drop    string // --drop LIST
 	Dup     string // --dup LIST
 	Swap    string // --swap LIST
@@ -55,6 +56,7 @@ the input frame ("in") and the output frames ("out") it produced.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.In, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF)")
 	f.StringVarP(&opts.Out, "write-file", "w", "", "pcap file to write")
+	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file (never the input)")
 	f.StringVar(&opts.Drop, "drop", "", "frames to remove, e.g. 3,5-7")
 	f.StringVar(&opts.Dup, "dup", "", "frames to duplicate")
 	f.StringVar(&opts.Swap, "swap", "", "frames N to exchange with frame N+1")
@@ -89,9 +91,11 @@ func editRun(opts *EditOptions, ios IO) error {
 	if ops.GoBackN && len(ops.Drop) == 0 {
 		return errors.New("--go-back-n changes what --drop does: give --drop with the RC requests to lose")
 	}
-	if sameFile(opts.In, opts.Out) {
-		return fmt.Errorf("-w %s is the input file: write to another file", opts.Out)
+	f, err := outfile.Create(opts.Out, outfile.Options{Force: opts.Force, Inputs: []string{opts.In}, Flag: "-w"})
+	if err != nil {
+		return err
 	}
+	defer f.Abort() // nothing after Commit
 	frames, link, err := editcap.Read(opts.In)
 	if err != nil {
 		return err
@@ -100,20 +104,14 @@ func editRun(opts *EditOptions, ios IO) error {
 	if err != nil {
 		return err
 	}
-	if err := editcap.Write(opts.Out, out, link); err != nil {
+	if err := editcap.WritePcap(f, opts.Out, out, link); err != nil {
+		return err
+	}
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	_, err = io.WriteString(ios.Out, rep.String())
 	return err
-}
-
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
 
 // maxRange bounds one range of a frame list (a typo like 1-10000000000

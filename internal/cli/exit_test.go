@@ -177,3 +177,79 @@ func TestCompressedDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWrite: decode -w never loses a file: the input and an
+// existing file are refused (--force replaces the latter), a failure
+// leaves no file, and a capture damaged part-way gives a file of the
+// packets before the damage (exit 2). tshark's own -w is compared in
+// internal/conformance.
+func TestDecodeWrite(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pcap")
+	data, _ := os.ReadFile(rxe + "read_atomic.pcap")
+	os.WriteFile(in, data, 0o644)
+	existing := filepath.Join(dir, "keep.pcapng")
+	os.WriteFile(existing, []byte("precious"), 0o644)
+	out := filepath.Join(dir, "out.pcapng")
+	count := func(path string) int {
+		o, _, code := run(t, nil, "decode", "-r", path, "-T", "fields", "-e", "frame.number")
+		if code != 0 {
+			t.Fatalf("%s does not read back", path)
+		}
+		return strings.Count(o, "\n")
+	}
+
+	if o, errOut, code := run(t, nil, "decode", "-r", in, "-Y", "infiniband.bth.opcode == 18", "-w", out); code != 0 || o != "" {
+		t.Fatalf("exit %d, stdout %q: %s", code, o, errOut)
+	}
+	if n := count(out); n != 3 {
+		t.Errorf("%d packets written, want the 3 READ Response First", n)
+	}
+	if o, _, code := run(t, nil, "decode", "-r", in, "-Y", "infiniband.bth.opcode == 18", "-w", filepath.Join(dir, "p.pcap"), "-F", "pcap", "-P"); code != 0 || strings.Count(o, "\n") != 3 {
+		t.Errorf("-P: exit %d, %q", code, o)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-w", in, "--force"}, "is the input file"},
+		{[]string{"-w", existing}, "add --force"},
+		{[]string{"-w", filepath.Join(dir, "x.cap"), "-F", "erf"}, `-F "erf": want pcapng or pcap`},
+		{[]string{"-P"}, "-P, -F and --force go with -w FILE"},
+	} {
+		_, errOut, code := run(t, nil, append([]string{"decode", "-r", in}, c.args...)...)
+		if code != ExitInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "precious" {
+		t.Fatal("an existing file was changed")
+	}
+	if _, _, code := run(t, nil, "decode", "-r", in, "-w", existing, "--force"); code != 0 || count(existing) != 16 {
+		t.Errorf("--force: exit %d", code)
+	}
+	// One pcap cannot hold several link types: no file is left.
+	mixed := filepath.Join(dir, "mixed.pcap")
+	if _, errOut, code := run(t, nil, "decode", "-r", td+"synth/sll_sll2_raw.pcapng", "-w", mixed, "-F", "pcap"); code != ExitInput || !strings.Contains(errOut, "holds one link type") {
+		t.Errorf("mixed link types to pcap: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(mixed); err == nil {
+		t.Error("a failed -w left a file")
+	}
+	// Damaged part-way: the packets before the damage.
+	damaged, _, _ := corruptCapture(t)
+	part := filepath.Join(dir, "part.pcapng")
+	if _, errOut, code := run(t, nil, "decode", "-r", damaged, "-w", part); code != ExitDamaged || !strings.Contains(errOut, "packet 9") {
+		t.Errorf("damaged: exit %d, %s", code, errOut)
+	}
+	if n := count(part); n != 8 {
+		t.Errorf("damaged: %d packets written, want the 8 before the damage", n)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 5 {
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the directory holds %v: a temporary file was left", names)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/internal/text"
 	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/mpt/learn"
@@ -47,6 +48,7 @@ type MPTLearnOptions struct {
 	Profile   string // --profile
 	TrustUC   bool   // --trust-uc
 	Out       string // -o
+	Force     bool   // --force: -o may replace an existing file
 }
 
 func newCmdMPTLearn(ios IO, runF func(*MPTLearnOptions) error) *cobra.Command {
@@ -97,6 +99,7 @@ divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
 	f.StringVar(&opts.Profile, "profile", "", "responder profile to write: ibta or rxe; default: rxe when the NAKs show Soft-RoCE's answers, else none (ibta)")
 	f.BoolVar(&opts.TrustUC, "trust-uc", false, "count UC WRITEs as executed (UC has no acknowledgements to prove it)")
 	f.StringVarP(&opts.Out, "output-file", "o", "", "write the MPT file here (default: standard output)")
+	f.BoolVar(&opts.Force, "force", false, "let -o replace an existing file (never an input)")
 	return cmd
 }
 
@@ -134,7 +137,7 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 		}
 		return err
 	}
-	if err := writeMPTOut(o.Out, ios, res.File); err != nil {
+	if err := writeMPTOut(o.Out, outfile.Options{Force: o.Force, Inputs: []string{o.Path}, Flag: "-o"}, ios, res.File); err != nil {
 		return err
 	}
 	f := res.File
@@ -167,6 +170,7 @@ type MPTImportOptions struct {
 	MRAccess   []string // --mr-access KEY=FLAGS
 	RemoteOnly bool     // --remote-mrs-only
 	Out        string   // -o
+	Force      bool     // --force: -o may replace an existing file
 }
 
 func newCmdMPTImport(ios IO, runF func(*MPTImportOptions) error) *cobra.Command {
@@ -228,6 +232,7 @@ noted.`,
 	f.StringArrayVar(&opts.MRAccess, "mr-access", nil, "KEY=FLAGS: access flags of the MR with lkey or rkey KEY, e.g. 9d2=LOCAL_WRITE,REMOTE_READ (repeatable)")
 	f.BoolVar(&opts.RemoteOnly, "remote-mrs-only", false, "leave out MRs rdma shows with rkey 0 (no remote access on rxe)")
 	f.StringVarP(&opts.Out, "output-file", "o", "", "write the MPT file here (default: standard output)")
+	f.BoolVar(&opts.Force, "force", false, "let -o replace an existing file (never an input)")
 	return cmd
 }
 
@@ -344,7 +349,7 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 	if len(imp.Missing) > 0 {
 		return importGapsError(imp.Missing)
 	}
-	if err := writeMPTOut(o.Out, ios, imp.File); err != nil {
+	if err := writeMPTOut(o.Out, outfile.Options{Force: o.Force, Inputs: []string{o.RdmaJSON, o.Snapshot, o.MRFile, o.QPFile, o.PDFile}, Flag: "-o"}, ios, imp.File); err != nil {
 		return err
 	}
 	f := imp.File
@@ -561,8 +566,9 @@ func readInput(ios IO, flag, path string) ([]byte, error) {
 	return b, nil
 }
 
-// writeMPTOut writes the MPT file to path, or to standard output for "".
-func writeMPTOut(path string, ios IO, f *mpt.File) error {
+// writeMPTOut writes the MPT file to path (as outfile's options allow),
+// or to standard output for "".
+func writeMPTOut(path string, o outfile.Options, ios IO, f *mpt.File) error {
 	b, err := mpt.Marshal(f)
 	if err != nil {
 		return err
@@ -579,10 +585,15 @@ func writeMPTOut(path string, ios IO, f *mpt.File) error {
 		_, err = ios.Out.Write(b)
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("-o: %w", err)
+	out, err := outfile.Create(path, o)
+	if err != nil {
+		return err
 	}
-	return nil
+	defer out.Abort()
+	if _, err := out.Write(b); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	return out.Commit()
 }
 
 func outName(path string) string {

@@ -53,7 +53,9 @@ func TestMPTLearnErrors(t *testing.T) {
 		{"bad profile", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "--profile", "cx7"}, 1, `--profile: unknown responder profile "cx7"`},
 		{"responder not in capture", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "--responder", "10.9.9.9"}, 1,
 			"no request in the capture is sent to 10.9.9.9; requests go to 10.77.0.2 (1 QP)"},
-		{"unwritable", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "-o", "/nonexistent/dir/x.json"}, 1, "-o: open /nonexistent/dir/x.json"},
+		{"unwritable", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "-o", "/nonexistent/dir/x.json"}, 1, "-o /nonexistent/dir/x.json: the directory /nonexistent/dir does not exist"},
+		{"existing", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "-o", td + "rxe/read_atomic.mpt.json"}, 1, "add --force"},
+		{"the input", []string{"mpt", "learn", "-r", td + "rxe/read_atomic.pcap", "-o", td + "rxe/read_atomic.pcap", "--force"}, 1, "is the input file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/stream"
 )
 
@@ -62,15 +63,30 @@ func Read(path string) ([]Frame, decode.LinkType, error) {
 	return frames, link, nil
 }
 
-// Write writes frames to a pcap file with the given link type. Timestamps
-// are written in nanoseconds when some frame's timestamp has a fraction of
-// a microsecond, in microseconds otherwise.
-func Write(path string, frames []Frame, linkType decode.LinkType) (err error) {
+// Write writes frames to the pcap file path (replacing it; the file
+// appears only once complete, see internal/outfile).
+func Write(path string, frames []Frame, linkType decode.LinkType) error {
+	f, err := outfile.Create(path, outfile.Options{Force: true})
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := WritePcap(f, path, frames, linkType); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// WritePcap writes frames as a pcap file with the given link type to w;
+// name names it in errors. Timestamps are written in nanoseconds when
+// some frame's timestamp has a fraction of a microsecond, in microseconds
+// otherwise.
+func WritePcap(w io.Writer, name string, frames []Frame, linkType decode.LinkType) error {
 	nano := false
 	snaplen := 0
 	for i, f := range frames {
 		if f.Info.LinkType != linkType {
-			return fmt.Errorf("write %s: frame %d has link type %d, not %d", path, i+1, f.Info.LinkType, linkType)
+			return fmt.Errorf("write %s: frame %d has link type %d, not %d", name, i+1, f.Info.LinkType, linkType)
 		}
 		if f.Info.Timestamp.Nanosecond()%1000 != 0 {
 			nano = true
@@ -80,26 +96,14 @@ func Write(path string, frames []Frame, linkType decode.LinkType) (err error) {
 	if snaplen <= 262144 {
 		snaplen = 0 // the standard snapshot length
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	bw := bufio.NewWriter(file)
-	w, err := capture.NewPcapWriter(bw, linkType, snaplen, nano)
+	bw := bufio.NewWriter(w)
+	pw, err := capture.NewPcapWriter(bw, linkType, snaplen, nano)
 	if err != nil {
 		return err
 	}
 	for i, f := range frames {
-		if err := w.WritePacket(f.Info, f.Data); err != nil {
-			return fmt.Errorf("write %s: frame %d: %w", path, i+1, err)
+		if err := pw.WritePacket(f.Info, f.Data); err != nil {
+			return fmt.Errorf("write %s: frame %d: %w", name, i+1, err)
 		}
 	}
 	return bw.Flush()

@@ -31,9 +31,10 @@ var allowed = map[string][]string{
 	"replay":    {"decode", "hca", "flow", "internal/text"},
 	// Presentation.
 	"internal/text":    {},
+	"internal/outfile": {}, // files written without losing the user's
 	"docs":             {}, // the reference documents, embedded
 	"internal/printer": {"decode", "flow", "hca", "internal/text"},
-	"internal/editcap": {"capture", "decode", "stream"},
+	"internal/editcap": {"capture", "decode", "stream", "internal/outfile"},
 	"tui":              {"capture", "decode", "decode/filter", "flow", "hca", "stream", "internal/printer", "internal/text"},
 	// The commands wire everything; only main imports them.
 	"internal/cli": {"*"},

@@ -1,0 +1,118 @@
+// Package outfile writes the files rocetap's commands produce (decode -w,
+// edit -w, mpt learn/import -o) without ever losing a user's file: the
+// data goes to a temporary file beside the destination, which is renamed
+// into place only when everything was written; a failure removes the
+// temporary file and nothing else; an existing file is replaced only when
+// the user said so (--force), and an input of the same command never.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Options say what Create may do.
+type Options struct {
+	// Force allows replacing an existing file (the command's --force).
+	Force bool
+	// Inputs are files the command reads: the output may not be one of
+	// them, even with Force.
+	Inputs []string
+	// Flag names the option that gave the path, for messages ("-w").
+	Flag string
+}
+
+// File is an output being written. Write to it, then Commit (or Abort).
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// ErrExists is wrapped by Create's error for an existing destination.
+var ErrExists = errors.New("file exists")
+
+// Create starts writing path.
+func Create(path string, o Options) (*File, error) {
+	flag := o.Flag
+	if flag == "" {
+		flag = "-w"
+	}
+	if path == "" {
+		return nil, fmt.Errorf("%s: no file name given", flag)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, fmt.Errorf("%s %s: it is a directory: give a file name", flag, path)
+	case err == nil:
+		for _, in := range o.Inputs {
+			if ist, ierr := os.Stat(in); ierr == nil && os.SameFile(st, ist) {
+				return nil, fmt.Errorf("%s %s is the input file: write to another file", flag, path)
+			}
+		}
+		if !o.Force {
+			return nil, fmt.Errorf("%s %s: %w; rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s %s: not a regular file (a device or pipe): write to a file", flag, path)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s %s: the directory %s does not exist: create it or write elsewhere", flag, path, dir)
+		}
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("%s %s: no permission to create files in %s: write elsewhere", flag, path, dir)
+		}
+		return nil, fmt.Errorf("%s %s: cannot create a file in %s: %w", flag, path, dir, err)
+	}
+	return &File{File: f, path: path}, nil
+}
+
+// Path is the destination.
+func (f *File) Path() string { return f.path }
+
+// Commit closes the temporary file and renames it to the destination.
+func (f *File) Commit() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	tmp := f.Name()
+	if err := f.File.Sync(); err != nil {
+		f.File.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file; the destination is left
+// as it was. After Commit it does nothing.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.Name())
+}
