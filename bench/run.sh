@@ -31,6 +31,10 @@
 #                the previous row would not fit in MemAvailable
 #   SCALE_DIR    where the scaling captures go (default a mktemp -d)
 #   SAMPLE       packets compared field by field with tshark (default 10000)
+#   GEN_TOL      percent by which rocetap's packets per CPU-second on the
+#                two generators' captures may differ and count as the
+#                same (default 10)
+#   LIMITPROBE_SRC  limitprobe's source (default ../shared/bench/limitprobe)
 #   TUI          1 adds bench/tui.sh's section (10M packets, minutes)
 #   CAPBENCH     1 adds the live-capture load test (root; not interleaved)
 #   GO, OUT (default bench/out), RESULTS (default bench/RESULTS.md)
@@ -80,8 +84,9 @@ log "building rocetap, gencap, tuibench and limitprobe"
 "$GO" build -o "$BIN" ./cmd/rocetap
 "$GO" build -o "$OUT/gencap" ./internal/tools/gencap
 "$GO" build -o "$OUT/tuibench" ./internal/tools/tuibench
-LIMITPROBE=$(realpath -m "$OUT/limitprobe")
-(cd "$LIMITPROBE_SRC" && "$GO" build -o "$LIMITPROBE" .)
+LIMITPROBE=$OUT/limitprobe
+lp_abs=$(realpath -m "$LIMITPROBE")
+(cd "$LIMITPROBE_SRC" && "$GO" build -o "$lp_abs" .)
 
 # --- captures ----------------------------------------------------------------
 # cached FILE KEY CMD...: runs CMD, which writes FILE, unless FILE.meta says
@@ -343,8 +348,8 @@ gen_verdict() {
 	echo
 	echo "- Machine: $(machine)."
 	echo "- rocetap: commit $commit; $(tshark --version 2>/dev/null | head -n 1 | sed 's/[.]$//')."
-	echo "- Load average (1/5/15 min): $load_start at the start, $load_end at the end. Other processes running on the machine make the numbers noisy; min–max shows by how much."
-	echo "- Method: bench/lib.sh. Each table's commands ran $RUNS times each, interleaved (A B C … A B C …), once pinned to one core (\`taskset -c 0\`) and once on all $(nproc) cores; page cache warm, output to /dev/null. CPU s is user+sys from wait4's rusage (bench/rusage.py), the primary measure: tshark decodes on one thread and rocetap on several, so wall time on all cores credits rocetap with the extra core. Cells are median (min–max)."
+	echo "- Load average (1/5/15 min): $load_start at the start, $load_end at the end.$(awk -v a="${load_start%% *}" -v b="${load_end%% *}" -v n="$(nproc)" 'BEGIN { m = a > b ? a : b; if (m > n / 2) printf " **Other jobs were running on the machine** (1-minute load up to %s on %d cores): the numbers are noisy, wall times more than CPU times; min–max shows by how much.", m, n; else printf " min–max shows the noise." }')"
+	echo "- Method: bench/lib.sh. Each table's commands ran $RUNS times each$([ "$RUNS" -ge 5 ] || echo " (fewer than 5: a quick look, not a measurement)"), interleaved (A B C … A B C …), once pinned to one core (\`taskset -c 0\`) and once on all $(nproc) cores; page cache warm, output to /dev/null. CPU s is user+sys from wait4's rusage (bench/rusage.py), the primary measure: tshark decodes on one thread and rocetap on several, so wall time on all cores credits rocetap with the extra core. Cells are median (min–max)."
 	echo "- Main capture: \`$OUT/gencap -n $N -o $FILE\` (internal/tools/gencap): $(grp "$PKTS") packets, $(grp "$SIZE") bytes, classic pcap, Ethernet/IPv4/UDP 4791, RC RDMA WRITE/READ/SEND with 1 KiB payloads and ACKs over 8 QP pairs."
 	echo
 	echo "## Headline"
