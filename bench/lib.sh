@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Measuring code shared by bench/run.sh and bench/ab.sh (source it from the
 # repository root, with OUT set to the scratch directory).
 #
