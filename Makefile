@@ -89,8 +89,9 @@ fuzz:
 		done; \
 	done
 
-# Speed against tshark and cat on a generated 1,000,000-packet capture;
-# writes bench/RESULTS.md.
+# Speed against tshark and limitprobe (the floor), on gencap's and scapy's
+# captures, and with 8 to 1M QP pairs, every comparison interleaved, in CPU
+# seconds (bench/run.sh, bench/README.md); writes bench/RESULTS.md.
 bench: build test-deps
 	@mkdir -p bench/out
 	set -o pipefail; $(GO) test -run XXX -bench . -benchmem ./decode ./decode/filter ./capture ./internal/printer | tee bench/out/gotest.txt

@@ -3,7 +3,8 @@
 # machine, in one run: every command runs RUNS times for each build,
 # interleaved (A B A B ...), and the table gives the median and min–max of
 # CPU seconds (user+sys, the primary measure) and of wall seconds, with one
-# core (GOMAXPROCS=1) and with every core.
+# core (taskset -c 0) and with every core. The measuring code is
+# bench/lib.sh's, which bench/run.sh uses too.
 #
 #   bash bench/ab.sh                 # A = origin of this branch's first parent (BASE), B = the working tree
 #   BASE=afc7677 bash bench/ab.sh    # A = that commit
@@ -64,71 +65,48 @@ fi
 cat "$FILE" "$REPLAY_FILE" >/dev/null # warm the page cache
 
 # --- the commands ------------------------------------------------------------
-FIELDS="-T fields -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.reth.va"
+FIELDS=(-T fields -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.reth.va)
 NAMES=()
-ARGS=()
-add() { NAMES+=("$1"); ARGS+=("$2"); }
-add "decode -T fields (4 fields)" "decode -r $FILE $FIELDS"
-add "decode (summary lines)" "decode -r $FILE"
-add "stats" "stats -r $FILE"
-add "sessions" "sessions -r $FILE"
-add "replay" "replay -r $REPLAY_FILE --mpt $REPLAY_MPT"
-
-# run BIN PROCS ARGS: prints "wall cpu" of one run (output to /dev/null).
-run() {
-	local bin=$1 procs=$2
-	shift 2
-	local t0 t1
-	t0=$EPOCHREALTIME
-	# shellcheck disable=SC2086
-	if [ "$procs" = all ]; then
-		/usr/bin/time -f '%U %S' -o "$OUT/ab.time" env -u GOMAXPROCS "$bin" $* >/dev/null 2>>"$OUT/ab.stderr" || true
-	else
-		/usr/bin/time -f '%U %S' -o "$OUT/ab.time" env GOMAXPROCS=1 "$bin" $* >/dev/null 2>>"$OUT/ab.stderr" || true
-	fi
-	t1=$EPOCHREALTIME
-	awk -v a="$t0" -v b="$t1" 'NR == FNR { cpu = $1 + $2 } END { printf "%.3f %.2f\n", b - a, cpu }' "$OUT/ab.time"
+# add NAME ARGS...: the command rocetap ARGS, as arrays cmdN_a and cmdN_b.
+add() {
+	local i=${#NAMES[@]}
+	NAMES+=("$1")
+	shift
+	eval "cmd${i}_a=(\"\$A_BIN\" \"\$@\")"
+	eval "cmd${i}_b=(\"\$B_BIN\" \"\$@\")"
 }
+add "decode -T fields (4 fields)" decode -r "$FILE" "${FIELDS[@]}"
+add "decode (summary lines)" decode -r "$FILE"
+add "stats" stats -r "$FILE"
+add "sessions" sessions -r "$FILE"
+add "replay" replay -r "$REPLAY_FILE" --mpt "$REPLAY_MPT"
 
-# stats FILE COLUMN: "median (min–max)" of column COLUMN of FILE.
-stats() {
-	sort -g -k"$2","$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.2f (%.2f–%.2f)", m, v[1], v[NR] }'
-}
-median() {
-	sort -g -k"$2","$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { printf "%.4f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-[ -x /usr/bin/time ] || { echo "bench/ab.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
-: >"$OUT/ab.stderr"
+# Measured with bench/lib.sh (bench/run.sh measures the same way).
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+: >"$OUT/stderr.log"
 rows=""
 for i in "${!NAMES[@]}"; do
-	for procs in 1 all; do
-		: >"$OUT/ab.a" && : >"$OUT/ab.b"
-		for ((r = 1; r <= RUNS; r++)); do
-			log "${NAMES[$i]}, cores: $procs, run $r/$RUNS"
-			run "$A_BIN" "$procs" ${ARGS[$i]} >>"$OUT/ab.a"
-			run "$B_BIN" "$procs" ${ARGS[$i]} >>"$OUT/ab.b"
-		done
-		ratio=$(awk -v a="$(median "$OUT/ab.a" 2)" -v b="$(median "$OUT/ab.b" 2)" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')
-		cores=$procs
-		[ "$procs" = all ] && cores="all ($(nproc))"
-		rows+="| ${NAMES[$i]} | $cores | $(stats "$OUT/ab.a" 2) | $(stats "$OUT/ab.b" 2) | $ratio | $(stats "$OUT/ab.a" 1) | $(stats "$OUT/ab.b" 1) |"$'\n'
+	for cores in 1 all; do
+		interleave "$RUNS" "$cores" "cmd${i}_a" "cmd${i}_b"
+		a=$(samples "cmd${i}_a" "$cores") b=$(samples "cmd${i}_b" "$cores")
+		ratio=$(div "$(med "$b" 2)" "$(med "$a" 2)")
+		label=$cores
+		[ "$cores" = all ] && label="all ($(nproc))"
+		rows+="| ${NAMES[$i]} | $label | $(mmm "$a" 2) | $(mmm "$b" 2) | $ratio | $(mmm "$a" 1) | $(mmm "$b" 1) |"$'\n'
 	done
 done
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 {
 	echo "# A/B: two rocetap builds on the same files"
 	echo
 	echo "Made by \`bash bench/ab.sh\` (BASE=$BASE, RUNS=$RUNS, N=$N) on $(date -u '+%Y-%m-%d %H:%M UTC'):"
-	echo "$(nproc) cores ($cpu), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Go $("$GO" env GOVERSION)."
+	echo "$(machine)."
 	echo
 	echo "- A: $A_NAME"
 	echo "- B: $B_NAME"
 	echo "- Files: \`$FILE\` ($(stat -c %s "$FILE") bytes) and \`$REPLAY_FILE\`, $N packets each (internal/tools/gencap), page cache warm; output to /dev/null."
-	echo "- Each command ran $RUNS times per build, interleaved A B A B …; cells are median (min–max) seconds. CPU is user+sys (GNU time), the primary measure; B/A is the ratio of the CPU medians (below 1: B is faster)."
+	echo "- Each command ran $RUNS times per build, interleaved A B A B …; cells are median (min–max) seconds. CPU is user+sys (bench/rusage.py: wait4's rusage), the primary measure; one core is \`taskset -c 0\`; B/A is the ratio of the CPU medians (below 1: B is faster)."
 	echo
 	echo "| command | cores | A CPU s | B CPU s | B/A CPU | A wall s | B wall s |"
 	echo "|---|---|---|---|---|---|---|"

@@ -21,6 +21,13 @@
 //
 //	go run ./internal/tools/gencap -n 1000000 -o replay.pcap -mpt replay.mpt.json
 //
+// With -pairs P, the capture is the QP-scaling one instead (pairs.go): P
+// RC QP pairs, each with its own QPNs and first PSN, each running a
+// 4-packet exchange (RDMA WRITE Only + ACK, RDMA READ Request + READ
+// Response Only), 4×P packets unless -n says otherwise.
+//
+//	go run ./internal/tools/gencap -pairs 1000000 -o qp1m.pcap
+//
 // Frames are built once per (QP pair, packet kind) with gopacket and the
 // decode layers; each packet then patches a template in place (timestamp,
 // IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
@@ -152,10 +159,31 @@ func main() {
 	pairs := flag.Int("qps", 8, "number of RC QP pairs")
 	seed := flag.Uint64("seed", 1, "random seed (same seed, same file)")
 	mpt := flag.String("mpt", "", "one responder for every pair, READ data consistent with WRITEs, and its MPT file written here (for rocetap replay)")
+	scale := flag.Int("pairs", 0, "QP-scaling capture instead: this many RC QP pairs, each its own QPNs and PSNs, each doing WRITE Only + ACK and READ + READ Response Only (4 packets; -n defaults to 4×pairs)")
 	flag.Parse()
-	if *out == "" || *n < 0 || *pairs < 1 || *pairs > 200 || flag.NArg() > 0 {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	usage := func() {
 		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE]")
+		fmt.Fprintln(os.Stderr, "       gencap -pairs PAIRS -o FILE [-n PACKETS] [-seed S]")
 		os.Exit(2)
+	}
+	if set["pairs"] {
+		if *out == "" || *n < 0 || *scale < 1 || *scale > maxScalePairs || set["qps"] || set["mpt"] || flag.NArg() > 0 {
+			usage()
+		}
+		np := 4 * *scale
+		if set["n"] {
+			np = *n
+		}
+		if err := runPairs(*out, np, *scale, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "gencap:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *out == "" || *n < 0 || *pairs < 1 || *pairs > 200 || flag.NArg() > 0 {
+		usage()
 	}
 	if err := run(*out, *n, *pairs, *seed, *mpt); err != nil {
 		fmt.Fprintln(os.Stderr, "gencap:", err)
@@ -177,22 +205,10 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 			return err
 		}
 	}
-	var f *os.File
-	if path == "-" {
-		f = os.Stdout
-	} else {
-		if f, err = os.Create(path); err != nil {
-			return err
-		}
+	f, w, err := create(path)
+	if err != nil {
+		return err
 	}
-	w := bufio.NewWriterSize(f, 4<<20)
-	var gh [24]byte
-	binary.LittleEndian.PutUint32(gh[0:], 0xa1b2c3d4)
-	binary.LittleEndian.PutUint16(gh[4:], 2)
-	binary.LittleEndian.PutUint16(gh[6:], 4)
-	binary.LittleEndian.PutUint32(gh[16:], 65535) // snaplen
-	binary.LittleEndian.PutUint32(gh[20:], 1)     // LINKTYPE_ETHERNET
-	w.Write(gh[:])
 
 	r := rng(seed)
 	usec := uint64(0)
@@ -222,6 +238,31 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 			return err
 		}
 	}
+	return closeOut(f, w)
+}
+
+// create opens path (- for stdout) and writes the pcap file header
+// (classic pcap, microseconds, Ethernet).
+func create(path string) (*os.File, *bufio.Writer, error) {
+	f := os.Stdout
+	if path != "-" {
+		var err error
+		if f, err = os.Create(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	w := bufio.NewWriterSize(f, 4<<20)
+	var gh [24]byte
+	binary.LittleEndian.PutUint32(gh[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(gh[4:], 2)
+	binary.LittleEndian.PutUint16(gh[6:], 4)
+	binary.LittleEndian.PutUint32(gh[16:], 65535) // snaplen
+	binary.LittleEndian.PutUint32(gh[20:], 1)     // LINKTYPE_ETHERNET
+	_, err := w.Write(gh[:])
+	return f, w, err
+}
+
+func closeOut(f *os.File, w *bufio.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}

@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# Measuring code shared by bench/run.sh and bench/ab.sh (source it from the
+# repository root, with OUT set to the scratch directory).
+#
+# A command is the name of a bash array that holds it, so arguments with
+# spaces (display filters) survive. interleave runs several commands RUNS
+# times each, round-robin (A B A B …), so that a slow minute on a shared
+# machine hits every command alike; each run appends one line to its
+# samples file (bench/rusage.py):
+#
+#   WALL_S CPU_S MAXRSS_KIB EXIT
+#
+# and med, mmm and peak read a column of it.
+
+[ -n "${OUT:-}" ] || { echo "bench/lib.sh: OUT not set" >&2; exit 1; }
+mkdir -p "$OUT/samples"
+
+# samples NAME CORES: the samples file of command NAME run on CORES (1 or all).
+samples() { printf '%s/samples/%s.%s' "$OUT" "$1" "$2"; }
+
+# run_once SAMPLES CORES CMD...: one run, stdout to /dev/null, stderr to
+# $OUT/stderr.log; CORES=1 pins it to CPU 0 with taskset (Go then sets
+# GOMAXPROCS to 1 and runs its GC on that core too), all leaves it free.
+run_once() {
+	local file=$1 cores=$2
+	shift 2
+	if [ "$cores" = 1 ]; then set -- taskset -c 0 "$@"; fi
+	/usr/bin/python3 bench/rusage.py "$file" "$@" >/dev/null 2>>"$OUT/stderr.log" || true
+}
+
+# interleave RUNS CORES NAME...: runs each named command RUNS times,
+# round-robin, on CORES; the samples files start empty.
+interleave() {
+	local runs=$1 cores=$2 r name
+	shift 2
+	local -a cmd
+	for name; do : >"$(samples "$name" "$cores")"; done
+	for ((r = 1; r <= runs; r++)); do
+		for name; do
+			eval "cmd=(\"\${${name}[@]}\")"
+			printf '== %s, cores: %s, run %d/%d\n' "$name" "$cores" "$r" "$runs" >&2
+			run_once "$(samples "$name" "$cores")" "$cores" "${cmd[@]}"
+		done
+	done
+}
+
+# cmdline NAME: the command NAME as one shell-quoted line.
+cmdline() {
+	local -a cmd
+	eval "cmd=(\"\${${1}[@]}\")"
+	local s
+	s=$(printf '%q ' "${cmd[@]}")
+	printf '%s' "${s% }"
+}
+
+# med FILE COL: the median of column COL.
+med() {
+	sort -g -k"$2","$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END {
+		if (NR == 0) { print "n/a"; exit }
+		printf "%.6f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# mmm FILE COL [DIGITS]: "median (min–max)" of column COL.
+mmm() {
+	sort -g -k"$2","$2" "$1" | awk -v c="$2" -v d="${3:-2}" '{ v[NR] = $c } END {
+		if (NR == 0) { print "n/a"; exit }
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		f = "%." d "f (%." d "f–%." d "f)"
+		printf f, m, v[1], v[NR] }'
+}
+
+# peak FILE: the largest peak RSS of the runs, in MiB.
+peak() { awk '$3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$1"; }
+
+# failed FILE: how many runs exited non-zero.
+failed() { awk '$4 != 0 { n++ } END { print n + 0 }' "$1"; }
+
+# div A B [DIGITS]: A / B, or n/a.
+div() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (a ~ /^[0-9.e+-]+$/ && b + 0 > 0) printf "%." d "f", a / b; else print "n/a" }'; }
+
+# grp N: N rounded, with thousands separators.
+grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.e+]+$/) { print n; exit } s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
+
+# machine: one line naming the CPU, cores, RAM, kernel and Go.
+machine() {
+	printf '%s cores (%s), %s RAM, Linux %s, %s' "$(nproc)" \
+		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+		"$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)" \
+		"$(uname -r)" "$("${GO:-go}" env GOVERSION)"
+}
