@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -128,8 +129,12 @@ type Sink struct {
 	seq     int
 	files   []string
 	written uint64
-	err     error // sticky: a write failed, or the sink is closed
-	closed  bool
+	// accepted and delivered count, without the lock, the packets
+	// WritePacket took and those whose bytes the output took (Progress):
+	// a stalled output blocks a write while holding mu.
+	accepted, delivered atomic.Uint64
+	err                 error // sticky: a write failed, or the sink is closed
+	closed              bool
 }
 
 // sinkBuffer is the Sink's write buffer: writers append whole blocks to it.
@@ -367,7 +372,16 @@ func (s *Sink) WritePacket(info PacketInfo, data []byte) error {
 	}
 	s.filePackets++
 	s.written++
+	s.accepted.Add(1)
 	return nil
+}
+
+// Progress returns the packets WritePacket accepted and those the output
+// has taken (the rest wait in the buffer, or in a write the output does
+// not finish). Unlike the other methods it never waits for a write, so a
+// signal handler can report a stalled output.
+func (s *Sink) Progress() (accepted, delivered uint64) {
+	return s.accepted.Load(), s.delivered.Load()
 }
 
 // fileStats are the statistics of the current file at now; st is nil
@@ -438,6 +452,7 @@ func (s *Sink) flush() error {
 		return s.failWrite(err, n)
 	}
 	s.flushed += int64(n)
+	s.delivered.Add(s.filePackets - s.diskPackets)
 	s.diskPackets = s.filePackets
 	s.buf.b = s.buf.b[:0]
 	return nil

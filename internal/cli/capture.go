@@ -42,6 +42,9 @@ type CaptureOptions struct {
 	sink     capture.SinkOptions
 	// signals, when set, replaces SIGINT/SIGTERM (tests).
 	signals <-chan os.Signal
+	// exit, when set, replaces os.Exit for a capture abandoned because its
+	// output stalled (tests).
+	exit func(int)
 	// open, when set, replaces capture.OpenLive (tests: it opens on a
 	// thread in a network namespace).
 	open func(capture.LiveOptions) (capture.LiveSource, error)
@@ -253,8 +256,49 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	done := make(chan struct{})
 	defer close(done)
 	// A signal or -a duration stops the capture; what was received is
-	// still written.
-	defer src.StopOn(sigs, o.duration)()
+	// still written. If the output does not take it (a reader that does
+	// not read, a stalled file system) the capture is abandoned a second
+	// later, or at a second signal: the writes block this goroutine, so
+	// the watch reports what reached the output and exits.
+	exit := o.exit
+	if exit == nil {
+		exit = os.Exit
+	}
+	go func() {
+		var timeout <-chan time.Time
+		if o.duration > 0 {
+			t := time.NewTimer(o.duration)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-sigs:
+		case <-timeout:
+		case <-done:
+			return
+		}
+		src.Stop()
+		grace := time.NewTimer(stallGrace)
+		defer grace.Stop()
+		select {
+		case <-done:
+			return
+		case <-sigs:
+		case <-grace.C:
+		}
+		st, _ := live.Stats()
+		msg := fmt.Sprintf("rocetap: %s; the output is not taking packets (a reader that stopped reading, or a stalled file system): stopping without it", finalStats(st, nil, live.Interface()))
+		if sink != nil {
+			_, del := sink.Progress()
+			to := o.Write
+			if to == "-" {
+				to = "standard output"
+			}
+			msg += fmt.Sprintf("; %d packets reached %s, %d did not", del, to, st.Received-min(del, st.Received))
+		}
+		fmt.Fprintln(ios.ErrOut, msg)
+		exit(ExitOutput)
+	}()
 
 	// Status lines (--stats-every), whether packets come or not.
 	if o.StatsEvery > 0 {
@@ -327,6 +371,10 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	}
 	return capErr
 }
+
+// stallGrace is how long a stopped capture waits for its output to take
+// what is left before it is abandoned (the capture ends within a second of the signal).
+const stallGrace = 500 * time.Millisecond
 
 // errAutostop ends the read loop when the sink meets -a filesize or -a
 // files.

@@ -399,3 +399,79 @@ func TestCaptureAutostopVeth(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureStuckReader: `rocetap capture -w - | reader that never
+// reads` ends within a second of SIGTERM (and of SIGINT), though its
+// writes block on the full pipe: it says how many packets reached the
+// pipe and exits with status 4. The real binary runs in the veth pair's
+// namespace; the frames come from the other end.
+func TestCaptureStuckReader(t *testing.T) {
+	v := netnstest.New(t)
+	bin := buildRocetap(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			pr, pw, err := os.Pipe() // nobody reads pr
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			var stderr syncBuf
+			cmd := exec.Command("ip", "netns", "exec", v.NsB, bin, "capture", "-i", v.IfB, "-w", "-", "--backend", "afpacket")
+			cmd.Stdout, cmd.Stderr = pw, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "Capturing on"); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("capture did not start: %s", stderr.String())
+				}
+			}
+			var snd *netnstest.Sender
+			netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+			// 3 MB: more than the pipe (64 KiB) and the sink's buffer (1 MiB).
+			if err := snd.SendAt(netnstest.RoCEFrames(t, 3000, 1), 100000); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			start := time.Now()
+			// ip netns exec runs rocetap as its child: signal rocetap.
+			signalChild(t, cmd.Process.Pid, sig)
+			select {
+			case err := <-waited:
+				took := time.Since(start)
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != ExitOutput {
+					t.Errorf("exit: %v, want status %d; stderr:\n%s", err, ExitOutput, stderr.String())
+				}
+				if took > time.Second {
+					t.Errorf("rocetap took %v to exit after %v", took, sig)
+				}
+				if !strings.Contains(stderr.String(), "the output is not taking packets") || !strings.Contains(stderr.String(), "reached standard output") {
+					t.Errorf("stderr does not say what happened:\n%s", stderr.String())
+				}
+				t.Logf("exited %v after %v: %s", took.Round(time.Millisecond), sig, strings.TrimSpace(stderr.String()))
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("rocetap still runs 5 s after %v; stderr:\n%s", sig, stderr.String())
+			}
+		})
+	}
+}
+
+// signalChild sends sig to the rocetap that `ip netns exec` (pid) runs:
+// its child, or pid itself when ip exec'd it.
+func signalChild(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	target := pid
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			target, _ = strconv.Atoi(f[0])
+		}
+	}
+	if err := syscall.Kill(target, sig); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
@@ -283,6 +286,22 @@ func decodeWrite(opts *DecodeOptions, ios IO, flt *filter.Filter, mpt *hca.Model
 		return err
 	}
 	defer f.Abort() // nothing after Commit
+	// A signal removes the unfinished file and leaves, even when a write
+	// is stuck (a stalled file system): no half-written file is left.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case sig := <-sigs:
+			os.Remove(f.Name())
+			fmt.Fprintf(ios.ErrOut, "rocetap: %v: stopped; %s was not written\n", sig, opts.Write)
+			os.Exit(ExitOutput)
+		case <-finished:
+		}
+	}()
 	fw, err := capture.NewFileWriter(f, opts.WriteAs, decode.LinkTypeEthernet)
 	if err != nil {
 		return err

@@ -24,6 +24,12 @@ const (
 	// ExitDivergence: replay ran to the end and the responder in the
 	// capture did not answer as the reference model does.
 	ExitDivergence = 3
+	// ExitOutput: stopped with the output incomplete: a capture whose
+	// output did not take what was left (a reader that stopped reading, a
+	// stalled file system) within half a second of the stop, which
+	// rocetap left saying how many packets reached it; or decode -w
+	// interrupted before its file was complete (none is left).
+	ExitOutput = 4
 )
 
 // exitTable is the table --help prints under every command.
@@ -34,7 +40,10 @@ const exitTable = `Exit status:
      nothing is printed on stdout
   2  the capture is damaged part-way: every packet before the damage was
      processed and printed; the error names the packet and byte offset
-  3  replay: the responder did not answer as the reference model does`
+  3  replay: the responder did not answer as the reference model does
+  4  stopped with the output incomplete: capture's output did not take the
+     last packets within half a second of the stop (a reader that stopped
+     reading, a stalled file system); decode -w interrupted (no file left)`
 
 // exitError carries an exit status.
 type exitError struct {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
@@ -251,5 +255,56 @@ func TestDecodeWrite(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("the directory holds %v: a temporary file was left", names)
+	}
+}
+
+// TestDecodeWriteSignal: decode -w stopped by a signal leaves within a
+// second, exit status 4, and leaves no file, not even its temporary one
+// (the real binary, reading a stream that does not end).
+func TestDecodeWriteSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap (-short)")
+	}
+	bin := buildRocetap(t)
+	data, err := os.ReadFile(rxe + "read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.pcapng")
+		cmd := exec.Command(bin, "decode", "-r", "-", "-w", out)
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		in.Write(data) // and the stream stays open
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != ExitOutput || time.Since(start) > time.Second {
+				t.Errorf("%v: %v after %v, want exit %d within 1 s; stderr %q", sig, err, time.Since(start), ExitOutput, stderr.String())
+			}
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running after 5 s", sig)
+		}
+		in.Close()
+		if es, _ := os.ReadDir(dir); len(es) != 0 {
+			t.Errorf("%v left %v", sig, es)
+		}
+		if !strings.Contains(stderr.String(), "was not written") {
+			t.Errorf("%v: stderr %q", sig, stderr.String())
+		}
 	}
 }
