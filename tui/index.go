@@ -115,6 +115,17 @@ func (ix *Index) Close() error { return ix.f.Close() }
 // Name is the capture's name.
 func (ix *Index) Name() string { return ix.name }
 
+// IsCapture says path is the file the index reads (the capture, or the
+// spool of a stream).
+func (ix *Index) IsCapture(path string) bool {
+	a, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	b, err := ix.f.Stat()
+	return err == nil && os.SameFile(a, b)
+}
+
 // Len returns the number of packets indexed so far.
 func (ix *Index) Len() int {
 	ix.mu.RLock()

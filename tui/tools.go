@@ -3,9 +3,9 @@ package tui
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +16,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/internal/printer"
 )
 
@@ -163,22 +164,44 @@ func (a *App) find(text string) {
 	a.flash(fmt.Sprintf("find %q: no match after this packet", text))
 }
 
-// save writes the shown packets to a pcapng file, in the background.
+// save writes the shown packets to a pcapng file, in the background. It
+// never loses a file: the open capture is refused, an existing file is
+// replaced only when the user says so, and the packets go to a temporary
+// file renamed into place once complete (internal/outfile). "~/" is the
+// home directory.
 func (a *App) save(path string) {
 	path = strings.TrimSpace(path)
 	if path == "" {
 		return
 	}
+	if rest, ok := strings.CutPrefix(path, "~/"); ok || path == "~" {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, rest)
+		}
+	}
+	if a.ix.IsCapture(path) {
+		a.flash(fmt.Sprintf("%s is the capture open here: write to another file", path))
+		return
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		a.prompt(fmt.Sprintf("%s exists. Replace it? (y/N) ", filepath.Base(path)), func(answer string) {
+			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+				return
+			}
+			a.saveTo(path, true)
+		})
+		return
+	}
+	a.saveTo(path, false)
+}
+
+func (a *App) saveTo(path string, force bool) {
 	a.flash("writing " + path + "…")
 	go func() {
-		n, err := a.writeShown(path)
+		n, err := a.writeShown(path, force)
 		a.app.QueueUpdateDraw(func() {
 			if err != nil {
-				var pe *os.PathError
-				if errors.As(err, &pe) && pe.Path == path {
-					err = pe.Err // the path is said once
-				}
-				a.flash(fmt.Sprintf("writing %s: %v (nothing was kept)", path, err))
+				a.flash(fmt.Sprintf("not written: %v", err))
 				return
 			}
 			a.flash(fmt.Sprintf("wrote %d packets to %s", n, path))
@@ -186,49 +209,33 @@ func (a *App) save(path string) {
 	}()
 }
 
-func (a *App) writeShown(path string) (int, error) {
-	f, err := os.Create(path)
+func (a *App) writeShown(path string, force bool) (int, error) {
+	f, err := outfile.Create(path, outfile.Options{Force: force})
 	if err != nil {
 		return 0, err
 	}
-	w, err := capture.NewPcapngWriter(f)
+	defer f.Abort() // nothing after Commit
+	w, err := capture.NewFileWriter(f, "pcapng", decode.LinkTypeEthernet)
 	if err != nil {
-		f.Close()
-		os.Remove(path)
 		return 0, err
 	}
-	ifaces := map[decode.LinkType]int{}
 	var buf []byte
 	n := a.content.count()
 	for pos := 0; pos < n; pos++ {
 		pi, _ := a.content.packetAt(pos)
 		data, e, err := a.ix.Read(pi, buf)
 		if err != nil {
-			f.Close()
-			os.Remove(path)
 			return 0, err
 		}
 		buf = data
-		id, ok := ifaces[e.LinkType]
-		if !ok {
-			if id, err = w.AddInterface(e.LinkType, capture.DefaultSnaplen, "", true); err != nil {
-				f.Close()
-				os.Remove(path)
-				return 0, err
-			}
-			ifaces[e.LinkType] = id
-		}
-		if err := w.WritePacket(capture.PacketInfo{Timestamp: e.Time, CaptureLength: len(data), Length: e.Length, InterfaceIndex: id, LinkType: e.LinkType}, data); err != nil {
-			f.Close()
-			os.Remove(path)
+		if err := w.WritePacket(capture.PacketInfo{Timestamp: e.Time, CaptureLength: len(data), Length: e.Length, InterfaceIndex: e.Interface, LinkType: e.LinkType}, data); err != nil {
 			return 0, err
 		}
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
+	if err := w.Close(); err != nil {
 		return 0, err
 	}
-	return n, nil
+	return n, f.Commit()
 }
 
 // findNext repeats the last find (Ctrl-N).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -171,7 +172,64 @@ func TestAppWrite(t *testing.T) {
 	h.waitText("Write the shown packets to:")
 	h.typ(filepath.Join(t.TempDir(), "no", "such", "dir", "x.pcapng"))
 	h.key(tcell.KeyEnter)
-	h.waitText("no such file or directory")
+	h.waitText("not written: ", "no/such/dir/x.pcapng: the directory")
+}
+
+// TestAppWriteKeepsFiles: w never loses a file (issue 17: writing to the
+// open capture deleted it). The open capture is refused; an existing file
+// is replaced only after a yes; n keeps it; ~/ is the home directory; no
+// temporary file is left.
+func TestAppWriteKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	capf := filepath.Join(dir, "cm_rping.pcap")
+	orig, err := os.ReadFile(td + "rxe/cm_rping.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(capf, orig, 0o644)
+	h := startApp(t, capf)
+	h.waitText("Frame 1:")
+	write := func(path string) {
+		h.typ("w")
+		h.waitText("Write the shown packets to:")
+		h.typ(path)
+		h.key(tcell.KeyEnter)
+	}
+	write(capf)
+	h.waitText("is the capture open here")
+	if b, _ := os.ReadFile(capf); !bytes.Equal(b, orig) {
+		t.Fatal("the open capture changed")
+	}
+	h.typ("j") // the session still works
+	h.waitText("Frame 2:")
+
+	other := filepath.Join(dir, "precious.pcapng")
+	os.WriteFile(other, []byte("precious"), 0o644)
+	write(other)
+	h.waitText("precious.pcapng exists. Replace it? (y/N)")
+	h.typ("n")
+	h.key(tcell.KeyEnter)
+	if b, _ := os.ReadFile(other); string(b) != "precious" {
+		t.Fatal("answering n replaced the file")
+	}
+	write(other)
+	h.waitText("Replace it?")
+	h.typ("y")
+	h.key(tcell.KeyEnter)
+	h.waitText("wrote 29 packets to " + other)
+	if r, err := capture.Open(other); err != nil {
+		t.Fatalf("the replaced file does not read: %v", err)
+	} else {
+		r.Close()
+	}
+
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	write("~/in-home.pcapng")
+	h.waitText("wrote 29 packets to " + filepath.Join(home, "in-home.pcapng"))
+	if es, _ := os.ReadDir(dir); len(es) != 2 {
+		t.Errorf("the directory holds %d files, want the capture and precious.pcapng (a temporary file was left?)", len(es))
+	}
 }
 
 // TestMarkedRowColors: a marked packet's cells take the mark's colors.

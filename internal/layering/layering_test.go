@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"docs":             {}, // the reference documents, embedded
 	"internal/printer": {"decode", "flow", "hca", "internal/text"},
 	"internal/editcap": {"capture", "decode", "stream", "internal/outfile"},
-	"tui":              {"capture", "decode", "decode/filter", "flow", "hca", "stream", "internal/printer", "internal/text"},
+	"tui":              {"capture", "decode", "decode/filter", "flow", "hca", "stream", "internal/printer", "internal/text", "internal/outfile"},
 	// The commands wire everything; only main imports them.
 	"internal/cli": {"*"},
 	"cmd/rocetap":  {"internal/cli"},

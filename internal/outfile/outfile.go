@@ -20,7 +20,8 @@ type Options struct {
 	// Inputs are files the command reads: the output may not be one of
 	// them, even with Force.
 	Inputs []string
-	// Flag names the option that gave the path, for messages ("-w").
+	// Flag names the option that gave the path, for messages ("-w"); ""
+	// leaves it out.
 	Flag string
 }
 
@@ -36,42 +37,47 @@ var ErrExists = errors.New("file exists")
 
 // Create starts writing path.
 func Create(path string, o Options) (*File, error) {
+	// Messages start "-w PATH: ", or "PATH: " without a flag.
 	flag := o.Flag
 	if flag == "" {
-		flag = "-w"
+		if path == "" {
+			return nil, errors.New("no file name given")
+		}
+	} else {
+		flag += " "
 	}
 	if path == "" {
-		return nil, fmt.Errorf("%s: no file name given", flag)
+		return nil, fmt.Errorf("%s: no file name given", o.Flag)
 	}
 	st, err := os.Stat(path)
 	switch {
 	case err == nil && st.IsDir():
-		return nil, fmt.Errorf("%s %s: it is a directory: give a file name", flag, path)
+		return nil, fmt.Errorf("%s%s: it is a directory: give a file name", flag, path)
 	case err == nil:
 		for _, in := range o.Inputs {
 			if ist, ierr := os.Stat(in); ierr == nil && os.SameFile(st, ist) {
-				return nil, fmt.Errorf("%s %s is the input file: write to another file", flag, path)
+				return nil, fmt.Errorf("%s%s is the input file: write to another file", flag, path)
 			}
 		}
 		if !o.Force {
-			return nil, fmt.Errorf("%s %s: %w; rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
+			return nil, fmt.Errorf("%s%s: %w; rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
 		}
 		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s %s: not a regular file (a device or pipe): write to a file", flag, path)
+			return nil, fmt.Errorf("%s%s: not a regular file (a device or pipe): write to a file", flag, path)
 		}
 	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+		return nil, fmt.Errorf("%s%s: %w", flag, path, err)
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s %s: the directory %s does not exist: create it or write elsewhere", flag, path, dir)
+			return nil, fmt.Errorf("%s%s: the directory %s does not exist: create it or write elsewhere", flag, path, dir)
 		}
 		if errors.Is(err, os.ErrPermission) {
-			return nil, fmt.Errorf("%s %s: no permission to create files in %s: write elsewhere", flag, path, dir)
+			return nil, fmt.Errorf("%s%s: no permission to create files in %s: write elsewhere", flag, path, dir)
 		}
-		return nil, fmt.Errorf("%s %s: cannot create a file in %s: %w", flag, path, dir, err)
+		return nil, fmt.Errorf("%s%s: cannot create a file in %s: %w", flag, path, dir, err)
 	}
 	return &File{File: f, path: path}, nil
 }
