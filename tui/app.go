@@ -554,20 +554,33 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 		a.findNext()
 		return nil
 	}
+	front, _ := a.pages.GetFrontPage()
 	if ev.Key() == tcell.KeyEscape {
-		if name, _ := a.pages.GetFrontPage(); name != "main" {
-			a.ShowView("main")
+		if front != "main" {
+			a.closeView(front)
+			return nil
+		}
+		if a.app.GetFocus() != a.list {
+			a.app.SetFocus(a.list) // from the details or the bytes
 			return nil
 		}
 	}
-	if ev.Key() == tcell.KeyTab {
-		a.cycleFocus()
+	switch ev.Key() {
+	case tcell.KeyTab:
+		a.cycleFocus(1)
+		return nil
+	case tcell.KeyBacktab:
+		a.cycleFocus(-1)
 		return nil
 	}
 	if ev.Key() != tcell.KeyRune {
 		return ev
 	}
 	r := ev.Rune()
+	if front != "main" && (r == 'g' || r == 'G' || r == 'j' || r == 'k') {
+		a.pending = nil
+		return ev // the view's own table moves (tview: g top, G end)
+	}
 	if len(a.pending) > 0 {
 		seq := string(append(a.pending, r))
 		a.pending = nil
@@ -605,8 +618,14 @@ func AddKey(k Key) { Keys = append(Keys, k) }
 
 func init() {
 	Keys = append([]Key{
-		{'q', "q", "quit", func(a *App) bool { a.app.Stop(); return true }},
-		{'/', "/", "display filter (Enter applies, Esc leaves, ↑↓ history, Tab completes fields)", func(a *App) bool { a.app.SetFocus(a.filter); return true }},
+		{'q', "q", "close the view; in the packet list, quit (asking first when a live capture or marks would be lost)", func(a *App) bool { a.quitOrClose(); return true }},
+		{'/', "/", "display filter, from any view (Enter applies, Esc leaves, ↑↓ history or suggestions, Tab completes fields)", func(a *App) bool {
+			if front, _ := a.pages.GetFrontPage(); front != "main" {
+				a.closeView(front)
+			}
+			a.app.SetFocus(a.filter)
+			return true
+		}},
 		{'j', "j", "next packet", func(a *App) bool { return a.move(1) }},
 		{'k', "k", "previous packet", func(a *App) bool { return a.move(-1) }},
 		{'g', "gg", "first packet", func(a *App) bool { a.pending = []rune{'g'}; return true }},
@@ -702,18 +721,56 @@ func (a *App) walkHistory(up bool) {
 	a.filter.SetText(text) // validateFilter takes the lock
 }
 
-func (a *App) cycleFocus() {
+// cycleFocus moves to the next (d 1, Tab) or previous (d -1, Shift-Tab)
+// pane: list, details, bytes.
+func (a *App) cycleFocus(d int) {
 	if name, _ := a.pages.GetFrontPage(); name != "main" {
 		return
 	}
-	switch a.app.GetFocus() {
-	case a.list:
-		a.app.SetFocus(a.tree)
-	case a.tree:
-		a.app.SetFocus(a.hex)
-	default:
-		a.app.SetFocus(a.list)
+	panes := []tview.Primitive{a.list, a.tree, a.hex}
+	i := 0
+	for j, p := range panes {
+		if a.app.GetFocus() == p {
+			i = j
+		}
 	}
+	a.app.SetFocus(panes[(i+d+len(panes))%len(panes)])
+}
+
+// closeView closes the page in front (a view, the help) and returns to
+// the packet list.
+func (a *App) closeView(front string) {
+	if front == "help" || front == "prompt" {
+		a.pages.RemovePage(front)
+		a.app.SetFocus(a.list)
+		return
+	}
+	a.ShowView("main")
+}
+
+// quitOrClose is q: a view closes; the packet list quits, after asking
+// when something would be lost (a live capture, marks).
+func (a *App) quitOrClose() {
+	if front, _ := a.pages.GetFrontPage(); front != "main" {
+		a.closeView(front)
+		return
+	}
+	var lose []string
+	if a.o.Follow && a.o.Status != nil {
+		lose = append(lose, "the live capture stops")
+	}
+	if n := a.content.markCount(); n > 0 {
+		lose = append(lose, map[bool]string{true: "1 mark is lost", false: fmt.Sprintf("%d marks are lost", n)}[n == 1])
+	}
+	if len(lose) == 0 {
+		a.app.Stop()
+		return
+	}
+	a.prompt("Quit? "+strings.Join(lose, ", ")+". (y/N) ", func(answer string) {
+		if ans := strings.ToLower(strings.TrimSpace(answer)); ans == "y" || ans == "yes" {
+			a.app.Stop()
+		}
+	})
 }
 
 // showHelp shows the key table.
@@ -723,19 +780,11 @@ func (a *App) showHelp() {
 	for _, k := range Keys {
 		fmt.Fprintf(&b, "  %-6s %s\n", k.Name, k.Help)
 	}
-	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"Ctrl-C", "quit"}} {
+	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes (Shift-Tab: back)"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"Ctrl-C", "quit at once"}} {
 		fmt.Fprintf(&b, "  %-6s %s\n", k[0], k[1])
 	}
 	tv := tview.NewTextView().SetText(b.String())
 	tv.SetBorder(true).SetTitle(" Help ")
-	tv.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		if ev.Key() == tcell.KeyEscape || ev.Rune() == 'q' {
-			a.pages.RemovePage("help")
-			a.app.SetFocus(a.list)
-			return nil
-		}
-		return ev
-	})
 	a.pages.AddPage("help", tv, true, true)
 	a.app.SetFocus(tv)
 }

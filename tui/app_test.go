@@ -914,3 +914,69 @@ func TestAppOpensAtTheTop(t *testing.T) {
 		t.Errorf("after indexing %d packets the list shows rows %v..., want packet 1 at the top, selected:\n%s", n, got[:min(len(got), 3)], s)
 	}
 }
+
+// TestKeysInViews (issue 17, bugs 3, 5 and 12): q closes the help and the
+// views instead of quitting; / from a view shows the filter bar; G in a
+// view moves the view, not the hidden packet list; Esc in the details
+// returns to the list; q in the list asks before losing marks.
+func TestKeysInViews(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	h.waitText("Frame 1:")
+	running := func() {
+		t.Helper()
+		select {
+		case err := <-h.done:
+			h.done <- err
+			t.Fatalf("the UI quit (%v); the screen shows:\n%s", err, h.last)
+		default:
+		}
+	}
+	h.typ("?")
+	h.waitText(" Help ")
+	h.typ("q")
+	h.waitFor("the help closed", func(s *screen) bool { return s.find(" Help ") < 0 && s.find(" Packets ") >= 0 })
+	running()
+
+	h.typ("s")
+	h.waitText(" Sessions ")
+	h.typ("G") // the sessions table's end, not the packet list's
+	h.typ("q")
+	h.waitFor("the sessions view closed", func(s *screen) bool { return s.find(" Sessions ") < 0 && s.find(" Packets ") >= 0 })
+	running()
+	h.waitText("Frame 1:") // G did not move the list
+
+	h.typ("e")
+	h.waitText(" Expert information ")
+	h.typ("/")
+	h.typ("frame.number == 3")
+	h.key(tcell.KeyEnter)
+	h.waitText("shown: 1", "Frame 3:")
+	running()
+
+	h.typ("/")
+	h.key(tcell.KeyCtrlU) // clear the bar
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 3:")
+	h.key(tcell.KeyTab) // the details
+	h.key(tcell.KeyEscape)
+	h.typ("j") // the list has the focus again
+	h.waitText("Frame 4:")
+
+	h.typ("m")
+	h.typ("q")
+	h.waitText("Quit? 1 mark is lost. (y/N)")
+	h.typ("n")
+	h.key(tcell.KeyEnter)
+	h.waitFor("the question closed", func(s *screen) bool { return s.find("Quit?") < 0 })
+	running()
+	h.typ("q")
+	h.waitText("Quit?")
+	h.typ("y")
+	h.key(tcell.KeyEnter)
+	select {
+	case err := <-h.done:
+		h.done <- err
+	case <-time.After(5 * time.Second):
+		t.Fatal("y did not quit")
+	}
+}

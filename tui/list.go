@@ -116,6 +116,13 @@ func (c *listContent) toggleMark(pi int) {
 	}
 }
 
+// markCount is the number of marked packets.
+func (c *listContent) markCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.marks)
+}
+
 func (c *listContent) marked(pi int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
