@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
@@ -134,6 +136,21 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	app := tui.New(uo)
 	tui.AddStandardViews(app)
 	go ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
+	// SIGTERM, SIGHUP (the terminal closed) and SIGINT end the UI like
+	// Ctrl-C: the terminal is restored (alternate screen left, cursor
+	// shown) and the deferred cleanup removes the spool.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	defer signal.Stop(sigs)
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-sigs:
+			app.Stop()
+		case <-ended:
+		}
+	}()
 	return app.Run()
 }
 

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -170,5 +173,63 @@ func TestTUIEndToEnd(t *testing.T) {
 	// the UI stays in the pane.
 	if strings.Contains(pane, "Packets") || strings.Contains(pane, "Filter:") {
 		t.Errorf("the UI is still in the pane after exiting:\n%s", pane)
+	}
+}
+
+// TestTUIEndToEndFiles (issue 17): in a real terminal, w onto the open
+// capture is refused and the file stays intact; SIGTERM to a TUI reading
+// a stream gives the terminal back (alternate screen left, cursor shown)
+// and removes the stream's spool.
+func TestTUIEndToEndFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap and runs it under tmux (-short)")
+	}
+	bin := buildRocetap(t)
+	dir := t.TempDir()
+	capf := filepath.Join(dir, "open.pcap")
+	orig, err := os.ReadFile(td + "rxe/err_psn_seq.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(capf, orig, 0o644)
+	p := startTmux(t, fmt.Sprintf(`sh -c '%s tui %s; echo "rocetap exited: $?"; sleep 60'`, bin, capf))
+	p.wait("open.pcap  packets: 4", "Frame 1:")
+	p.send("w")
+	p.wait("Write the shown packets to:")
+	p.text(capf)
+	p.send("Enter")
+	p.wait("is the capture open here")
+	if b, _ := os.ReadFile(capf); !bytes.Equal(b, orig) {
+		t.Fatal("w onto the open capture changed it")
+	}
+	p.send("j")
+	p.wait("Frame 2:")
+	p.send("q")
+	p.wait("rocetap exited: 0")
+
+	// SIGTERM, with a stream spooled in TMPDIR.
+	tmp := t.TempDir()
+	q := startTmux(t, fmt.Sprintf(`sh -c 'cat %s | TMPDIR=%s %s tui -r - & echo $! > %s/pid; wait; echo "rocetap exited: $?"; sleep 60'`, capf, tmp, bin, dir))
+	q.wait("packets: 4", "Frame 1:")
+	if spools, _ := filepath.Glob(filepath.Join(tmp, "rocetap-tui-*")); len(spools) != 1 {
+		t.Fatalf("spools in TMPDIR: %v, want 1 while the UI runs", spools)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	pane := q.wait("rocetap exited: ")
+	if strings.Contains(pane, "Packets") || strings.Contains(pane, "Filter:") {
+		t.Errorf("the UI is still in the pane after SIGTERM:\n%s", pane)
+	}
+	if out, _ := q.tmux("display-message", "-p", "-t", q.name, "#{alternate_on} #{cursor_flag}"); strings.TrimSpace(string(out)) != "0 1" {
+		t.Errorf("after SIGTERM: alternate_on, cursor_flag = %q, want 0 1 (terminal restored)", strings.TrimSpace(string(out)))
+	}
+	if spools, _ := filepath.Glob(filepath.Join(tmp, "rocetap-tui-*")); len(spools) != 0 {
+		t.Errorf("the spool is left after SIGTERM: %v", spools)
 	}
 }
