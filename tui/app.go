@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -501,8 +502,15 @@ func (a *App) updateStatus() {
 // progress, the filter's state, and the live status.
 func (a *App) updateStatusLocked() {
 	var b strings.Builder
+	if a.filterErr != "" {
+		// First: at 80 columns the end of the line is cut.
+		msg, _, _ := strings.Cut(a.filterErr, "\n") // the first line; the rest draws a caret under the text
+		msg = strings.TrimPrefix(msg, "filter: ")
+		fmt.Fprintf(&b, " [red]filter: %s[-] ", tview.Escape(decode.Sanitize(msg)))
+	}
 	n := a.ix.Len()
-	fmt.Fprintf(&b, " %s  packets: %d", tview.Escape(a.ix.Name()), n)
+	// The file's name, not its path (a stream's spool path is long).
+	fmt.Fprintf(&b, " %s  packets: %d", tview.Escape(decode.Sanitize(filepath.Base(a.ix.Name()))), n)
 	if a.applied != "" {
 		fmt.Fprintf(&b, "  shown: %d", a.content.count())
 	}
@@ -520,11 +528,6 @@ func (a *App) updateStatusLocked() {
 	}
 	if a.filtering {
 		b.WriteString("  filtering…")
-	}
-	if a.filterErr != "" {
-		msg, _, _ := strings.Cut(a.filterErr, "\n") // the first line; the rest draws a caret under the text
-		msg = strings.TrimPrefix(msg, "filter: ")
-		fmt.Fprintf(&b, "  [red]filter: %s[-]", tview.Escape(decode.Sanitize(msg)))
 	}
 	if a.o.Status != nil {
 		b.WriteString("  " + tview.Escape(a.o.Status()))

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -978,5 +980,30 @@ func TestKeysInViews(t *testing.T) {
 		h.done <- err
 	case <-time.After(5 * time.Second):
 		t.Fatal("y did not quit")
+	}
+}
+
+// TestStatusAt80Columns (issue 17.11): at 80×24 the status line shows the
+// file's name, not its path, and a filter error first, where it is not
+// cut off.
+func TestStatusAt80Columns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a-rather-long-directory-name", "and-another-one-below-it")
+	os.MkdirAll(dir, 0o755)
+	capf := filepath.Join(dir, "cm_rping.pcap")
+	b, _ := os.ReadFile(td + "rxe/cm_rping.pcap")
+	os.WriteFile(capf, b, 0o644)
+	h := startApp(t, capf)
+	h.sim.SetSize(80, 24)
+	h.app.Application().QueueUpdateDraw(func() {})
+	h.waitText("Frame 1:")
+	h.typ("/")
+	h.typ("infiniband.bth.opcode ==")
+	s := h.waitText("filter: ", "value was expected")
+	last := s.lines[len(s.lines)-1]
+	if !strings.HasPrefix(strings.TrimSpace(last), "filter: ") || !strings.Contains(last, "value") {
+		t.Errorf("status line %q: want the filter error first", last)
+	}
+	if strings.Contains(s.String(), "a-rather-long-directory-name") {
+		t.Errorf("the status line shows the path:\n%s", s)
 	}
 }
