@@ -65,7 +65,10 @@ type App struct {
 	views     map[string]View // the other views, by page name
 	det       detailer        // the selected packet's full analysis
 	lastFind  string
-	run       *filterRun // the display filter applied
+	// suggesting: the filter bar's suggestion list is open (UI goroutine
+	// only).
+	suggesting bool
+	run        *filterRun // the display filter applied
 }
 
 // View is one of the views beside the three panes (sessions, expert,
@@ -96,7 +99,28 @@ func New(o Options) *App {
 	a.filter = tview.NewInputField().SetLabel("Filter: ").SetFieldWidth(0)
 	a.filter.SetChangedFunc(a.validateFilter)
 	a.filter.SetDoneFunc(a.filterDone)
-	a.filter.SetAutocompleteFunc(completeField)
+	// Suggestions: while the list is open, ↑↓ move in it (else they walk
+	// the history), Enter takes the highlighted name and applies the
+	// filter, Tab takes it and goes on typing, Esc closes the list.
+	a.filter.SetAutocompleteFunc(func(text string) []string {
+		entries := completeField(text)
+		a.suggesting = len(entries) > 0
+		return entries
+	})
+	a.filter.SetAutocompletedFunc(func(text string, _ int, source int) bool {
+		switch source {
+		case tview.AutocompletedNavigate:
+			return false // the highlight moves; the text stays as typed
+		case tview.AutocompletedEnter:
+			a.suggesting = false
+			a.filter.SetText(text)
+			a.filterDone(tcell.KeyEnter)
+			return true
+		}
+		a.suggesting = false
+		a.filter.SetText(text)
+		return true
+	})
 	a.status = tview.NewTextView().SetDynamicColors(true)
 	a.main = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(a.list, 0, 2, true).
@@ -541,8 +565,16 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 	if a.app.GetFocus() == a.filter {
 		switch ev.Key() {
 		case tcell.KeyUp, tcell.KeyDown:
+			if a.suggesting {
+				return ev // moves in the suggestions
+			}
 			a.walkHistory(ev.Key() == tcell.KeyUp)
 			return nil
+		case tcell.KeyEscape:
+			if a.suggesting {
+				a.suggesting = false
+				return ev // closes the suggestions, keeps the text
+			}
 		}
 		return ev
 	}

@@ -1007,3 +1007,28 @@ func TestStatusAt80Columns(t *testing.T) {
 		t.Errorf("the status line shows the path:\n%s", s)
 	}
 }
+
+// TestFilterSuggestions (issue 17.4): with the suggestions open, ↓ moves
+// in them (it used to wipe the text with the history), any suggestion
+// can be taken, and one Enter takes it and applies the filter; with the
+// list closed, ↑ walks the history.
+func TestFilterSuggestions(t *testing.T) {
+	h := startApp(t, td+"rxe/err_psn_seq.pcap")
+	h.waitText("Frame 1:")
+	h.typ("/")
+	h.typ("infiniband.aeth.")
+	h.waitText("infiniband.aeth.syndrome.credit_count") // the list is open
+	for range 7 { // the last suggestion: infiniband.aeth.msn
+		h.key(tcell.KeyDown)
+	}
+	h.key(tcell.KeyEnter)
+	s := h.waitText("Filter: infiniband.aeth.msn ", "shown: 1")
+	if s.find("infiniband.aeth.syndrome.credit_count") >= 0 {
+		t.Errorf("the suggestions stay open after Enter:\n%s", s)
+	}
+	h.typ("/")
+	h.key(tcell.KeyCtrlU)
+	h.waitFor("an empty bar", func(s *screen) bool { return s.find("Filter: infiniband") < 0 })
+	h.key(tcell.KeyUp) // the history: the filter just applied
+	h.waitText("Filter: infiniband.aeth.msn ")
+}
