@@ -1018,7 +1018,7 @@ func TestFilterSuggestions(t *testing.T) {
 	h.typ("/")
 	h.typ("infiniband.aeth.")
 	h.waitText("infiniband.aeth.syndrome.credit_count") // the list is open
-	for range 7 { // the last suggestion: infiniband.aeth.msn
+	for range 7 {                                       // the last suggestion: infiniband.aeth.msn
 		h.key(tcell.KeyDown)
 	}
 	h.key(tcell.KeyEnter)
