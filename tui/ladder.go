@@ -41,6 +41,7 @@ func openLadder(a *App) bool {
 		return false
 	}
 	var id uint32
+	focus := -1 // the packet to open on (-1: the session's first)
 	name, fv := a.front()
 	switch fv := fv.(type) {
 	case nil:
@@ -57,6 +58,7 @@ func openLadder(a *App) bool {
 			a.flash("packet " + strconv.Itoa(e.Number) + " belongs to no session")
 			return true
 		}
+		focus = pi
 	case sessionPicker:
 		if id = fv.pickedSession(); id == 0 {
 			return true
@@ -64,13 +66,14 @@ func openLadder(a *App) bool {
 	default: // the ladder itself and the rest: the view has the key
 		return false
 	}
-	v.open(id)
+	v.open(id, focus)
 	a.ShowView("ladder")
 	return true
 }
 
-// ladderMax is the most packets a ladder shows: the first ones of the
-// session (the title says how many it has).
+// ladderMax is the most packets a ladder shows: a window of the session
+// around the packet it was opened on (the title says which part of how
+// many).
 const ladderMax = 100000
 
 // ladderRow is one packet of the ladder, kept small: the arrow's text is
@@ -112,7 +115,10 @@ type ladderContent struct {
 	s       ladderSession
 	rows    []ladderRow
 	total   int  // packets of the session seen so far
+	skipped int  // the session's packets before rows[0]
 	working bool // scanning the index
+	focus   int  // the packet index the ladder opened on (-1: the first)
+	placed  bool // the selection went to the focus; later rows keep the user's
 	width   int  // the table's inner width, from the last Draw
 	b       []byte
 }
@@ -288,15 +294,19 @@ type ladderView struct {
 	job   bgJob
 	limit int // the most packets shown (ladderMax; set before Run)
 
-	mu   sync.Mutex
-	want uint32 // the session asked for (set in the UI goroutine)
+	mu        sync.Mutex
+	want      uint32 // the session asked for (set in the UI goroutine)
+	wantFocus int    // the packet index to open on, -1 for the first
 
 	// The job's state (see bgJob).
 	jid     uint32
+	jfocus  int
 	jsess   ladderSession
 	jalias  []uint32 // the sessions merged into it: its packets before the merge carry their IDs
 	scanned int      // packets of the index looked at
 	total   int
+	skipped int     // the session's packets before the window
+	before  []int32 // indices of the last packets before the focus, not yet decoded
 	start   time.Time
 	acc     []ladderRow
 }
@@ -318,13 +328,15 @@ func newLadderView(a *App) *ladderView {
 func (v *ladderView) Name() string               { return "ladder" }
 func (v *ladderView) Primitive() tview.Primitive { return v.table }
 
-// open shows session id (from the UI goroutine).
-func (v *ladderView) open(id uint32) {
+// open shows session id on packet index focus (-1: its first packet),
+// from the UI goroutine.
+func (v *ladderView) open(id uint32, focus int) {
 	v.mu.Lock()
-	v.want = id
+	v.want, v.wantFocus = id, focus
 	v.mu.Unlock()
-	if v.c.s.id != id {
-		v.c.s, v.c.rows, v.c.total, v.c.working = ladderSession{id: id}, nil, 0, true
+	if v.c.s.id != id || v.c.focus != focus {
+		v.c.s, v.c.rows, v.c.total, v.c.skipped, v.c.working = ladderSession{id: id}, nil, 0, 0, true
+		v.c.focus, v.c.placed = focus, false
 		v.table.Select(1, 0).ScrollToBeginning()
 		v.setTitle()
 	}
@@ -349,8 +361,10 @@ func (v *ladderView) setTitle() {
 			b.WriteString(" " + c.s.transport)
 		}
 		switch {
-		case c.total > len(c.rows):
+		case c.total > len(c.rows) && c.skipped == 0:
 			b.WriteString(", the first " + strconv.Itoa(len(c.rows)) + " of " + strconv.Itoa(c.total) + " packets")
+		case c.total > len(c.rows):
+			b.WriteString(", packets " + strconv.Itoa(c.skipped+1) + "–" + strconv.Itoa(c.skipped+len(c.rows)) + " of " + strconv.Itoa(c.total))
 		default:
 			b.WriteString(", " + strconv.Itoa(c.total) + " packets")
 		}
@@ -368,10 +382,11 @@ func (v *ladderView) setTitle() {
 // scanned and decodes them (the job).
 func (v *ladderView) scan() {
 	v.mu.Lock()
-	id := v.want
+	id, focus := v.want, v.wantFocus
 	v.mu.Unlock()
-	if id != v.jid {
-		v.jid, v.jsess, v.jalias, v.scanned, v.total, v.start, v.acc = id, ladderSession{id: id}, nil, 0, 0, time.Time{}, nil
+	if id != v.jid || focus != v.jfocus {
+		v.jid, v.jfocus, v.jsess, v.jalias, v.scanned, v.total, v.start, v.acc = id, focus, ladderSession{id: id}, nil, 0, 0, time.Time{}, nil
+		v.skipped, v.before = 0, nil
 	}
 	ix := v.a.ix
 	live, nalias := id, len(v.jalias)
@@ -388,7 +403,13 @@ func (v *ladderView) scan() {
 	})
 	if len(v.jalias) != nalias {
 		// packets already passed over belong to it now
-		v.scanned, v.total, v.start, v.acc = 0, 0, time.Time{}, nil
+		v.scanned, v.total, v.start, v.acc, v.skipped, v.before = 0, 0, time.Time{}, nil, 0, nil
+	}
+	// The window: up to limit/2 packets before the focus and the rest
+	// from it on; without a focus, the first limit packets.
+	before := v.limit / 2
+	if focus < 0 {
+		before = 0
 	}
 	n := ix.Len()
 	var p decode.Packet
@@ -403,11 +424,23 @@ func (v *ladderView) scan() {
 			continue
 		}
 		v.total++
-		if len(v.acc) >= v.limit {
+		if v.start.IsZero() {
+			v.start = e.Time // times are from the session's first packet
+		}
+		if focus >= 0 && i < focus {
+			// Before the focus only the last ones are kept: their
+			// indices, decoded when the focus comes.
+			v.before = append(v.before, int32(i))
+			if len(v.before) >= 2*max(before, 1) {
+				drop := len(v.before) - before
+				v.before = append(v.before[:0], v.before[drop:]...)
+				v.skipped += drop
+			}
 			continue
 		}
-		if v.start.IsZero() {
-			v.start = e.Time
+		v.decodeBefore(&p, &buf)
+		if len(v.acc) >= v.limit {
+			continue
 		}
 		var err error
 		buf, err = ix.Decode(i, &p, buf)
@@ -418,24 +451,73 @@ func (v *ladderView) scan() {
 		}
 	}
 	v.scanned = n
+	if focus >= 0 && n > focus {
+		v.decodeBefore(&p, &buf) // the focus is in no session packet: the window ends there
+	}
 	v.publish(true) // until the index grows again
 }
 
-// publish hands the rows found so far to the UI goroutine.
+// decodeBefore decodes the kept packets before the focus into the rows,
+// once: the window's first half.
+func (v *ladderView) decodeBefore(p *decode.Packet, buf *[]byte) {
+	if v.before == nil {
+		return
+	}
+	keep := v.limit / 2
+	if len(v.before) > keep {
+		v.skipped += len(v.before) - keep
+		v.before = v.before[len(v.before)-keep:]
+	}
+	ix := v.a.ix
+	for _, i := range v.before {
+		e, _ := ix.Entry(int(i))
+		var err error
+		*buf, err = ix.Decode(int(i), p, *buf)
+		v.acc = append(v.acc, ladderRowOf(p, e, err != nil, v.start, &v.jsess))
+	}
+	v.before = nil
+}
+
+// publish hands the rows found so far to the UI goroutine. The selection
+// goes to the packet the ladder opened on once it is there, and then
+// stays on the packet the user selected while rows arrive.
 func (v *ladderView) publish(complete bool) {
-	id, s, total := v.jid, v.jsess, v.total
-	rows := v.acc[:len(v.acc):len(v.acc)] // later appends never touch these
+	id, focus, s, total, skipped := v.jid, v.jfocus, v.jsess, v.total, v.skipped
+	rows := slices.Clone(v.acc) // the scan shifts its window in place
 	v.a.app.QueueUpdateDraw(func() {
-		if v.c.s.id != id {
+		c := v.c
+		if c.s.id != id || c.focus != focus {
 			return
 		}
-		first := len(v.c.rows) == 0
-		v.c.s, v.c.rows, v.c.total, v.c.working = s, rows, total, !complete
-		if first && len(rows) > 0 {
+		var selPI int32 = -1
+		if r, _ := v.table.GetSelection(); c.placed && r >= 1 && r <= len(c.rows) {
+			selPI = c.rows[r-1].pi
+		}
+		c.s, c.rows, c.total, c.skipped, c.working = s, rows, total, skipped, !complete
+		switch {
+		case selPI >= 0:
+			v.selectPacket(selPI)
+		case focus < 0 && len(rows) > 0:
+			c.placed = true
 			v.table.Select(1, 0)
+		case focus >= 0:
+			if v.selectPacket(int32(focus)) {
+				c.placed = true
+			}
 		}
 		v.setTitle()
 	})
+}
+
+// selectPacket selects the row of packet index pi, if shown.
+func (v *ladderView) selectPacket(pi int32) bool {
+	rows := v.c.rows
+	i, found := slices.BinarySearchFunc(rows, pi, func(r ladderRow, pi int32) int { return int(r.pi) - int(pi) })
+	if !found {
+		return false
+	}
+	v.table.Select(i+1, 0)
+	return true
 }
 
 // ladderRowOf makes a packet's ladder row.

@@ -501,3 +501,28 @@ func TestRDMAKeysOnHelp(t *testing.T) {
 		t.Errorf("after l, S, M on the help page, %q is in front", f)
 	}
 }
+
+// TestLadderOpensWhereYouAre (issue 17.2): the ladder opens on the
+// selected frame, selected and in view, windowed around it when the
+// session is longer than the limit; Enter goes back to that frame.
+func TestLadderOpensWhereYouAre(t *testing.T) {
+	rh := rvStart(t, "read_atomic.pcap", "", 160, 40, func(a *App) {
+		rvNoDetails(a)
+		a.views["ladder"].(*ladderView).limit = 5
+	})
+	rh.goTo(12) // frame 13 of the session's 16
+	rh.press('l')
+	s := rh.waitText("packets 11–15 of 16")
+	if ladderLine(s, 10) >= 0 || ladderLine(s, 11) < 0 || ladderLine(s, 15) < 0 || ladderLine(s, 16) >= 0 {
+		t.Errorf("want frames 11 to 15:\n%s", s)
+	}
+	rh.key(tcell.KeyEnter)
+	rh.wait("frame 13 selected in the list", func(*rvScreen) bool { return rh.front() == "main" && rh.selected() == 12 })
+
+	// Near the start: the first 5, frame 2 selected.
+	rh.goTo(1)
+	rh.press('l')
+	rh.waitText("the first 5 of 16 packets")
+	rh.key(tcell.KeyEnter)
+	rh.wait("frame 2 selected in the list", func(*rvScreen) bool { return rh.front() == "main" && rh.selected() == 1 })
+}

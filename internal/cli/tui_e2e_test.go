@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -232,4 +233,35 @@ func TestTUIEndToEndFiles(t *testing.T) {
 	if spools, _ := filepath.Glob(filepath.Join(tmp, "rocetap-tui-*")); len(spools) != 0 {
 		t.Errorf("the spool is left after SIGTERM: %v", spools)
 	}
+}
+
+// TestTUIEndToEndLadderDeep (issue 17.2): in a real terminal, the ladder
+// opened from a frame deep in a long session shows that frame, selected.
+// gencap -qps 1 makes one session of 20,000 packets.
+func TestTUIEndToEndLadderDeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap and runs it under tmux (-short)")
+	}
+	bin := buildRocetap(t)
+	capf := filepath.Join(t.TempDir(), "long.pcap")
+	if out, err := exec.Command("go", "run", "github.com/rocetap/rocetap/internal/tools/gencap", "-qps", "1", "-n", "20000", "-o", capf).CombinedOutput(); err != nil {
+		t.Fatalf("gencap: %v\n%s", err, out)
+	}
+	p := startTmux(t, fmt.Sprintf(`sh -c '%s tui %s; echo "rocetap exited: $?"; sleep 60'`, bin, capf))
+	p.wait("long.pcap  packets: 20000", "Frame 1:")
+	p.send(":")
+	p.text("15321")
+	p.send("Enter")
+	p.wait("Frame 15321:")
+	p.send("l")
+	pane := p.wait("Ladder: session 1", "20000 packets")
+	// The frame's row is on the screen, and Enter goes to the frame
+	// selected: 15321.
+	if !regexp.MustCompile(`(?m)^\S\s*15321\s`).MatchString(pane) {
+		t.Errorf("frame 15321 is not in view:\n%s", pane)
+	}
+	p.send("Enter")
+	p.wait("Frame 15321:", " Packets ")
+	p.send("q")
+	p.wait("rocetap exited: 0")
 }
