@@ -60,6 +60,7 @@ type App struct {
 	selected  int             // packet index selected (-1: none)
 	lines     []printer.Line  // detail lines of the selected packet
 	data      []byte          // its bytes
+	frameLen  [2]int          // its frame's wire and captured lengths, as decoded (an ERF record's frame, not the record)
 	hl        [2]int          // highlighted byte range in the hex pane
 	pending   []rune          // keys of a multi-key command (gg)
 	views     map[string]View // the other views, by page name
@@ -225,6 +226,7 @@ func (a *App) selectRow(r int) {
 		return
 	}
 	a.data = data
+	a.frameLen = [2]int{p.Frame.Len, p.Frame.CapLen}
 	e, _ := a.ix.Entry(pi)
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	a.lines = printer.Lines(&p, nil)
@@ -239,7 +241,7 @@ func (a *App) selectRow(r int) {
 
 // buildTree makes the detail tree from the printer's lines.
 func (a *App) buildTree(e Entry) {
-	root := tview.NewTreeNode(fmt.Sprintf("Frame %d: %d bytes on wire, %d bytes captured", e.Number, e.Length, e.CapLen)).SetReference(-1)
+	root := tview.NewTreeNode(fmt.Sprintf("Frame %d: %d bytes on wire, %d bytes captured", e.Number, a.frameLen[0], a.frameLen[1])).SetReference(-1)
 	stack := []*tview.TreeNode{root}
 	for i, l := range a.lines {
 		n := tview.NewTreeNode(tview.Escape(decode.Sanitize(l.Text))).SetReference(i).SetSelectable(true)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -1031,4 +1032,15 @@ func TestFilterSuggestions(t *testing.T) {
 	h.waitFor("an empty bar", func(s *screen) bool { return s.find("Filter: infiniband") < 0 })
 	h.key(tcell.KeyUp) // the history: the filter just applied
 	h.waitText("Filter: infiniband.aeth.msn ")
+}
+
+// TestERFLength (issue 17.10): an ERF record's row and tree root show the
+// frame's wire length, as decode and tshark do, not the record's.
+func TestERFLength(t *testing.T) {
+	h := startApp(t, td+"synth/erf_ib_eth.pcap")
+	s := h.waitText("Frame 1: 86 bytes on wire")
+	rows := listRows(s)
+	if len(rows) == 0 || !regexp.MustCompile(`\s86\s`).MatchString(rows[0]) || strings.Contains(rows[0], " 102 ") {
+		t.Errorf("row 1 %q: want length 86 (decode's frame.len), not the record's 102", rows[0])
+	}
 }

@@ -73,7 +73,7 @@ func rowOf(p *decode.Packet, e Entry, b []byte) row {
 	r.cells[2] = string(printer.AppendAddr(b[:0], p, true))
 	r.cells[3] = string(printer.AppendAddr(b[:0], p, false))
 	r.cells[4] = printer.Protocol(p)
-	r.cells[5] = strconv.Itoa(e.Length)
+	r.cells[5] = strconv.Itoa(p.Frame.Len) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
 	if p.Has&decode.HdrBTH != 0 {
 		r.cells[6] = "0x" + strconv.FormatUint(uint64(p.BTH.DestQP)|1<<24, 16)[1:]
 		r.cells[7] = strconv.FormatUint(uint64(p.BTH.PSN), 10)
