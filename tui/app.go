@@ -198,12 +198,20 @@ func (a *App) GoTo(pi int) {
 		return
 	}
 	pos := a.content.positionOf(pi)
+	cleared := ""
 	if p, ok := a.content.packetAt(pos); !ok || p != pi {
+		a.mu.Lock()
+		cleared = a.applied
+		a.mu.Unlock()
 		a.clearFilter()
 		pos = pi
 	}
 	a.ShowView("main")
 	a.list.Select(pos+1, 0)
+	if cleared != "" {
+		// Said, not silent: the list changed under the user.
+		a.flash(fmt.Sprintf("packet %d is not shown by the filter %q: the filter is cleared", pi+1, cleared))
+	}
 }
 
 // SetFilter applies a display filter as if typed in the bar.
@@ -437,6 +445,7 @@ func (a *App) applyFilter(expr string) {
 	}
 	a.histPos = len(a.history)
 	a.run = nil
+	a.filtering = false // a run still going is dropped (its result is ignored)
 	a.mu.Unlock()
 	if expr == "" {
 		a.content.setShown(nil)
@@ -475,9 +484,12 @@ func (a *App) continueFilter(first bool) {
 			a.mu.Lock()
 			run.busy = false
 			current := a.run == run
-			a.filtering = false
+			if current {
+				a.filtering = false
+			}
 			a.mu.Unlock()
 			if !current {
+				a.updateStatus() // a dropped run says nothing more
 				return
 			}
 			a.content.setShown(shown)

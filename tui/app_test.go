@@ -1044,3 +1044,22 @@ func TestERFLength(t *testing.T) {
 		t.Errorf("row 1 %q: want length 86 (decode's frame.len), not the record's 102", rows[0])
 	}
 }
+
+// TestGoToHiddenPacket (issue 17.9): : to a packet the filter hides
+// clears the filter and says so; no "filtering…" stays behind.
+func TestGoToHiddenPacket(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	h.waitText("Frame 1:")
+	h.typ("/")
+	h.typ("frame.number == 2")
+	h.key(tcell.KeyEnter)
+	h.waitText("shown: 1", "Frame 2:")
+	h.typ(":")
+	h.typ("7")
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 7:", `packet 7 is not shown by the filter "frame.number == 2": the filter is cleared`)
+	s := h.settle()
+	if s.find("filtering") >= 0 || s.find("shown:") >= 0 {
+		t.Errorf("after the go-to:\n%s", s)
+	}
+}
