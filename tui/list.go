@@ -197,7 +197,12 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 	if !ok {
 		return tview.NewTableCell("?")
 	}
-	cell := tview.NewTableCell(tview.Escape(decode.Sanitize(rw.cells[col])))
+	text := rw.cells[col]
+	marked := c.marked(pi)
+	if col == 0 && marked {
+		text = markSign + text
+	}
+	cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text)))
 	if col == len(columns)-1 {
 		cell.SetExpansion(1)
 	}
@@ -205,10 +210,13 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 		cell.SetAlign(tview.AlignRight)
 	}
 	k := kindColors[rw.kind]
-	if c.marked(pi) {
-		k = markStyle
+	cell.SetTextColor(k.fg).SetBackgroundColor(k.bg)
+	if marked {
+		// A mark keeps the row's colors (a NAK stays red) and differs
+		// from the cursor: a sign before the number, the row underlined.
+		cell.SetAttributes(markAttrs)
 	}
-	return cell.SetTextColor(k.fg).SetBackgroundColor(k.bg)
+	return cell
 }
 
 // row renders packet pi, from the cache when it can.

@@ -245,6 +245,11 @@ func (a *App) findNext() {
 	}
 }
 
-// markStyle is how a marked row looks: Wireshark shows marked packets in
-// reverse.
-var markStyle = struct{ fg, bg tcell.Color }{tcell.ColorBlack, tcell.ColorWhite}
+// How a marked row looks: a sign before its number and its cells
+// underlined and bold, over the row's own colors, so that a marked NAK
+// stays red and a mark never looks like the cursor (which reverses the
+// row).
+const (
+	markSign  = "●"
+	markAttrs = tcell.AttrUnderline | tcell.AttrBold
+)

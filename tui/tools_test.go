@@ -232,22 +232,31 @@ func TestAppWriteKeepsFiles(t *testing.T) {
 	}
 }
 
-// TestMarkedRowColors: a marked packet's cells take the mark's colors.
+// TestMarkedRowColors (issue 17.6): a mark keeps the row's colors (a NAK
+// stays red), adds a sign before the number and underlines the row; it
+// is gone when unmarked.
 func TestMarkedRowColors(t *testing.T) {
-	ix := buildIndex(t, td+"rxe/read_atomic.pcap")
+	ix := buildIndex(t, td+"rxe/err_psn_seq.pcap") // frame 2 is a NAK
 	c := newListContent(ix)
-	colors := func() (fg, bg tcell.Color) {
-		fg, bg, _ = c.GetCell(3, 0).Style.Decompose()
-		return fg, bg
+	style := func(col int) (fg, bg tcell.Color, attrs tcell.AttrMask, text string) {
+		cell := c.GetCell(2, col)
+		fg, bg, attrs = cell.Style.Decompose()
+		return fg, bg, attrs, cell.Text
 	}
-	fg0, bg0 := colors()
-	c.toggleMark(2)
-	fg, bg := colors()
-	if fg != markStyle.fg || bg != markStyle.bg || bg0 == markStyle.bg {
-		t.Errorf("marked row: %v on %v (unmarked %v on %v), want %v on %v", fg, bg, fg0, bg0, markStyle.fg, markStyle.bg)
+	fg0, bg0, a0, text0 := style(0)
+	c.toggleMark(1)
+	fg, bg, a, text := style(0)
+	if fg != fg0 || bg != bg0 || fg != tcell.ColorRed {
+		t.Errorf("marked NAK row: %v on %v, want its own red on %v", fg, bg, bg0)
 	}
-	c.toggleMark(2)
-	if _, bg := colors(); bg != bg0 {
-		t.Errorf("unmarked row keeps the mark's background")
+	if a&markAttrs != markAttrs || a0&tcell.AttrUnderline != 0 || text != markSign+text0 {
+		t.Errorf("marked row: attributes %v text %q (unmarked %v %q)", a, text, a0, text0)
+	}
+	if _, _, a, _ := style(8); a&markAttrs != markAttrs {
+		t.Error("the Info cell of a marked row is not underlined")
+	}
+	c.toggleMark(1)
+	if _, _, a, text := style(0); a != a0 || text != text0 {
+		t.Errorf("unmarked row keeps the mark: %v %q", a, text)
 	}
 }
