@@ -180,7 +180,7 @@ func (l *afLive) Next() ([]byte, PacketInfo, error) {
 		case errors.Is(err, unix.EINTR):
 			continue
 		default:
-			return nil, PacketInfo{}, fmt.Errorf("capturing on %s: %w", l.opts.Interface, err)
+			return nil, PacketInfo{}, l.nextError(err)
 		}
 		if ci.Timestamp.Before(l.start) {
 			continue
@@ -269,4 +269,25 @@ func rxDropped(f *os.File, iface string) (uint64, error) {
 		return strconv.ParseUint(f[3], 10, 64)
 	}
 	return 0, fmt.Errorf("no %s in /proc/net/dev", iface)
+}
+
+// nextError says why the ring stopped: most often the interface went
+// away (deleted, its namespace removed), which the ring reports only as
+// "packet poll failed".
+func (l *afLive) nextError(err error) error {
+	// /proc/net/dev as the capture's namespace shows it (the file opened
+	// when the capture started), else this thread's.
+	var gone bool
+	l.mu.Lock()
+	if l.netdev != nil {
+		_, derr := rxDropped(l.netdev, l.opts.Interface)
+		gone = derr != nil && strings.HasPrefix(derr.Error(), "no ")
+	} else if i, ierr := net.InterfaceByIndex(l.ifIndex); ierr != nil || i.Name != l.opts.Interface {
+		gone = true
+	}
+	l.mu.Unlock()
+	if gone {
+		return fmt.Errorf("capturing on %s: the interface went away (deleted or renamed) during the capture: the packets received before it were kept (%v)", l.opts.Interface, err)
+	}
+	return fmt.Errorf("capturing on %s: %w", l.opts.Interface, err)
 }

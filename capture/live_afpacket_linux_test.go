@@ -338,3 +338,38 @@ func TestLiveLoopbackOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveInterfaceDeleted (issue 18.7): deleting the interface under a
+// capture ends it with an error that says so, not a bare "packet poll
+// failed".
+func TestLiveInterfaceDeleted(t *testing.T) {
+	v := netnstest.New(t)
+	var live capture.LiveSource
+	var err error
+	netnstest.In(t, v.NsB, func() { live, err = capture.OpenLive(capture.LiveOptions{Interface: v.IfB, Backend: "afpacket"}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := live.Next(); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if out, err := exec.Command("ip", "-n", v.NsB, "link", "del", v.IfB).CombinedOutput(); err != nil {
+		t.Fatalf("ip link del: %v: %s", err, out)
+	}
+	select {
+	case err := <-done:
+		if err == io.EOF || !strings.Contains(err.Error(), "the interface went away") || !strings.Contains(err.Error(), v.IfB) {
+			t.Errorf("error %v: want one saying %s went away", err, v.IfB)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the capture goes on 5 s after its interface was deleted")
+	}
+}

@@ -292,9 +292,9 @@ func captureRun(o *CaptureOptions, ios IO) error {
 			_, del := sink.Progress()
 			to := o.Write
 			if to == "-" {
-				to = "standard output"
+				to = ""
 			}
-			msg += fmt.Sprintf("; %d packets reached %s, %d did not", del, to, st.Received-min(del, st.Received))
+			msg += fmt.Sprintf("; %d packets reached %s, %d did not", del, outDesc(to), st.Received-min(del, st.Received))
 		}
 		fmt.Fprintln(ios.ErrOut, msg)
 		exit(ExitOutput)
@@ -363,7 +363,13 @@ func captureRun(o *CaptureOptions, ios IO) error {
 			capErr = err
 		}
 	}
-	fmt.Fprintln(ios.ErrOut, finalStats(st, statErr, live.Interface()))
+	final := finalStats(st, statErr, live.Interface())
+	if we := (*capture.WriteError)(nil); errors.As(capErr, &we) {
+		// The capture went on receiving after the write failed: say
+		// what the file holds too.
+		final += fmt.Sprintf("; %d of them are in %s (writing failed after them)", we.Packets, outDesc(we.File))
+	}
+	fmt.Fprintln(ios.ErrOut, final)
 	if sink != nil && o.Write != "-" {
 		if files := sink.Files(); len(files) > 1 {
 			fmt.Fprintf(ios.ErrOut, "files: %s\n", strings.Join(files, ", "))
@@ -375,6 +381,14 @@ func captureRun(o *CaptureOptions, ios IO) error {
 // stallGrace is how long a stopped capture waits for its output to take
 // what is left before it is abandoned (the capture ends within a second of the signal).
 const stallGrace = 500 * time.Millisecond
+
+// outDesc names a capture output: a file, or standard output.
+func outDesc(file string) string {
+	if file == "" {
+		return "standard output"
+	}
+	return file
+}
 
 // errAutostop ends the read loop when the sink meets -a filesize or -a
 // files.

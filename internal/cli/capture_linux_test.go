@@ -475,3 +475,50 @@ func signalChild(t *testing.T, pid int, sig syscall.Signal) {
 		t.Fatal(err)
 	}
 }
+
+// TestCaptureDiskFullSummary (issue 18.7): when the disk fills, the final
+// line says how many packets were captured and how many the file holds.
+func TestCaptureDiskFullSummary(t *testing.T) {
+	v := netnstest.New(t)
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v)", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	path := filepath.Join(dir, "full.pcapng")
+	var stdout, stderr syncBuf
+	cmd := newCmdCapture(IO{Out: &stdout, ErrOut: &stderr}, func(o *CaptureOptions) error {
+		o.signals = make(chan os.Signal)
+		o.open = func(lo capture.LiveOptions) (l capture.LiveSource, err error) {
+			netnstest.In(t, v.NsB, func() { l, err = capture.OpenLive(lo) })
+			return l, err
+		}
+		return captureRun(o, IO{Out: &stdout, ErrOut: &stderr})
+	})
+	cmd.SetArgs([]string{"-i", v.IfB, "-w", path, "-q", "--backend", "afpacket"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var snd *netnstest.Sender
+	netnstest.In(t, v.NsA, func() { snd = netnstest.NewSender(t, v.IfA) })
+	if err := snd.SendAt(netnstest.RoCEFrames(t, 3000, 1), 50000); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no space left") {
+			t.Fatalf("capture: %v, want a full-disk error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the capture did not stop on a full disk")
+	}
+	held := len(readFrames(t, path))
+	want := fmt.Sprintf("; %d of them are in %s (writing failed after them)", held, path)
+	if !strings.Contains(stderr.String(), want) || !regexp.MustCompile(`\d+ packets captured on `).MatchString(stderr.String()) {
+		t.Errorf("the final line does not say what the file holds (%d packets):\n%s", held, stderr.String())
+	}
+}
