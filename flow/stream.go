@@ -38,11 +38,14 @@ type reqStream struct {
 	early     bool
 	earlyPSN  decode.PSN
 	forgotten uint64 // outstanding requests dropped to bound memory
-	rr        readResp
-	lastAcked decode.PSN
-	hasAcked  bool
-	retry     retryRec     // the oldest PSN sent again, while nothing answers it
-	dead      decode.Event // the requester likely gave up (retry counter exceeded): why
+	// the oldest of them (the no_response finding starts there)
+	forgotFrame int
+	forgotT     time.Time
+	rr          readResp
+	lastAcked   decode.PSN
+	hasAcked    bool
+	retry       retryRec     // the oldest PSN sent again, while nothing answers it
+	dead        decode.Event // the requester likely gave up (retry counter exceeded): why
 }
 
 // psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
@@ -554,6 +557,9 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 		// no answers for this long: the capture may hold one direction
 		// only. Forget the oldest quarter at once (amortized O(1)).
 		drop := max(1, len(st.out)/4)
+		if st.forgotten == 0 {
+			st.forgotFrame, st.forgotT = st.out[0].lastFrame, st.out[0].lastTime
+		}
 		st.forgotten += uint64(drop)
 		st.out = append(st.out[:0], st.out[drop:]...)
 	}
@@ -959,8 +965,11 @@ func (t *Tracker) Flush() {
 			if !st.answered && len(due)+int(st.forgotten) > 16 && len(st.out) > 0 {
 				// not one answer in the whole capture: one finding, not
 				// thousands
-				o := st.out[0]
-				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, strconv.Itoa(len(due)+int(st.forgotten))+" requests from frame "+strconv.Itoa(o.lastFrame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
+				frame, at := st.out[0].lastFrame, st.out[0].lastTime
+				if st.forgotten > 0 {
+					frame, at = st.forgotFrame, st.forgotT
+				}
+				t.emit(decode.EventNoResponse, frame, at, s.ID, strconv.Itoa(len(due)+int(st.forgotten))+" requests from frame "+strconv.Itoa(frame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
 				due = nil
 			}
 			for _, o := range due {

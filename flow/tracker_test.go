@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -706,7 +707,12 @@ func TestTrackerOneDirection(t *testing.T) {
 	}
 	r := run(g.frames, Options{MaxOutstanding: 1024})
 	if len(r.events) != 1 || r.events[0].Kind != decode.EventNoResponse {
-		t.Errorf("events %q, want one no_response", r.eventSummary())
+		t.Fatalf("events %q, want one no_response", r.eventSummary())
+	}
+	// the finding starts at the first request, though the oldest were
+	// forgotten to bound memory
+	if e := r.events[0]; e.Frame != 1 || !strings.Contains(e.Text, strconv.Itoa(n-100)+" requests from frame 1 on") {
+		t.Errorf("no_response at frame %d: %q", e.Frame, e.Text)
 	}
 	s := r.tr.Sessions()[0]
 	// the last 100 (1 ms at 10 µs apart) were not due an answer yet
