@@ -53,20 +53,22 @@ func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byt
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tNotes")
 	for _, s := range sessions {
+		f := s.Findings()
 		mtu := "?"
 		if s.MTU != 0 {
 			mtu = u(uint64(s.MTU))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
 			s.ID, s.Transport, s.Learned, s.A, s.B, s.Packets(), s.Bytes(), s.MessageCount(),
-			rel(s.First, start), dur(s.Last.Sub(s.First)), BitRate(s.Throughput()), mtu,
-			s.NAKCount(), s.RNRCount(), s.Retransmitted, s.Duplicates, s.OutOfOrder, s.LostPSNs, sessionNotes(s))
+			rel(s.First(), start), dur(s.Duration()), BitRate(s.Throughput()), mtu,
+			s.NAKCount(), s.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs, sessionNotes(s))
 	}
 	tw.Flush()
 	return append(dst, b.Bytes()...)
 }
 
 func sessionNotes(s *flow.Session) string {
+	f := s.Findings()
 	var n []byte
 	add := func(c uint64, what string) {
 		if c == 0 {
@@ -79,18 +81,18 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, ' ')
 		n = append(n, what...)
 	}
-	add(s.Partial, "partial msgs")
-	add(s.NoResponse, "unanswered")
-	add(s.Unmatched, "unmatched resp")
-	add(s.OpcodeSeq, "opcode seq")
-	add(s.CNPs, "CNP")
-	add(s.ECNCE, "ECN-CE")
-	add(s.ICRCErrors, "ICRC err")
-	add(s.Truncated, "truncated")
-	add(s.MPTViolations, "MPT violations")
-	add(s.MPTAccepted, "MPT accepted")
-	add(s.MPTRejected, "MPT rejected")
-	for i, id := range s.Merged {
+	add(f.Partial, "partial msgs")
+	add(f.NoResponse, "unanswered")
+	add(f.Unmatched, "unmatched resp")
+	add(f.OpcodeSeq, "opcode seq")
+	add(f.CNPs, "CNP")
+	add(f.ECNCE, "ECN-CE")
+	add(f.ICRCErrors, "ICRC err")
+	add(f.Truncated, "truncated")
+	add(f.MPTViolations, "MPT violations")
+	add(f.MPTAccepted, "MPT accepted")
+	add(f.MPTRejected, "MPT rejected")
+	for i, id := range s.Merged() {
 		if len(n) > 0 {
 			n = append(n, ", "...)
 		}
@@ -100,7 +102,7 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, '#')
 		n = strconv.AppendUint(n, uint64(id), 10)
 	}
-	for side, g := range s.GaveUp {
+	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue
 		}
@@ -233,20 +235,21 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 
 // SessionToJSON converts a session for JSON output.
 func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
-	j := SessionJSON{ID: s.ID, Merged: s.Merged, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
-		MTU: s.MTU, MTUFrom: s.MTUFrom, Closed: s.Closed, Start: rel(s.First, start), Duration: string(decode.AppendSeconds(nil, int64(s.Last.Sub(s.First)), 9)),
-		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: s.Partial,
-		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: s.Gaps, Lost: s.LostPSNs, Retrans: s.Retransmitted, Dup: s.Duplicates,
-		OOO: s.OutOfOrder, Unmatched: s.Unmatched, OpcodeSeq: s.OpcodeSeq, NoResponse: s.NoResponse, CNPs: s.CNPs, ECNCE: s.ECNCE,
-		ICRCErrors: s.ICRCErrors, Truncated: s.Truncated}
+	f := s.Findings()
+	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+		MTU: s.MTU, MTUFrom: s.MTUFrom(), Closed: s.Closed, Start: rel(s.First(), start), Duration: string(decode.AppendSeconds(nil, int64(s.Duration()), 9)),
+		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
+		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
+		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
+		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated}
 	if s.Transport == "UD" {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
 	}
-	if s.MPTChecked > 0 {
-		j.MPT = &MPTJSON{s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected}
+	if f.MPTChecked > 0 {
+		j.MPT = &MPTJSON{f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected}
 	}
-	for side, g := range s.GaveUp {
+	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue
 		}
@@ -257,22 +260,22 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 			Interval: string(decode.AppendSeconds(nil, int64(g.Interval), 6)), Silence: string(decode.AppendSeconds(nil, int64(g.Silence), 6))})
 	}
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-		if s.Messages[k] > 0 {
-			j.Messages[k.String()] = MessagesJSON{s.Messages[k], s.MessageBytes[k]}
+		if s.Messages(k) > 0 {
+			j.Messages[k.String()] = MessagesJSON{s.Messages(k), s.MessageBytes(k)}
 		}
-		if l := &s.Latency[k]; l.N > 0 {
+		if l := s.Latency(k); l.N > 0 {
 			if j.Latency == nil {
 				j.Latency = map[string]LatencyJSON{}
 			}
 			j.Latency[k.String()] = LatencyJSON{l.N, l.Min.Seconds(), l.Quantile(0.5).Seconds(), l.Quantile(0.99).Seconds(), l.Max.Seconds()}
 		}
 	}
-	for code, n := range s.NAKs {
+	for code, n := range f.NAKs {
 		if n > 0 {
 			j.NAKs[decode.SyndromeString(uint8(0x60|code))] = n
 		}
 	}
-	for code, n := range s.RNRNaks {
+	for code, n := range f.RNRNaks {
 		if n > 0 {
 			j.RNRNaks[decode.SyndromeString(uint8(0x20|code))] = n
 		}
@@ -350,17 +353,18 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 	}
 	fmt.Fprintf(&b, "\nSessions: %d\n", len(sessions))
 	for _, s := range sessions {
+		f := s.Findings()
 		fmt.Fprintf(&b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
 		if s.MTU != 0 {
-			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom)
+			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom())
 		}
 		fmt.Fprintf(&b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
-			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First, start), rel(s.Last, start), BitRate(s.Throughput()))
+			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First(), start), rel(s.Last(), start), BitRate(s.Throughput()))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := false
 		for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-			l := &s.Latency[k]
-			if s.Messages[k] == 0 && l.N == 0 {
+			l := s.Latency(k)
+			if s.Messages(k) == 0 && l.N == 0 {
 				continue
 			}
 			if !header {
@@ -368,31 +372,31 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 				header = true
 			}
 			if l.N == 0 {
-				fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages[k], s.MessageBytes[k])
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages(k), s.MessageBytes(k))
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages[k], s.MessageBytes[k], l.N,
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages(k), s.MessageBytes(k), l.N,
 				dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
 		}
 		tw.Flush()
-		for code, n := range s.NAKs {
+		for code, n := range f.NAKs {
 			if n > 0 {
 				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
 			}
 		}
-		for code, n := range s.RNRNaks {
+		for code, n := range f.RNRNaks {
 			if n > 0 {
 				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
 			}
 		}
-		if s.MPTChecked > 0 {
+		if f.MPTChecked > 0 {
 			fmt.Fprintf(&b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
-				s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
+				f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
 		}
 
-		if notes := sessionNotes(s); notes != "-" || s.Gaps+s.Retransmitted+s.Duplicates+s.OutOfOrder > 0 {
+		if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
 			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
-				s.Gaps, s.LostPSNs, s.Retransmitted, s.Duplicates, s.OutOfOrder, notes)
+				f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
 		}
 	}
 	return append(dst, b.Bytes()...)
