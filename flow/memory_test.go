@@ -91,3 +91,23 @@ func TestIdleSessionBudget(t *testing.T) {
 		t.Errorf("%d bytes per idle QP pair, want at most %d", per, budget)
 	}
 }
+
+// Past maxLive sessions with a live state, the least recently queued
+// quiet ones are released whatever IdleAfter says: a fast link may carry
+// millions of QPs within it.
+func TestLiveStatesBounded(t *testing.T) {
+	tr := New(Options{IdleAfter: -1})
+	trackPairs(tr, maxLive+maxLive/2, epoch)
+	live := 0
+	for _, s := range tr.Sessions() {
+		if s.live != nil {
+			live++
+		}
+	}
+	if live > maxLive+sweepWork {
+		t.Errorf("%d sessions with a live state, want at most %d", live, maxLive)
+	}
+	if n := len(tr.Sessions()); n != maxLive+maxLive/2 {
+		t.Errorf("%d sessions, want %d", n, maxLive+maxLive/2)
+	}
+}

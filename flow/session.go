@@ -280,6 +280,9 @@ func (s *Session) addKind(k decode.MsgKind) *kindStats {
 	if ks := s.kind(k); ks != nil {
 		return ks
 	}
+	if s.kinds == nil {
+		s.kinds = make([]kindStats, 0, 2) // a QP mostly does one or two kinds
+	}
 	s.kinds = append(s.kinds, kindStats{kind: k})
 	return &s.kinds[len(s.kinds)-1]
 }

@@ -69,6 +69,7 @@ type Tracker struct {
 	// idle for opts.IdleAfter.
 	liveQ    []liveEntry
 	liveHead int
+	free     []*liveState // released, to be reused: no garbage per idle session
 
 	ev  Event
 	msg Message
@@ -228,6 +229,8 @@ func New(o Options) *Tracker {
 	}
 	if o.IdleAfter == 0 {
 		o.IdleAfter = time.Second
+	} else if o.IdleAfter < 0 {
+		o.IdleAfter = 1<<63 - 1
 	}
 	t := &Tracker{
 		opts:      o,
@@ -311,7 +314,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	t.end = p.Frame.Time
 	now := p.Frame.Time.UnixNano()
 	t.now = now
-	if t.liveHead < len(t.liveQ) && now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) && t.opts.IdleAfter > 0 {
+	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
 		t.sweep()
 	}
 	if p.Has&decode.HdrBTH == 0 {
@@ -668,7 +671,12 @@ func (t *Tracker) stream(s *Session, side uint8) *reqStream {
 }
 
 func (t *Tracker) revive(s *Session) {
-	l := new(liveState)
+	var l *liveState
+	if n := len(t.free); n > 0 {
+		l, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		l = new(liveState)
+	}
 	for i := range l.req {
 		m, st, f := &s.memo[i], &l.req[i], s.memoFlags>>(memoSide*i)
 		st.started, st.first, st.next = f&memoStarted != 0, m.first, m.next
@@ -682,7 +690,7 @@ func (t *Tracker) revive(s *Session) {
 		}
 	}
 	s.live = l
-	if s.flags&flagQueued == 0 && t.opts.IdleAfter > 0 {
+	if s.flags&flagQueued == 0 {
 		s.flags |= flagQueued
 		t.liveQ = append(t.liveQ, liveEntry{s.ID, t.now})
 	}
@@ -725,24 +733,50 @@ func (t *Tracker) release(s *Session) bool {
 		s.memoFlags |= f << (memoSide * i)
 	}
 	s.live = nil
+	if len(t.free) < maxFree {
+		for i := range l.req {
+			st := &l.req[i] // cleared, its buffers kept
+			*st = reqStream{missing: st.missing[:0], pend: st.pend[:0], out: st.out[:0], done: st.done[:0], recent: st.recent[:0]}
+		}
+		t.free = append(t.free, l)
+	}
 	return true
 }
 
-// sweep releases the live state of the sessions idle for IdleAfter; the
-// others go back in the queue, to be looked at again an IdleAfter later.
+// Bounds of the live states.
+const (
+	// maxLive: past this many sessions with a live state, the least
+	// recently queued are released whether or not they were idle for
+	// IdleAfter (when nothing of them is in flight). A 100 Gb/s link can
+	// carry 10 million packets in the default IdleAfter.
+	maxLive = 1 << 16
+	// maxFree released live states are kept for reuse.
+	maxFree = 128
+	// sweepWork bounds the sessions a sweep for maxLive looks at: when
+	// most have something in flight it cannot release them, and must not
+	// go through them all on every packet.
+	sweepWork = 4
+)
+
+// sweep releases the live state of the sessions idle for IdleAfter (and,
+// past maxLive, of the least recently queued ones); the others go back
+// in the queue, to be looked at again an IdleAfter later.
 func (t *Tracker) sweep() {
 	idle := int64(t.opts.IdleAfter)
+	work := sweepWork
 	for t.liveHead < len(t.liveQ) {
 		e := t.liveQ[t.liveHead]
-		if t.now-e.stamp < idle {
+		over := len(t.liveQ)-t.liveHead > maxLive
+		if t.now-e.stamp < idle && (!over || work == 0) {
 			break
 		}
+		work--
 		t.liveHead++
 		s := t.sessions[e.id-1]
 		if s == nil {
 			continue
 		}
-		if s.live == nil || t.now-s.last >= idle && t.release(s) {
+		if s.live == nil || (over || t.now-s.last >= idle) && t.release(s) {
 			s.flags &^= flagQueued
 			continue
 		}
