@@ -145,11 +145,22 @@ the MPT, the violations, and the responder's answers that disagree.`,
   rocetap sessions -r cap.pcap -T json
   rocetap sessions -r cap.pcap -Y 'infiniband.bth.opcode == 17'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
+			// a session at a time: a capture may have millions
 			if o.Output == "json" {
-				out.b = printer.AppendSessionsJSON(out.b, an.sessions, an.start)
+				out.b = append(out.b, '[')
+				for i, s := range an.sessions {
+					out.b = printer.AppendSessionJSON(out.b, i, s, an.start)
+					out.maybeFlush()
+				}
+				out.b = printer.AppendSessionsJSONEnd(out.b, len(an.sessions))
 				return
 			}
-			out.b = printer.AppendSessions(out.b, an.sessions, an.start)
+			t := printer.NewSessionsTable(an.sessions, an.start)
+			out.b = t.AppendHead(out.b)
+			for _, s := range an.sessions {
+				out.b = t.AppendRow(out.b, s)
+				out.maybeFlush()
+			}
 		})
 }
 
@@ -163,11 +174,22 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 		`  rocetap stats -r testdata/rxe/pt_write.pcap
   rocetap stats -r cap.pcap -T json`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
+			// a session at a time: a capture may have millions
 			if o.Output == "json" {
-				out.b = printer.AppendStatsJSON(out.b, &an.totals, an.sessions, an.start)
+				head, tail := printer.StatsJSON(&an.totals, len(an.sessions))
+				out.b = append(out.b, head...)
+				for i, s := range an.sessions {
+					out.b = printer.AppendStatsJSONSession(out.b, i, s, an.start)
+					out.maybeFlush()
+				}
+				out.b = append(out.b, tail...)
 				return
 			}
-			out.b = printer.AppendStats(out.b, &an.totals, an.sessions, an.start)
+			out.b = printer.AppendStatsHead(out.b, &an.totals, len(an.sessions))
+			for _, s := range an.sessions {
+				out.b = printer.AppendStatsSession(out.b, s, an.start)
+				out.maybeFlush()
+			}
 		})
 }
 

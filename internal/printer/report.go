@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -45,26 +46,83 @@ func u(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // AppendSessions appends the sessions table.
 func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Sessions: %d\n", len(sessions))
-	if len(sessions) == 0 {
-		return append(dst, b.Bytes()...)
-	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tNotes")
+	t := NewSessionsTable(sessions, start)
+	dst = t.AppendHead(dst)
 	for _, s := range sessions {
-		f := s.Findings()
-		mtu := "?"
-		if s.MTU != 0 {
-			mtu = u(uint64(s.MTU))
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
-			s.ID, s.Transport, s.Learned, s.A, s.B, s.Packets(), s.Bytes(), s.MessageCount(),
-			rel(s.First(), start), dur(s.Duration()), BitRate(s.Throughput()), mtu,
-			s.NAKCount(), s.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs, sessionNotes(s))
+		dst = t.AppendRow(dst, s)
 	}
-	tw.Flush()
-	return append(dst, b.Bytes()...)
+	return dst
+}
+
+// SessionsTable prints the sessions table a row at a time, so that a
+// command can write a table of millions of sessions out as it goes: its
+// columns are as wide as their widest cell (as text/tabwriter would
+// align them, which holds every row until the end).
+type SessionsTable struct {
+	n     int
+	start time.Time
+	width [len(sessionCols)]int
+	cells [len(sessionCols) + 1]string
+}
+
+var sessionCols = [...]string{"ID", "Type", "Paired by", "A", "B", "Packets", "Bytes", "Messages", "Start", "Duration", "Throughput", "MTU", "NAK", "RNR", "Retrans", "Dup", "OOO", "Lost"}
+
+// NewSessionsTable measures the columns of sessions.
+func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable {
+	t := &SessionsTable{n: len(sessions), start: start}
+	for i, h := range sessionCols {
+		t.width[i] = utf8.RuneCountInString(h)
+	}
+	for _, s := range sessions {
+		t.row(s)
+		for i := range t.width {
+			t.width[i] = max(t.width[i], utf8.RuneCountInString(t.cells[i]))
+		}
+	}
+	return t
+}
+
+// row sets t.cells to the cells of s (the last one the notes).
+func (t *SessionsTable) row(s *flow.Session) {
+	f := s.Findings()
+	mtu := "?"
+	if s.MTU != 0 {
+		mtu = u(uint64(s.MTU))
+	}
+	t.cells = [...]string{strconv.FormatUint(uint64(s.ID), 10), s.Transport, s.Learned.String(), s.A.String(), s.B.String(),
+		u(s.Packets()), u(s.Bytes()), u(s.MessageCount()), rel(s.First(), t.start), dur(s.Duration()), BitRate(s.Throughput()), mtu,
+		u(s.NAKCount()), u(s.RNRCount()), u(f.Retransmitted), u(f.Duplicates), u(f.OutOfOrder), u(f.LostPSNs), sessionNotes(s)}
+}
+
+// AppendHead appends the count line and, with sessions, the column
+// headers.
+func (t *SessionsTable) AppendHead(dst []byte) []byte {
+	dst = append(dst, "Sessions: "...)
+	dst = strconv.AppendInt(dst, int64(t.n), 10)
+	dst = append(dst, '\n')
+	if t.n == 0 {
+		return dst
+	}
+	return t.appendLine(dst, sessionCols[:], "Notes")
+}
+
+// AppendRow appends the row of s.
+func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
+	t.row(s)
+	return t.appendLine(dst, t.cells[:len(sessionCols)], t.cells[len(sessionCols)])
+}
+
+// appendLine appends cells padded to the column widths and two spaces,
+// then last.
+func (t *SessionsTable) appendLine(dst []byte, cells []string, last string) []byte {
+	for i, c := range cells {
+		dst = append(dst, c...)
+		for range t.width[i] - utf8.RuneCountInString(c) + 2 {
+			dst = append(dst, ' ')
+		}
+	}
+	dst = append(dst, last...)
+	return append(dst, '\n')
 }
 
 func sessionNotes(s *flow.Session) string {
@@ -288,14 +346,25 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) []byte {
 	dst = append(dst, '[')
 	for i, s := range sessions {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '\n')
-		b, _ := json.Marshal(SessionToJSON(s, start))
-		dst = append(dst, b...)
+		dst = AppendSessionJSON(dst, i, s, start)
 	}
-	if len(sessions) > 0 {
+	return AppendSessionsJSONEnd(dst, len(sessions))
+}
+
+// AppendSessionJSON appends s as element i of the array
+// AppendSessionsJSON prints (after its '[').
+func AppendSessionJSON(dst []byte, i int, s *flow.Session, start time.Time) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '\n')
+	b, _ := json.Marshal(SessionToJSON(s, start))
+	return append(dst, b...)
+}
+
+// AppendSessionsJSONEnd closes the array of n sessions.
+func AppendSessionsJSONEnd(dst []byte, n int) []byte {
+	if n > 0 {
 		dst = append(dst, '\n')
 	}
 	return append(dst, "]\n"...)
@@ -305,6 +374,18 @@ func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) [
 // histogram, AETH syndromes, congestion (CNP, ECN, PFC), then each
 // session's messages, latencies and errors.
 func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	dst = AppendStatsHead(dst, tt, len(sessions))
+	for _, s := range sessions {
+		dst = AppendStatsSession(dst, s, start)
+	}
+	return dst
+}
+
+// AppendStatsHead appends what `rocetap stats` prints before the
+// sessions (AppendStatsSession prints each): capture totals, the opcode
+// histogram, AETH syndromes, congestion, CM messages and the session
+// count n.
+func AppendStatsHead(dst []byte, tt *flow.Totals, n int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Packets: %d (%d bytes), InfiniBand transport: %d, other: %d\n", tt.Packets, tt.Bytes, tt.IB, tt.Other)
 	if tt.ICRCErrors > 0 || tt.Truncated > 0 {
@@ -351,55 +432,60 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 		}
 		fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrString(uint16(0x10+i)), n)
 	}
-	fmt.Fprintf(&b, "\nSessions: %d\n", len(sessions))
-	for _, s := range sessions {
-		f := s.Findings()
-		fmt.Fprintf(&b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
-		if s.MTU != 0 {
-			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom())
-		}
-		fmt.Fprintf(&b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
-			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First(), start), rel(s.Last(), start), BitRate(s.Throughput()))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		header := false
-		for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-			l := s.Latency(k)
-			if s.Messages(k) == 0 && l.N == 0 {
-				continue
-			}
-			if !header {
-				fmt.Fprintln(tw, "  message\tcount\tbytes\tcompleted\tmin\tmedian\tp99\tmax\t")
-				header = true
-			}
-			if l.N == 0 {
-				fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages(k), s.MessageBytes(k))
-				continue
-			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages(k), s.MessageBytes(k), l.N,
-				dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
-		}
-		tw.Flush()
-		for code, n := range f.NAKs {
-			if n > 0 {
-				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
-			}
-		}
-		for code, n := range f.RNRNaks {
-			if n > 0 {
-				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
-			}
-		}
-		if f.MPTChecked > 0 {
-			fmt.Fprintf(&b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
-				f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
-		}
+	fmt.Fprintf(&b, "\nSessions: %d\n", n)
+	return append(dst, b.Bytes()...)
+}
 
-		if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
-			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
-				f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
+// AppendStatsSession appends the stats of one session: its messages and
+// latencies, NAKs, MPT checks, errors.
+func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
+	b := bytes.NewBuffer(dst)
+	f := s.Findings()
+	fmt.Fprintf(b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
+	if s.MTU != 0 {
+		fmt.Fprintf(b, ", MTU %d from %s", s.MTU, s.MTUFrom())
+	}
+	fmt.Fprintf(b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
+		s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First(), start), rel(s.Last(), start), BitRate(s.Throughput()))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := false
+	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
+		l := s.Latency(k)
+		if s.Messages(k) == 0 && l.N == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(tw, "  message\tcount\tbytes\tcompleted\tmin\tmedian\tp99\tmax\t")
+			header = true
+		}
+		if l.N == 0 {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages(k), s.MessageBytes(k))
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages(k), s.MessageBytes(k), l.N,
+			dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
+	}
+	tw.Flush()
+	for code, n := range f.NAKs {
+		if n > 0 {
+			fmt.Fprintf(b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
 		}
 	}
-	return append(dst, b.Bytes()...)
+	for code, n := range f.RNRNaks {
+		if n > 0 {
+			fmt.Fprintf(b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
+		}
+	}
+	if f.MPTChecked > 0 {
+		fmt.Fprintf(b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
+			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
+	}
+
+	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
+		fmt.Fprintf(b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
+			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
+	}
+	return b.Bytes()
 }
 
 // AppendExpert appends the expert events grouped by severity and kind,
@@ -467,6 +553,18 @@ func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []
 
 // AppendStatsJSON appends the stats as one JSON object.
 func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	head, tail := StatsJSON(tt, len(sessions))
+	dst = append(dst, head...)
+	for i, s := range sessions {
+		dst = AppendStatsJSONSession(dst, i, s, start)
+	}
+	return append(dst, tail...)
+}
+
+// StatsJSON returns the stats object of AppendStatsJSON around its
+// sessions (n of them), which AppendStatsJSONSession prints one at a time
+// between head and tail: a command writes millions out as it goes.
+func StatsJSON(tt *flow.Totals, n int) (head, tail []byte) {
 	ops := map[string]uint64{}
 	for op, n := range tt.Opcodes {
 		if n > 0 {
@@ -485,19 +583,32 @@ func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, star
 			cm[decode.CMAttrString(uint16(0x10+i))] = n
 		}
 	}
-	ss := make([]SessionJSON, 0, len(sessions))
-	for _, s := range sessions {
-		ss = append(ss, SessionToJSON(s, start))
-	}
 	v := map[string]any{
 		"packets": tt.Packets, "bytes": tt.Bytes, "infiniband": tt.IB, "other": tt.Other,
 		"icrc_errors": tt.ICRCErrors, "truncated": tt.Truncated,
 		"opcodes": ops, "syndromes": syn, "cm_messages": cm,
 		"congestion": map[string]any{"cnps": tt.CNPs, "ecn_ce": tt.ECNCE, "ecn_capable": tt.ECNCapable,
 			"pfc_frames": tt.PFCFrames, "pause_frames": tt.PauseFrames, "pfc_pauses": tt.PFCPauses, "pfc_resumes": tt.PFCResumes},
-		"sessions": ss,
+		"sessions": []SessionJSON{},
 	}
 	b, _ := json.MarshalIndent(v, "", " ")
-	dst = append(dst, b...)
-	return append(dst, '\n')
+	b = append(b, '\n')
+	const key = "\n \"sessions\": ["
+	i := bytes.Index(b, []byte(key)) + len(key)
+	head, tail = b[:i], b[i:]
+	if n > 0 {
+		tail = append([]byte("\n "), tail...) // the indent of the closing ]
+	}
+	return head, tail
+}
+
+// AppendStatsJSONSession appends s as session i of the stats object
+// (StatsJSON), indented as json.MarshalIndent indents it there.
+func AppendStatsJSONSession(dst []byte, i int, s *flow.Session, start time.Time) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, "\n  "...)
+	b, _ := json.MarshalIndent(SessionToJSON(s, start), "  ", " ")
+	return append(dst, b...)
 }
