@@ -111,3 +111,56 @@ func TestLiveStatesBounded(t *testing.T) {
 		t.Errorf("%d sessions, want %d", n, maxLive+maxLive/2)
 	}
 }
+
+// Past MaxSessions the least recently active session is evicted: its
+// counts go to Evicted, what it had in flight is reported as at the end
+// of the capture, and a later packet of its QPs starts a new session.
+func TestMaxSessions(t *testing.T) {
+	var events []Event
+	tr := New(Options{MaxSessions: 4, OnEvent: func(e *Event) { events = append(events, *e) }})
+	at := trackPairs(tr, 10, epoch)
+	ss := tr.Sessions()
+	if len(ss) != 4 || ss[0].ID != 7 || ss[3].ID != 10 {
+		t.Fatalf("%d sessions from #%d, want #7 to #10", len(ss), ss[0].ID)
+	}
+	if e := tr.Evicted(); e.Sessions != 6 || e.Packets != 24 || e.Messages != 12 {
+		t.Errorf("evicted %+v, want 6 sessions, 24 packets, 12 messages", e)
+	}
+	if tr.Session(1) != nil || tr.Session(7) != ss[0] {
+		t.Error("Session(id) still finds an evicted session")
+	}
+	// pair 9 (session #10) sends a WRITE it never gets an answer to,
+	// then pairs 0 to 3 come back: each is a new session, and #7 to #10
+	// make room for them
+	var p decode.Packet
+	send := func(src, dst [4]byte, qp uint32, psn uint32) {
+		at = at.Add(time.Millisecond)
+		p = decode.Packet{}
+		p.Frame = decode.Frame{Number: 100, Time: at, Len: 100}
+		p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH | decode.HdrRETH
+		p.IPv4.Src, p.IPv4.Dst = src, dst
+		p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = rcWriteOnly, qp, decode.PSNOf(psn)
+		p.RETH.DMALen = 0
+		tr.Track(&p)
+	}
+	send([4]byte{10, 2, 9, 1}, [4]byte{10, 2, 9, 2}, 0x1001+2*9, 9*7919+2)
+	if p.Analysis.Session != 10 {
+		t.Fatalf("pair 9's WRITE went to session %d, want 10", p.Analysis.Session)
+	}
+	for i := range 4 {
+		h := byte(i)
+		send([4]byte{10, 2, h, 1}, [4]byte{10, 2, h, 2}, uint32(0x1001+2*i), uint32(i*7919+2))
+		if want := uint32(11 + i); p.Analysis.Session != want {
+			t.Errorf("pair %d's WRITE went to session %d, want a new one, %d", i, p.Analysis.Session, want)
+		}
+	}
+	if e := tr.Evicted(); e.Sessions != 10 || e.Findings.NoResponse != 1 {
+		t.Errorf("evicted %d sessions with %d unanswered requests, want 10 with 1", e.Sessions, e.Findings.NoResponse)
+	}
+	if len(events) != 1 || events[0].Kind != decode.EventNoResponse || events[0].Session != 10 {
+		t.Errorf("events %+v, want session 10's WRITE unanswered", events)
+	}
+	if n := len(tr.halves); n != 4 {
+		t.Errorf("%d directions mapped, want the 4 of the sessions kept", n)
+	}
+}

@@ -30,6 +30,13 @@ type Options struct {
 	// it later finds its PSNs where they were, but not which frame first
 	// carried an older PSN. 0 means 1 s; negative never releases.
 	IdleAfter time.Duration
+	// MaxSessions bounds the sessions kept. Past it, the least recently
+	// active one (approximately: a CLOCK over the sessions) is evicted:
+	// what it has in flight ends as at the end of the capture (its
+	// unanswered requests and incomplete messages are reported), its
+	// counts go to Evicted, it leaves Sessions, and a later packet of its
+	// QPs starts a new session. 0: no bound.
+	MaxSessions int
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.
 	OnEvent func(*Event)
@@ -70,6 +77,13 @@ type Tracker struct {
 	liveQ    []liveEntry
 	liveHead int
 	free     []*liveState // released, to be reused: no garbage per idle session
+
+	// With MaxSessions: the sessions kept, in a ring the eviction clock
+	// goes round (from resHead), and what was evicted.
+	resQ     []uint32
+	resHead  int
+	resident int
+	evicted  Evicted
 
 	ev  Event
 	msg Message
@@ -253,7 +267,7 @@ func New(o Options) *Tracker {
 func (t *Tracker) Sessions() []*Session {
 	out := make([]*Session, 0, len(t.sessions))
 	for _, s := range t.sessions {
-		if s.MergedInto == 0 {
+		if s != nil && s.MergedInto == 0 {
 			out = append(out, s)
 		}
 	}
@@ -408,6 +422,7 @@ func (t *Tracker) annotate(p *decode.Packet, s *Session, side uint8) {
 	a.Session = s.ID
 	a.Learned = s.Learned
 	a.Dir = decode.Direction(side)
+	s.flags |= flagRef
 }
 
 func hasResponses(s *Session) bool {
@@ -417,8 +432,15 @@ func hasResponses(s *Session) bool {
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	ns := now.UnixNano()
-	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns}
+	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}
 	t.sessions = append(t.sessions, s)
+	if t.opts.MaxSessions > 0 {
+		if t.resident >= t.opts.MaxSessions {
+			t.evictOne()
+		}
+		t.resQ = append(t.resQ, s.ID)
+		t.resident++
+	}
 	return s
 }
 
@@ -532,6 +554,9 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	}
 	// prov is only a name now (Resolve): it keeps no state
 	prov.live, prov.kinds, prov.x = nil, nil, nil
+	if t.opts.MaxSessions > 0 {
+		t.resident--
+	}
 }
 
 // mergeAnswers carries into st what the responses of a provisional
@@ -790,4 +815,84 @@ func (t *Tracker) sweep() {
 		t.liveQ = append(q[:0], t.liveQ[t.liveHead:]...)
 		t.liveHead = 0
 	}
+}
+
+// Evicted sums the sessions evicted past Options.MaxSessions.
+type Evicted struct {
+	Sessions uint64 // sessions evicted
+	Packets  uint64
+	Bytes    uint64
+	Messages uint64
+	Findings Findings // their findings, summed
+}
+
+// Evicted returns what the sessions evicted past Options.MaxSessions
+// counted.
+func (t *Tracker) Evicted() Evicted { return t.evicted }
+
+// evictOne evicts the least recently active session: the clock goes
+// round the sessions kept, sparing (once) those with a packet since it
+// last passed.
+func (t *Tracker) evictOne() {
+	for range 2*len(t.resQ) + 1 {
+		if t.resHead >= len(t.resQ) {
+			return
+		}
+		id := t.resQ[t.resHead]
+		t.resHead++
+		if t.resHead > 4096 && t.resHead > len(t.resQ)/2 {
+			t.resQ = append(t.resQ[:0], t.resQ[t.resHead:]...)
+			t.resHead = 0
+		}
+		s := t.sessions[id-1]
+		if s == nil || s.MergedInto != 0 {
+			continue // evicted, or merged into another (which the ring holds)
+		}
+		if s.flags&flagRef != 0 {
+			s.flags &^= flagRef
+			t.resQ = append(t.resQ, id)
+			continue
+		}
+		t.evict(s)
+		return
+	}
+}
+
+// evict ends what s has in flight, adds its counts to t.evicted and
+// forgets it: the maps no longer lead to it, and Sessions leaves it out.
+func (t *Tracker) evict(s *Session) {
+	t.flushSession(s)
+	if s.live != nil {
+		t.release(s) // (flushSession emptied it)
+		s.live = nil
+	}
+	e := &t.evicted
+	e.Sessions++
+	e.Packets += s.Packets()
+	e.Bytes += s.Bytes()
+	e.Messages += s.MessageCount()
+	if s.x != nil {
+		e.Findings.add(s.x)
+	}
+	t.dropUnpaired(s)
+	if s.Learned == decode.PairingUD {
+		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.QKey}
+		if t.ud[k] == s {
+			delete(t.ud, k)
+		}
+	}
+	for side := range s.has {
+		if !s.has[side] {
+			continue
+		}
+		k := s.key(side)
+		if dk, ok := t.dirKey(&k, false); ok && t.halves[dk] == s.ID<<1|uint32(side) {
+			delete(t.halves, dk)
+		}
+		if c := &t.cache[k.slot()]; c.h.s == s {
+			*c = cacheEntry{}
+		}
+	}
+	t.sessions[s.ID-1] = nil
+	t.resident--
 }

@@ -19,6 +19,7 @@ type AnalyzeOptions struct {
 	Filter string // -Y
 	MPT    string // --mpt: check remote accesses against this MPT file
 	modelFlags
+	trackFlags
 }
 
 // analysis is what one pass of the tracker over a capture gives the
@@ -49,7 +50,10 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	}
 	an := &analysis{}
 	var pending []flow.Event
-	an.tracker = flow.New(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }})
+	if err := o.trackFlags.check(); err != nil {
+		return nil, err
+	}
+	an.tracker = flow.New(o.trackFlags.options(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }}))
 	matched := map[uint32]bool{}
 	first := true
 	_, err = runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{
@@ -95,6 +99,16 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	return an, err
 }
 
+// evicted returns what the sessions evicted past --max-sessions counted,
+// nil when none was.
+func (an *analysis) evicted(o *AnalyzeOptions) *printer.EvictedJSON {
+	e := an.tracker.Evicted()
+	if e.Sessions == 0 {
+		return nil
+	}
+	return printer.ToEvictedJSON(&e, o.MaxSessions)
+}
+
 func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf)) *cobra.Command {
 	opts := &AnalyzeOptions{}
 	cmd := &cobra.Command{
@@ -128,6 +142,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "count only packets matching this display filter (the tracker still sees every packet)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	opts.modelFlags.register(f)
+	opts.trackFlags.register(f)
 	return cmd
 }
 
@@ -146,17 +161,24 @@ the MPT, the violations, and the responder's answers that disagree.`,
   rocetap sessions -r cap.pcap -Y 'infiniband.bth.opcode == 17'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			// a session at a time: a capture may have millions
+			ev := an.evicted(o)
 			if o.Output == "json" {
 				out.b = append(out.b, '[')
 				for i, s := range an.sessions {
 					out.b = printer.AppendSessionJSON(out.b, i, s, an.start)
 					out.maybeFlush()
 				}
-				out.b = printer.AppendSessionsJSONEnd(out.b, len(an.sessions))
+				n := len(an.sessions)
+				if ev != nil {
+					out.b = printer.AppendEvictedJSON(out.b, n, ev)
+					n++
+				}
+				out.b = printer.AppendSessionsJSONEnd(out.b, n)
 				return
 			}
 			t := printer.NewSessionsTable(an.sessions, an.start)
 			out.b = t.AppendHead(out.b)
+			out.b = printer.AppendEvicted(out.b, ev)
 			for _, s := range an.sessions {
 				out.b = t.AppendRow(out.b, s)
 				out.maybeFlush()
@@ -175,8 +197,9 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
   rocetap stats -r cap.pcap -T json`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			// a session at a time: a capture may have millions
+			ev := an.evicted(o)
 			if o.Output == "json" {
-				head, tail := printer.StatsJSON(&an.totals, len(an.sessions))
+				head, tail := printer.StatsJSON(&an.totals, len(an.sessions), ev)
 				out.b = append(out.b, head...)
 				for i, s := range an.sessions {
 					out.b = printer.AppendStatsJSONSession(out.b, i, s, an.start)
@@ -186,6 +209,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 				return
 			}
 			out.b = printer.AppendStatsHead(out.b, &an.totals, len(an.sessions))
+			out.b = printer.AppendEvicted(out.b, ev)
 			for _, s := range an.sessions {
 				out.b = printer.AppendStatsSession(out.b, s, an.start)
 				out.maybeFlush()

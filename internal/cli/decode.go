@@ -24,6 +24,7 @@ type DecodeOptions struct {
 	Filter  string   // -Y
 	MPT     string   // --mpt: check remote accesses against this MPT file
 	modelFlags
+	trackFlags
 }
 
 // NewCmdDecode builds `rocetap decode`. runF replaces the run function in
@@ -73,6 +74,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "show only packets matching this Wireshark display filter (see `rocetap filter check`)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	opts.modelFlags.register(f)
+	opts.trackFlags.register(f)
 	return cmd
 }
 
@@ -94,6 +96,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		if flt, err = filter.Compile(opts.Filter); err != nil {
 			return err
 		}
+	}
+	if err := opts.trackFlags.check(); err != nil {
+		return err
 	}
 	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
 	if err != nil {
@@ -175,7 +180,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
-			Tracker: flow.New(flow.Options{MPT: mpt}),
+			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt})),
 			Filter:  flt,
 			Limit:   opts.Count,
 			Each: func(p *decode.Packet) bool {

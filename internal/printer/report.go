@@ -553,7 +553,7 @@ func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []
 
 // AppendStatsJSON appends the stats as one JSON object.
 func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
-	head, tail := StatsJSON(tt, len(sessions))
+	head, tail := StatsJSON(tt, len(sessions), nil)
 	dst = append(dst, head...)
 	for i, s := range sessions {
 		dst = AppendStatsJSONSession(dst, i, s, start)
@@ -564,7 +564,7 @@ func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, star
 // StatsJSON returns the stats object of AppendStatsJSON around its
 // sessions (n of them), which AppendStatsJSONSession prints one at a time
 // between head and tail: a command writes millions out as it goes.
-func StatsJSON(tt *flow.Totals, n int) (head, tail []byte) {
+func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	ops := map[string]uint64{}
 	for op, n := range tt.Opcodes {
 		if n > 0 {
@@ -591,6 +591,9 @@ func StatsJSON(tt *flow.Totals, n int) (head, tail []byte) {
 			"pfc_frames": tt.PFCFrames, "pause_frames": tt.PauseFrames, "pfc_pauses": tt.PFCPauses, "pfc_resumes": tt.PFCResumes},
 		"sessions": []SessionJSON{},
 	}
+	if ev != nil {
+		v["evicted"] = ev
+	}
 	b, _ := json.MarshalIndent(v, "", " ")
 	b = append(b, '\n')
 	const key = "\n \"sessions\": ["
@@ -610,5 +613,48 @@ func AppendStatsJSONSession(dst []byte, i int, s *flow.Session, start time.Time)
 	}
 	dst = append(dst, "\n  "...)
 	b, _ := json.MarshalIndent(SessionToJSON(s, start), "  ", " ")
+	return append(dst, b...)
+}
+
+// EvictedJSON is what the sessions evicted past --max-sessions counted.
+type EvictedJSON struct {
+	Sessions    uint64 `json:"sessions"`
+	MaxSessions int    `json:"max_sessions"`
+	Packets     uint64 `json:"packets"`
+	Bytes       uint64 `json:"bytes"`
+	Messages    uint64 `json:"messages"`
+	Partial     uint64 `json:"partial_messages"`
+	Gaps        uint64 `json:"psn_gaps"`
+	Retrans     uint64 `json:"retransmissions"`
+	NoResponse  uint64 `json:"unanswered_requests"`
+	NAKs        uint64 `json:"naks"`
+	RNRNaks     uint64 `json:"rnr_naks"`
+}
+
+// ToEvictedJSON converts what the tracker evicted past max sessions.
+func ToEvictedJSON(e *flow.Evicted, max int) *EvictedJSON {
+	f := &e.Findings
+	return &EvictedJSON{Sessions: e.Sessions, MaxSessions: max, Packets: e.Packets, Bytes: e.Bytes, Messages: e.Messages,
+		Partial: f.Partial, Gaps: f.Gaps, Retrans: f.Retransmitted, NoResponse: f.NoResponse, NAKs: f.NAKCount(), RNRNaks: f.RNRCount()}
+}
+
+// AppendEvicted appends the line of the sessions and stats reports that
+// says how many sessions were evicted (nothing when none was).
+func AppendEvicted(dst []byte, e *EvictedJSON) []byte {
+	if e == nil {
+		return dst
+	}
+	return fmt.Appendf(dst, "Evicted: %d sessions, the least recently active past --max-sessions %d (%d packets, %d bytes, %d messages, %d unanswered requests, %d NAKs); their later packets started new sessions\n",
+		e.Sessions, e.MaxSessions, e.Packets, e.Bytes, e.Messages, e.NoResponse, e.NAKs)
+}
+
+// AppendEvictedJSON appends the last element of the sessions array
+// (after n sessions) when sessions were evicted: {"evicted":{...}}.
+func AppendEvictedJSON(dst []byte, n int, e *EvictedJSON) []byte {
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '\n')
+	b, _ := json.Marshal(map[string]*EvictedJSON{"evicted": e})
 	return append(dst, b...)
 }
