@@ -439,53 +439,88 @@ func AppendStatsHead(dst []byte, tt *flow.Totals, n int) []byte {
 // AppendStatsSession appends the stats of one session: its messages and
 // latencies, NAKs, MPT checks, errors.
 func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
-	b := bytes.NewBuffer(dst)
+	// (appends, not fmt and text/tabwriter: this runs for each of
+	// possibly millions of sessions)
 	f := s.Findings()
-	fmt.Fprintf(b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
+	dst = append(dst, "\n#"...)
+	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
+	dst = append(append(append(dst, ' '), s.Transport...), ' ')
+	dst = append(append(dst, s.A.String()...), " <-> "...)
+	dst = append(append(dst, s.B.String()...), " (paired by "...)
+	dst = append(dst, s.Learned.String()...)
 	if s.MTU != 0 {
-		fmt.Fprintf(b, ", MTU %d from %s", s.MTU, s.MTUFrom())
+		dst = strconv.AppendUint(append(dst, ", MTU "...), uint64(s.MTU), 10)
+		dst = append(append(dst, " from "...), s.MTUFrom()...)
 	}
-	fmt.Fprintf(b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
-		s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First(), start), rel(s.Last(), start), BitRate(s.Throughput()))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := false
+	dst = strconv.AppendUint(append(dst, ")\n  "...), s.Packets(), 10)
+	dst = strconv.AppendUint(append(dst, " packets, "...), s.Bytes(), 10)
+	dst = strconv.AppendUint(append(dst, " bytes ("...), s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, 10)
+	dst = append(append(dst, " payload), "...), rel(s.First(), start)...)
+	dst = append(append(dst, " to "...), rel(s.Last(), start)...)
+	dst = append(append(dst, ", "...), BitRate(s.Throughput())...)
+	dst = append(dst, '\n')
+	dst = appendMessageTable(dst, s)
+	for code, n := range f.NAKs {
+		if n > 0 {
+			dst = fmt.Appendf(dst, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
+		}
+	}
+	for code, n := range f.RNRNaks {
+		if n > 0 {
+			dst = fmt.Appendf(dst, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
+		}
+	}
+	if f.MPTChecked > 0 {
+		dst = fmt.Appendf(dst, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
+			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
+	}
+	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
+		dst = fmt.Appendf(dst, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
+			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
+	}
+	return dst
+}
+
+// appendMessageTable appends the messages and latencies of s by kind,
+// its columns right-aligned as a text/tabwriter with AlignRight and a
+// padding of 2 would (each as wide as its widest cell, plus 2).
+func appendMessageTable(dst []byte, s *flow.Session) []byte {
+	var rows [decode.NumMsgKinds][8]string
+	rows[0] = [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
+	n := 1
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
 		l := s.Latency(k)
 		if s.Messages(k) == 0 && l.N == 0 {
 			continue
 		}
-		if !header {
-			fmt.Fprintln(tw, "  message\tcount\tbytes\tcompleted\tmin\tmedian\tp99\tmax\t")
-			header = true
-		}
+		r := &rows[n]
+		n++
+		r[0], r[1], r[2] = "  "+k.String(), u(s.Messages(k)), u(s.MessageBytes(k))
 		if l.N == 0 {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages(k), s.MessageBytes(k))
+			r[3], r[4], r[5], r[6], r[7] = "0", "-", "-", "-", "-"
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages(k), s.MessageBytes(k), l.N,
-			dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
+		r[3], r[4], r[5], r[6], r[7] = u(l.N), dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max)
 	}
-	tw.Flush()
-	for code, n := range f.NAKs {
-		if n > 0 {
-			fmt.Fprintf(b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
+	if n == 1 {
+		return dst
+	}
+	var width [8]int
+	for _, r := range rows[:n] {
+		for c, cell := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
 		}
 	}
-	for code, n := range f.RNRNaks {
-		if n > 0 {
-			fmt.Fprintf(b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
+	for _, r := range rows[:n] {
+		for c, cell := range r {
+			for range width[c] + 2 - utf8.RuneCountInString(cell) {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, cell...)
 		}
+		dst = append(dst, '\n')
 	}
-	if f.MPTChecked > 0 {
-		fmt.Fprintf(b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
-			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
-	}
-
-	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
-		fmt.Fprintf(b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
-			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
-	}
-	return b.Bytes()
+	return dst
 }
 
 // AppendExpert appends the expert events grouped by severity and kind,
