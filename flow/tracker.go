@@ -28,7 +28,9 @@ type Options struct {
 	// nothing for this long, capture time, with nothing outstanding: a
 	// capture of millions of QPs keeps only their counters. A packet of
 	// it later finds its PSNs where they were, but not which frame first
-	// carried an older PSN. 0 means 1 s; negative never releases.
+	// carried an older PSN. 0 means 1 s; negative: never for idleness
+	// (past maxLive sessions in flight, the least recent quiet ones are
+	// released all the same).
 	IdleAfter time.Duration
 	// MaxSessions bounds the sessions kept. Past it, the least recently
 	// active one (approximately: a CLOCK over the sessions) is evicted:
