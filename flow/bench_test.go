@@ -368,7 +368,7 @@ func BenchmarkTrack(b *testing.B) {
 		}
 		var checked uint64
 		for _, ss := range tr.Sessions() {
-			checked += ss.MPTChecked
+			checked += ss.Findings().MPTChecked
 		}
 		if checked == 0 {
 			b.Error("no access checked")

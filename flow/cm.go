@@ -40,16 +40,17 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 		n.B = endpoint(src, lid)
 		n.B.QPN, n.B.QPNKnown, n.B.StartPSN, n.B.HasStart = c.LocalQPN, true, req.psn, true
 		if req.mtu != 0 {
-			n.MTU, n.MTUFrom = req.mtu, "cm"
+			n.MTU, n.mtuFrom = req.mtu, mtuCM
 		}
 		keys := [2]halfKey{{dst, src, c.LocalQPN}, {src, dst, req.qpn}}
 		for side, k := range keys {
-			if old, ok := t.halves[k]; ok && old.s != n {
+			if old, ok := t.get(k); ok && old.s != n {
 				old.s.Closed = true // a new connection reuses the QPN
 				t.dropUnpaired(old.s)
+				t.release(old.s)
 			}
 			t.setHalf(k, half{n, uint8(side)})
-			n.key[side], n.has[side] = k, true
+			n.has[side] = true
 		}
 		t.event(p, decode.EventConnect, n.ID, text+": session "+strconv.Itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
 	case decode.CMAttrRTU:
@@ -58,8 +59,9 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 		delete(t.cmReqs, cmKey{dst, src, c.RemoteCommID})
 		t.event(p, decode.EventReject, s, "CM REJ: connection rejected, reason "+strconv.Itoa(int(c.Reason))+" ("+decode.CMRejReasonString(c.Reason)+")")
 	case decode.CMAttrDREQ:
-		if h, ok := t.halves[halfKey{src, dst, c.RemoteQPN}]; ok && h.s.Learned == decode.PairingCM {
+		if h, ok := t.get(halfKey{src, dst, c.RemoteQPN}); ok && h.s.Learned == decode.PairingCM {
 			h.s.Closed = true
+			t.release(h.s) // (when nothing is in flight: a closed QP sends no more)
 		}
 		t.event(p, decode.EventDisconnect, s, "CM DREQ: disconnect QP "+hex24(c.RemoteQPN))
 	case decode.CMAttrDREP:

@@ -316,12 +316,12 @@ func TestInjectedFaults(t *testing.T) {
 			// the counters agree with the events
 			var gaps, retrans, dups, ooo, lost, partial uint64
 			for _, s := range got.sessions {
-				gaps += s.Gaps
-				retrans += s.Retransmitted
-				dups += s.Duplicates
-				ooo += s.OutOfOrder
-				lost += s.LostPSNs
-				partial += s.Partial
+				gaps += s.Findings().Gaps
+				retrans += s.Findings().Retransmitted
+				dups += s.Findings().Duplicates
+				ooo += s.Findings().OutOfOrder
+				lost += s.Findings().LostPSNs
+				partial += s.Findings().Partial
 			}
 			count := func(kind string) uint64 {
 				n := uint64(0)

@@ -84,15 +84,18 @@ func FuzzTrack(f *testing.F) {
 		}
 		tr.Flush()
 		for _, s := range tr.Sessions() {
-			if s.LostPSNs > 1<<40 || s.Partial > 1<<40 {
-				t.Fatalf("counter underflow in session %d: lost %d partial %d", s.ID, s.LostPSNs, s.Partial)
+			if s.Findings().LostPSNs > 1<<40 || s.Findings().Partial > 1<<40 {
+				t.Fatalf("counter underflow in session %d: lost %d partial %d", s.ID, s.Findings().LostPSNs, s.Findings().Partial)
 			}
-			if s.MPTViolations > s.MPTChecked || s.MPTAccepted+s.MPTRejected > s.MPTChecked {
-				t.Fatalf("session %d: %d MPT checks, %d violations, %d accepted, %d rejected", s.ID, s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
+			if s.Findings().MPTViolations > s.Findings().MPTChecked || s.Findings().MPTAccepted+s.Findings().MPTRejected > s.Findings().MPTChecked {
+				t.Fatalf("session %d: %d MPT checks, %d violations, %d accepted, %d rejected", s.ID, s.Findings().MPTChecked, s.Findings().MPTViolations, s.Findings().MPTAccepted, s.Findings().MPTRejected)
 			}
-			for side := range s.req {
-				if len(s.req[side].out) > 16 || len(s.req[side].pend) > maxPending || len(s.req[side].missing) > maxMissing {
-					t.Fatalf("state not bounded: %d outstanding, %d pending, %d missing", len(s.req[side].out), len(s.req[side].pend), len(s.req[side].missing))
+			if s.live == nil {
+				continue
+			}
+			for _, st := range &s.live.req {
+				if len(st.out) > 16 || len(st.pend) > maxPending || len(st.missing) > maxMissing || len(st.recent) > maxRecent || len(st.done) > maxDone {
+					t.Fatalf("state not bounded: %d outstanding, %d pending, %d missing, %d recent, %d done", len(st.out), len(st.pend), len(st.missing), len(st.recent), len(st.done))
 				}
 			}
 		}

@@ -131,30 +131,30 @@ func (t *Tracker) readPacket(p *decode.Packet, s *Session, st *reqStream) {
 	psn := p.BTH.PSN
 	if !a.HasRTT { // (a FIRST: matchOwn did it)
 		a.RequestFrame = rr.req.lastFrame
-		a.RTT, a.HasRTT = p.Frame.Time.Sub(rr.req.lastTime), true
+		a.RTT, a.HasRTT = time.Duration(t.now-rr.req.lastTime), true
 	}
 	switch d := psn.Diff(rr.next); {
 	case d == 0:
 		rr.next = psn.Next()
 	case d > 0:
 		rr.holes.add(rr.next, psn)
-		s.Gaps++
-		s.LostPSNs += uint64(d)
+		s.f().Gaps++
+		s.f().LostPSNs += uint64(d)
 		a.Lost += uint32(d)
 		t.event(p, decode.EventPSNGap, s.ID, "READ response PSN gap: expected "+strconv.Itoa(int(rr.next))+", got "+strconv.Itoa(int(psn)))
 		rr.next = psn.Next()
 	case rr.holes.fill(psn):
-		s.LostPSNs--
-		s.OutOfOrder++
+		s.f().LostPSNs--
+		s.f().OutOfOrder++
 		t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: READ response PSN "+strconv.Itoa(int(psn))+" arrives after later ones (the READ in frame "+strconv.Itoa(rr.req.firstFrame)+")")
 	default:
-		s.Duplicates++
+		s.f().Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, "READ response PSN "+strconv.Itoa(int(psn))+" again")
 		return
 	}
 	rr.length += uint64(len(p.Payload))
 	rr.pkts++
-	rr.lastT = p.Frame.Time
+	rr.lastT = t.now
 	if p.BTH.Opcode.Is(decode.PropEnd) {
 		rr.haveLast, rr.end, rr.hasEnd = true, psn, true
 	}
@@ -186,7 +186,7 @@ func (rr *readResp) beyond(psn decode.PSN, op decode.Opcode) bool {
 func (t *Tracker) readIncomplete(p *decode.Packet, s *Session, st *reqStream) {
 	rr := &st.rr
 	rr.active = false
-	s.Partial++
+	s.f().Partial++
 	missing := rr.holes
 	if !rr.haveLast && rr.hasEnd && rr.end.Diff(rr.next) >= 0 {
 		tail := rr.end.Next().Dist(rr.next)
@@ -209,8 +209,8 @@ func (t *Tracker) readIncomplete(p *decode.Packet, s *Session, st *reqStream) {
 // lostResponses counts response PSNs that a later response p shows were
 // sent but are not in the capture.
 func (t *Tracker) lostResponses(p *decode.Packet, s *Session, n uint32, what string) {
-	s.Gaps++
-	s.LostPSNs += uint64(n)
+	s.f().Gaps++
+	s.f().LostPSNs += uint64(n)
 	p.Analysis.Lost += n
 	t.event(p, decode.EventPSNGap, s.ID, what+" not in the capture: lost before the capture point (the response in this frame comes after it)")
 }
@@ -234,7 +234,7 @@ func (t *Tracker) responseLost(p *decode.Packet, s *Session, st *reqStream, i in
 	}
 	st.out = append(st.out[:i], st.out[i+1:]...)
 	st.settled(o.psn, o.psn)
-	s.Partial++
+	s.f().Partial++
 	t.lostResponses(p, s, n, what+" (the "+o.kind.String()+" in frame "+strconv.Itoa(o.firstFrame)+")")
 	text := "ATOMIC in frame " + strconv.Itoa(o.firstFrame) + " incomplete: its ATOMIC ACK is missing"
 	if o.kind == decode.MsgRead {
@@ -249,7 +249,7 @@ func (t *Tracker) responseLost(p *decode.Packet, s *Session, st *reqStream, i in
 // counts it in Session.Partial.
 func (t *Tracker) incomplete(p *decode.Packet, s *Session, missing uint32, text string) {
 	if p == nil {
-		t.emit(decode.EventIncomplete, 0, t.end, s.ID, text)
+		t.emit(decode.EventIncomplete, 0, t.now, s.ID, text)
 		return
 	}
 	p.Analysis.Missing += missing
@@ -298,8 +298,8 @@ func (st *reqStream) pendingMissing(c *pmsg) (rs []psnRange, n uint32) {
 
 // lastSent returns when the latest packet of pending message c was sent
 // (its first packet's time when that is no longer remembered).
-func (st *reqStream) lastSent(c *pmsg) time.Time {
-	n := min(st.recentN, len(st.recent))
+func (st *reqStream) lastSent(c *pmsg) int64 {
+	n := len(st.recent)
 	for i := 1; i <= n; i++ {
 		if r := &st.recent[(st.recentN-i)%len(st.recent)]; r.frame == c.lastFrame {
 			return r.t
@@ -342,9 +342,9 @@ func (t *Tracker) pendingAcked(p *decode.Packet, s *Session, side uint8, st *req
 func (t *Tracker) pendingEnd(s *Session, st *reqStream) {
 	c := st.pend[0]
 	st.pend = append(st.pend[:0], st.pend[1:]...)
-	s.Partial++
+	s.f().Partial++
 	rs, n := st.pendingMissing(&c)
-	if n == 0 && t.end.Sub(st.lastSent(&c)) < t.opts.NoResponseAfter {
+	if n == 0 && time.Duration(t.now-st.lastSent(&c)) < t.opts.NoResponseAfter {
 		return
 	}
 	text := c.kind.String() + " that began in frame " + strconv.Itoa(c.firstFrame) + " incomplete: "

@@ -10,12 +10,18 @@ import (
 // bounded memory: the first exactSamples values are kept exactly (so small
 // captures get exact medians); beyond that, values go into a log-linear
 // histogram with 16 sub-buckets per power of two (quantiles within ±3%).
+// Two values need no more than Min and Max: the samples are allocated on
+// the third, so most sessions of a capture with millions keep none.
 type Latency struct {
 	N        uint64
 	Min, Max time.Duration
-	Sum      time.Duration
-	exact    []time.Duration
-	hist     *[histBuckets]uint32
+	more     *latencySamples
+}
+
+type latencySamples struct {
+	sum   time.Duration
+	exact []time.Duration
+	hist  *[histBuckets]uint32
 }
 
 const (
@@ -29,6 +35,11 @@ func (l *Latency) Add(d time.Duration) {
 	if d < 0 {
 		d = 0
 	}
+	if l.N == 2 && l.more == nil {
+		// Min and Max were the two samples so far
+		l.more = &latencySamples{sum: l.Min + l.Max, exact: make([]time.Duration, 2, 4)}
+		l.more.exact[0], l.more.exact[1] = l.Min, l.Max
+	}
 	if l.N == 0 || d < l.Min {
 		l.Min = d
 	}
@@ -36,19 +47,23 @@ func (l *Latency) Add(d time.Duration) {
 		l.Max = d
 	}
 	l.N++
-	l.Sum += d
-	if l.hist == nil {
-		if len(l.exact) < exactSamples {
-			l.exact = append(l.exact, d)
+	m := l.more
+	if m == nil {
+		return
+	}
+	m.sum += d
+	if m.hist == nil {
+		if len(m.exact) < exactSamples {
+			m.exact = append(m.exact, d)
 			return
 		}
-		l.hist = new([histBuckets]uint32)
-		for _, e := range l.exact {
-			l.hist[bucket(e)]++
+		m.hist = new([histBuckets]uint32)
+		for _, e := range m.exact {
+			m.hist[bucket(e)]++
 		}
-		l.exact = nil
+		m.exact = nil
 	}
-	l.hist[bucket(d)]++
+	m.hist[bucket(d)]++
 }
 
 func bucket(d time.Duration) int {
@@ -81,13 +96,20 @@ func (l *Latency) Quantile(q float64) time.Duration {
 	if rank >= l.N {
 		rank = l.N - 1
 	}
-	if l.hist == nil {
-		s := slices.Clone(l.exact)
+	m := l.more
+	if m == nil { // the samples are Min and Max
+		if rank == 0 {
+			return l.Min
+		}
+		return l.Max
+	}
+	if m.hist == nil {
+		s := slices.Clone(m.exact)
 		slices.Sort(s)
 		return s[rank]
 	}
 	var c uint64
-	for i, n := range l.hist {
+	for i, n := range m.hist {
 		c += uint64(n)
 		if c > rank {
 			return min(max(bucketMid(i), l.Min), l.Max)
@@ -101,5 +123,16 @@ func (l *Latency) Mean() time.Duration {
 	if l.N == 0 {
 		return 0
 	}
-	return l.Sum / time.Duration(l.N)
+	return l.Sum() / time.Duration(l.N)
+}
+
+// Sum returns the total of the recorded values.
+func (l *Latency) Sum() time.Duration {
+	switch {
+	case l.more != nil:
+		return l.more.sum
+	case l.N == 2:
+		return l.Min + l.Max
+	}
+	return l.Min
 }

@@ -88,7 +88,7 @@ func TestMPTLIDResponder(t *testing.T) {
 					t.Errorf("findings %v, want %v", findings, want)
 				}
 				s := tr.Sessions()
-				if len(s) != 1 || s[0].MPTChecked != 4 || s[0].MPTViolations != 1 || s[0].A.Node() != decode.NodeLID(1) || s[0].B.Node() != decode.NodeLID(2) {
+				if len(s) != 1 || s[0].Findings().MPTChecked != 4 || s[0].Findings().MPTViolations != 1 || s[0].A.Node() != decode.NodeLID(1) || s[0].B.Node() != decode.NodeLID(2) {
 					t.Errorf("sessions %+v", s)
 				}
 			}

@@ -45,18 +45,21 @@ func TestMergedSessions(t *testing.T) {
 				ids = append(ids, p.Analysis.Session)
 			}
 			tr.Flush()
-			var s flow.Session
+			var s struct {
+				flow.Findings
+				Sent [1]flow.DirStats
+			}
 			listed := map[uint32]uint32{} // session ID or alias -> listed session
 			for _, ss := range tr.Sessions() {
 				listed[ss.ID] = ss.ID
-				for _, m := range ss.Merged {
+				for _, m := range ss.Merged() {
 					listed[m] = ss.ID
 					merges++
 				}
 				s.Sent[0].Packets += ss.Packets()
-				for i := range ss.NAKs {
-					s.NAKs[i] += ss.NAKs[i]
-					s.RNRNaks[i] += ss.RNRNaks[i]
+				for i := range ss.Findings().NAKs {
+					s.NAKs[i] += ss.Findings().NAKs[i]
+					s.RNRNaks[i] += ss.Findings().RNRNaks[i]
 				}
 			}
 			var naks, rnrs [32]uint64

@@ -118,9 +118,9 @@ func (t *Tracker) checkMPT(p *decode.Packet, s *Session) mptRec {
 		m.HasCache, m.CacheHit = c.Over == 0, c.Hit
 	}
 	r := mptRec{checked: true, op: op, verdict: c.Verdict, window: c.Window, rkey: rkey, over: uint32(min(c.Over, 1<<32-1))}
-	s.MPTChecked++
+	s.f().MPTChecked++
 	if !m.Allowed {
-		s.MPTViolations++
+		s.f().MPTViolations++
 		m.Finding = decode.MPTViolation
 		m.Why = t.why(&r)
 		t.event(p, decode.EventMPTViolation, s.ID, "MPT forbids the "+mptWhat(op, rkey, va, n)+": "+m.Why+" ("+m.VerdictName+")")
@@ -180,7 +180,7 @@ func (t *Tracker) mptAnswer(p *decode.Packet, s *Session, r *mptRec, frame int, 
 		// acknowledged (its receive completes in error): only a
 		// memory access executed against the MPT is accepted.
 		f = decode.MPTAccepted
-		s.MPTAccepted++
+		s.f().MPTAccepted++
 		what := "an access the MPT forbids"
 		switch {
 		case r.window && r.verdict == hca.VerdictOutOfBounds:
@@ -200,7 +200,7 @@ func (t *Tracker) mptAnswer(p *decode.Packet, s *Session, r *mptRec, frame int, 
 			break
 		}
 		f = decode.MPTRejected
-		s.MPTRejected++
+		s.f().MPTRejected++
 		t.event(p, decode.EventMPTRejected, s.ID, "responder NAKed an access the MPT allows: "+decode.SyndromeString(p.AETH.Syndrome)+
 			" for the "+r.op.String()+" in frame "+strconv.Itoa(frame)+" (rkey "+hexN(r.rkey, 8)+", "+r.verdict.String()+")")
 	}

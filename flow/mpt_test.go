@@ -335,10 +335,10 @@ func TestMPTAllCaptures(t *testing.T) {
 			}
 			var sc, sv, sa, sr uint64
 			for _, s := range run.sess {
-				sc += s.MPTChecked
-				sv += s.MPTViolations
-				sa += s.MPTAccepted
-				sr += s.MPTRejected
+				sc += s.Findings().MPTChecked
+				sv += s.Findings().MPTViolations
+				sa += s.Findings().MPTAccepted
+				sr += s.Findings().MPTRejected
 			}
 			if sc != uint64(checked) || sv != uint64(violations) || sa != 0 || sr != 0 {
 				t.Errorf("sessions count %d checked, %d violations, %d accepted, %d rejected; want %d, %d, 0, 0", sc, sv, sa, sr, checked, violations)
@@ -558,7 +558,7 @@ func TestTrackNoAllocs(t *testing.T) {
 			if withMPT {
 				var checked uint64
 				for _, s := range tr.Sessions() {
-					checked += s.MPTChecked
+					checked += s.Findings().MPTChecked
 				}
 				if checked == 0 {
 					t.Error("no access checked")

@@ -40,10 +40,10 @@ type retryRec struct {
 	rnrs       uint32        // RNR NAKs for it
 	firstFrame int           // its first transmission
 	lastFrame  int           // its latest transmission
-	lastT      time.Time     //
+	lastT      int64         // Unix nanoseconds
 	gap        time.Duration // the longest time between two of its transmissions
 	nakFrame   int           // an RNR NAK answering its latest transmission (0: none)
-	nakT       time.Time
+	nakT       int64
 }
 
 // GiveUp is a requester that likely gave up on a PSN: it sent it at
@@ -71,7 +71,7 @@ func (r *retryRec) wait(min time.Duration) time.Duration {
 
 // since is the time the next resend is counted from: the RNR NAK that
 // asked for it, or the latest transmission.
-func (r *retryRec) since() time.Time {
+func (r *retryRec) since() int64 {
 	if r.nakFrame != 0 {
 		return r.nakT
 	}
@@ -81,8 +81,8 @@ func (r *retryRec) since() time.Time {
 // noteRetry counts a resend of psn by side (frame p); prev is the time of
 // the previous transmission (zero when not known), first the frame of the
 // first one.
-func (t *Tracker) noteRetry(p *decode.Packet, s *Session, side uint8, psn decode.PSN, prev time.Time, first int) {
-	st := &s.req[side]
+func (t *Tracker) noteRetry(p *decode.Packet, s *Session, side uint8, psn decode.PSN, prev int64, first int) {
+	st := t.stream(s, side)
 	r := &st.retry
 	switch {
 	case r.active && r.psn == psn:
@@ -96,15 +96,15 @@ func (t *Tracker) noteRetry(p *decode.Packet, s *Session, side uint8, psn decode
 	default:
 		return // a later PSN of the same go-back-N round
 	}
-	if !prev.IsZero() {
-		r.gap = max(r.gap, p.Frame.Time.Sub(prev))
+	if prev != 0 {
+		r.gap = max(r.gap, time.Duration(t.now-prev))
 	}
-	r.lastFrame, r.lastT, r.nakFrame = p.Frame.Number, p.Frame.Time, 0
+	r.lastFrame, r.lastT, r.nakFrame = p.Frame.Number, t.now, 0
 }
 
 // noteRNR counts an RNR NAK p for psn, answering the requests of side.
 func (t *Tracker) noteRNR(p *decode.Packet, s *Session, side uint8, psn decode.PSN) {
-	st := &s.req[side]
+	st := t.stream(s, side)
 	r := &st.retry
 	if !r.active || r.psn != psn {
 		i := st.outstandingAt(psn)
@@ -119,7 +119,7 @@ func (t *Tracker) noteRNR(p *decode.Packet, s *Session, side uint8, psn decode.P
 		s.watch |= 1 << side
 	}
 	r.rnrs++
-	r.nakFrame, r.nakT = p.Frame.Number, p.Frame.Time
+	r.nakFrame, r.nakT = p.Frame.Number, t.now
 }
 
 // settled clears the retry record when a response answers PSNs lo..hi.
@@ -133,20 +133,20 @@ func (st *reqStream) settled(lo, hi decode.PSN) {
 // resends a PSN or likely gave up (s.watch), after the packet p from side
 // was tracked.
 func (t *Tracker) watchRetries(p *decode.Packet, s *Session, side uint8) {
-	now := p.Frame.Time
+	now := t.now
 	for x := range uint8(2) {
-		st := &s.req[x]
+		st := t.stream(s, x)
 		r := &st.retry
 		switch {
 		case x == side:
 			// the requester itself: alive
 			st.dead = 0
-			if r.active && r.lastFrame != p.Frame.Number && now.Sub(r.since()) > r.wait(t.opts.DupWindow) {
+			if r.active && r.lastFrame != p.Frame.Number && time.Duration(now-r.since()) > r.wait(t.opts.DupWindow) {
 				// sending something else when the next resend was due:
 				// an answer the capture lacks settled the PSN
 				st.retry = retryRec{}
 			}
-		case r.active && r.tries >= giveUpTries && now.Sub(r.since()) > 2*r.wait(t.opts.DupWindow):
+		case r.active && r.tries >= giveUpTries && time.Duration(now-r.since()) > 2*r.wait(t.opts.DupWindow):
 			t.giveUp(p, s, x)
 		}
 		if x != side && st.dead != 0 {
@@ -161,7 +161,7 @@ func (t *Tracker) watchRetries(p *decode.Packet, s *Session, side uint8) {
 // giveUp reports that the requester of side likely gave up the PSN it
 // resent; p is the packet that shows it (nil: the end of the capture).
 func (t *Tracker) giveUp(p *decode.Packet, s *Session, side uint8) {
-	st := &s.req[side]
+	st := t.stream(s, side)
 	r := st.retry
 	st.retry = retryRec{}
 	g := GiveUp{Cause: decode.EventRetryExc, PSN: r.psn, Kind: r.kind, Sent: r.tries, RNRNaks: r.rnrs,
@@ -169,12 +169,12 @@ func (t *Tracker) giveUp(p *decode.Packet, s *Session, side uint8) {
 	if r.nakFrame != 0 {
 		g.Cause = decode.EventRNRRetryExc
 	}
-	at := t.end
+	at := t.now
 	if p != nil {
-		at, g.Frame = p.Frame.Time, p.Frame.Number
+		g.Frame = p.Frame.Number
 	}
-	g.Silence = at.Sub(r.since())
-	s.GaveUp[side] = g
+	g.Silence = time.Duration(at - r.since())
+	s.f().GaveUp[side] = g
 	st.dead = g.Cause
 	s.watch |= 1 << side
 	text := g.text(t.opts.DupWindow)

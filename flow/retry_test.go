@@ -104,11 +104,11 @@ func TestRXEGaveUp(t *testing.T) {
 				t.Errorf("%s: %s: event in session %d, not the one to QP %#x", name, w.what, e.Session, w.bQPN)
 				continue
 			}
-			if g := s.GaveUp[0]; g.Cause != w.cause || g.PSN != w.psn || g.Sent != w.sent {
+			if g := s.GaveUp()[0]; g.Cause != w.cause || g.PSN != w.psn || g.Sent != w.sent {
 				t.Errorf("%s: %s: session %d GaveUp[A] = %+v, want %s PSN %d sent %d times (retry_cnt/rnr_retry + 1)", name, w.what, s.ID, g, kindName(w.cause), w.psn, w.sent)
 			}
-			if s.GaveUp[1].Cause != 0 {
-				t.Errorf("%s: side B gave up too: %+v", name, s.GaveUp[1])
+			if s.GaveUp()[1].Cause != 0 {
+				t.Errorf("%s: side B gave up too: %+v", name, s.GaveUp()[1])
 			}
 		}
 	}

@@ -962,34 +962,35 @@ func gtCheck(t *testing.T, c *gtCase, run *gtRun, total *gtTotals) {
 			bytes[m.kind] += uint64(max(m.length, 0))
 		}
 		for k := range kinds {
-			if s.Messages[k] != kinds[k] {
-				t.Errorf("%s: %s: Messages[%s] = %d, want %d", c.name, w.what, decode.MsgKind(k), s.Messages[k], kinds[k])
+			k := decode.MsgKind(k)
+			if s.Messages(k) != kinds[k] {
+				t.Errorf("%s: %s: Messages[%s] = %d, want %d", c.name, w.what, k, s.Messages(k), kinds[k])
 			}
-			if exact && s.MessageBytes[k] != bytes[k] {
-				t.Errorf("%s: %s: MessageBytes[%s] = %d, want %d", c.name, w.what, decode.MsgKind(k), s.MessageBytes[k], bytes[k])
+			if exact && s.MessageBytes(k) != bytes[k] {
+				t.Errorf("%s: %s: MessageBytes[%s] = %d, want %d", c.name, w.what, k, s.MessageBytes(k), bytes[k])
 			}
-			if l := s.Latency[k]; l.N != oks[k] || l.N > 0 && l.Min <= 0 {
-				t.Errorf("%s: %s: Latency[%s] has %d samples (min %v), want %d (the requests completed successfully)", c.name, w.what, decode.MsgKind(k), l.N, l.Min, oks[k])
+			if l := s.Latency(k); l.N != oks[k] || l.N > 0 && l.Min <= 0 {
+				t.Errorf("%s: %s: Latency[%s] has %d samples (min %v), want %d (the requests completed successfully)", c.name, w.what, k, l.N, l.Min, oks[k])
 			}
 		}
 	}
 
 	// 3. errors: NAKs, RNR NAKs, retransmissions; no false alarms
-	var sumS flow.Session
+	var sumS flow.Findings
 	for _, s := range run.sessions {
-		for i := range s.NAKs {
-			sumS.NAKs[i] += s.NAKs[i]
-			sumS.RNRNaks[i] += s.RNRNaks[i]
+		for i := range s.Findings().NAKs {
+			sumS.NAKs[i] += s.Findings().NAKs[i]
+			sumS.RNRNaks[i] += s.Findings().RNRNaks[i]
 		}
-		sumS.Retransmitted += s.Retransmitted
-		sumS.Duplicates += s.Duplicates
-		sumS.OutOfOrder += s.OutOfOrder
-		sumS.Gaps += s.Gaps
-		sumS.LostPSNs += s.LostPSNs
-		sumS.OpcodeSeq += s.OpcodeSeq
-		sumS.Unmatched += s.Unmatched
-		sumS.NoResponse += s.NoResponse
-		sumS.Partial += s.Partial
+		sumS.Retransmitted += s.Findings().Retransmitted
+		sumS.Duplicates += s.Findings().Duplicates
+		sumS.OutOfOrder += s.Findings().OutOfOrder
+		sumS.Gaps += s.Findings().Gaps
+		sumS.LostPSNs += s.Findings().LostPSNs
+		sumS.OpcodeSeq += s.Findings().OpcodeSeq
+		sumS.Unmatched += s.Findings().Unmatched
+		sumS.NoResponse += s.Findings().NoResponse
+		sumS.Partial += s.Findings().Partial
 	}
 	for i := range c.naks {
 		if sumS.NAKs[i] != c.naks[i] {
@@ -1106,11 +1107,11 @@ func gtCheckSession(t *testing.T, c *gtCase, w *gtSession, s *flow.Session) {
 		t.Errorf("%s: B.StartPSN = %d (HasStart %v), want %d", where, s.B.StartPSN, s.B.HasStart, w.bStart)
 	}
 	if s.MTU != 0 && s.MTU != c.mtu {
-		t.Errorf("%s: MTU %d (from %s), the path MTU is %d", where, s.MTU, s.MTUFrom, c.mtu)
+		t.Errorf("%s: MTU %d (from %s), the path MTU is %d", where, s.MTU, s.MTUFrom(), c.mtu)
 	}
 	if w.cm {
-		if s.MTU != c.mtu || s.MTUFrom != "cm" {
-			t.Errorf("%s: MTU %d from %q, want %d from the CM REQ", where, s.MTU, s.MTUFrom, c.mtu)
+		if s.MTU != c.mtu || s.MTUFrom() != "cm" {
+			t.Errorf("%s: MTU %d from %q, want %d from the CM REQ", where, s.MTU, s.MTUFrom(), c.mtu)
 		}
 		if s.CommID != w.commID {
 			t.Errorf("%s: CommID %#x, want the REQ's Local Communication ID %#x", where, s.CommID, w.commID)
@@ -1269,9 +1270,9 @@ func gtCheckResponse(t *testing.T, c *gtCase, run *gtRun, p gtPkt) {
 
 func gtSessionString(s *flow.Session) string {
 	var kinds []string
-	for k, n := range s.Messages {
-		if n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%s:%d", decode.MsgKind(k), n))
+	for k := range decode.NumMsgKinds {
+		if n := s.Messages(k); n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s:%d", k, n))
 		}
 	}
 	sort.Strings(kinds)

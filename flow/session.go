@@ -22,10 +22,10 @@ import (
 // Endpoint is one side of a session.
 type Endpoint struct {
 	Addr     netip.Addr // IP address, or GID for RoCEv1/native IB with GRH
-	LID      uint16     // native IB without GRH
 	QPN      uint32
-	QPNKnown bool       // false until the session is paired (RC/UC) or for UD receivers
 	StartPSN decode.PSN // first PSN this side sends requests with (CM), or first seen
+	LID      uint16     // native IB without GRH
+	QPNKnown bool       // false until the session is paired (RC/UC) or for UD receivers
 	HasStart bool
 }
 
@@ -60,28 +60,60 @@ type DirStats struct {
 // Session is a pair of QPs (RC, UC, XRC, RD) or a UD flow (source QP,
 // destination QP, Q_Key). A is the side that sent first (the CM REQ, or
 // the first request seen).
+//
+// A session is kept small, because a capture may hold millions: what it
+// needs only while traffic is in flight (recent PSNs, outstanding
+// requests, messages being reassembled) lives in a state allocated on
+// its first request and released once it has been idle for
+// Options.IdleAfter; counters that stay zero on clean traffic are in
+// Findings, allocated on the first; messages and latencies are kept per
+// kind seen.
 type Session struct {
 	ID         uint32
+	MergedInto uint32 // set when this provisional session turned out to be the other half of another
 	Transport  string // RC, UC, UD, XRC, RD
 	Learned    decode.Pairing
+	Closed     bool    // CM DREQ/DREP or REJ seen
+	has        [2]bool // the directions, once known (their keys come from A and B: key)
+	watch      uint8   // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
+	flags      uint8   // flagQueued, flagRef
+	mtuFrom    mtuSource
+	memoFlags  uint8 // memo's booleans: memoStarted, memoAcked, memoAnswered, shifted by 3 for side B
 	A, B       Endpoint
-	QKey       uint32 // UD
-	MTU        uint32 // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
-	MTUFrom    string // "cm", "payload", "read"
-	CommID     uint32 // CM local communication ID of A (0 without CM)
-	Closed     bool   // CM DREQ/DREP or REJ seen
-	MergedInto uint32 // set when this provisional session turned out to be the other half of another
-	// Merged are the provisional sessions folded into this one: the
-	// frames tracked before the merge carry their IDs.
-	Merged []uint32
+	QKey       uint32     // UD
+	MTU        uint32     // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
+	CommID     uint32     // CM local communication ID of A (0 without CM)
+	memo       [2]psnMemo // the PSN state of each side's requests while live is released
 
-	First, Last time.Time
+	first, last int64       // Unix nanoseconds
 	Sent        [2]DirStats // by A, by B
 
-	Messages     [decode.NumMsgKinds]uint64 // completed messages by kind (requests and, for READ, the request)
-	MessageBytes [decode.NumMsgKinds]uint64 // their lengths
-	Partial      uint64                     // messages started before the capture or broken by loss
+	kinds []kindStats // messages and latencies of the kinds seen
+	x     *Findings   // nil until the first finding
+	live  *liveState  // nil while nothing is in flight
+}
 
+// mtuSource is where a session's MTU came from.
+type mtuSource uint8
+
+const (
+	mtuUnknown mtuSource = iota
+	mtuCM
+	mtuPayload
+	mtuRead
+)
+
+var mtuSources = [...]string{"", "cm", "payload", "read"}
+
+// MTUFrom says where the MTU came from: "cm" (the CM REQ), "payload"
+// (full-size FIRST/MIDDLE packets), "read" (the PSNs a READ took); "" while
+// it is not known.
+func (s *Session) MTUFrom() string { return mtuSources[s.mtuFrom] }
+
+// Findings are the counts of a session that stay zero on clean traffic:
+// a session allocates them on its first.
+type Findings struct {
+	Partial       uint64     // messages started before the capture or broken by loss
 	NAKs          [32]uint64 // by NAK code (syndrome & 0x1f)
 	RNRNaks       [32]uint64 // by RNR timer code
 	Gaps          uint64     // PSN gaps found
@@ -101,23 +133,171 @@ type Session struct {
 	// forbidden ones the responder executed, allowed ones it NAKed.
 	MPTChecked, MPTViolations, MPTAccepted, MPTRejected uint64
 
-	Latency [decode.NumMsgKinds]Latency // request→completion, by kind
-
 	// GaveUp says, per side (A, B), whether the capture shows its
 	// requester likely gave up a PSN (retry counter exceeded), its QP
 	// likely in the error state from there on.
 	GaveUp [2]GiveUp
 
-	req   [2]reqStream // requests sent by A (answered by B), by B
-	key   [2]halfKey   // the directions, once known
-	has   [2]bool
-	watch uint8 // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
+	// merged are the provisional sessions folded into this one: the
+	// frames tracked before the merge carry their IDs.
+	merged []uint32
+}
+
+// add adds o's counts to f.
+func (f *Findings) add(o *Findings) {
+	for i := range f.NAKs {
+		f.NAKs[i] += o.NAKs[i]
+		f.RNRNaks[i] += o.RNRNaks[i]
+	}
+	f.Partial += o.Partial
+	f.Unmatched += o.Unmatched
+	f.Gaps += o.Gaps
+	f.LostPSNs += o.LostPSNs
+	f.Retransmitted += o.Retransmitted
+	f.Duplicates += o.Duplicates
+	f.OutOfOrder += o.OutOfOrder
+	f.OpcodeSeq += o.OpcodeSeq
+	f.CNPs += o.CNPs
+	f.ECNCE += o.ECNCE
+	f.ICRCErrors += o.ICRCErrors
+	f.Truncated += o.Truncated
+	f.NoResponse += o.NoResponse
+	f.MPTChecked += o.MPTChecked
+	f.MPTViolations += o.MPTViolations
+	f.MPTAccepted += o.MPTAccepted
+	f.MPTRejected += o.MPTRejected
+}
+
+// NAKCount returns every NAK (not RNR NAK).
+func (f *Findings) NAKCount() uint64 {
+	var n uint64
+	for _, m := range f.NAKs {
+		n += m
+	}
+	return n
+}
+
+// RNRCount returns every RNR NAK.
+func (f *Findings) RNRCount() uint64 {
+	var n uint64
+	for _, m := range f.RNRNaks {
+		n += m
+	}
+	return n
+}
+
+// kindStats are the messages of one kind and their latencies.
+type kindStats struct {
+	kind         decode.MsgKind
+	count, bytes uint64
+	lat          Latency
+}
+
+// Session flags.
+const (
+	flagQueued = 1 << iota // in Tracker.liveQ
+	flagRef                // a packet since the eviction clock last passed (Options.MaxSessions)
+)
+
+// noFindings is what Findings returns for a session without any.
+var noFindings Findings
+
+// Findings returns the session's findings (all zero on clean traffic).
+// The result must not be modified.
+func (s *Session) Findings() *Findings {
+	if s.x == nil {
+		return &noFindings
+	}
+	return s.x
+}
+
+// f returns the findings to count in, allocating them on the first.
+func (s *Session) f() *Findings {
+	if s.x == nil {
+		s.x = new(Findings)
+	}
+	return s.x
+}
+
+// Merged returns the IDs of the provisional sessions folded into this one:
+// the frames tracked before the merge carry them.
+func (s *Session) Merged() []uint32 {
+	if s.x == nil {
+		return nil
+	}
+	return s.x.merged
+}
+
+// GaveUp returns, per side (A, B), whether the capture shows its
+// requester likely gave up a PSN (retry counter exceeded).
+func (s *Session) GaveUp() [2]GiveUp { return s.Findings().GaveUp }
+
+// First returns the time of the session's first packet.
+func (s *Session) First() time.Time { return time.Unix(0, s.first) }
+
+// Last returns the time of the session's latest packet.
+func (s *Session) Last() time.Time { return time.Unix(0, s.last) }
+
+// Duration returns the time from its first packet to its latest.
+func (s *Session) Duration() time.Duration { return time.Duration(s.last - s.first) }
+
+// Messages returns the completed messages of kind k (requests and, for
+// READ, the request).
+func (s *Session) Messages(k decode.MsgKind) uint64 {
+	if ks := s.kind(k); ks != nil {
+		return ks.count
+	}
+	return 0
+}
+
+// MessageBytes returns the lengths of the messages of kind k.
+func (s *Session) MessageBytes(k decode.MsgKind) uint64 {
+	if ks := s.kind(k); ks != nil {
+		return ks.bytes
+	}
+	return 0
+}
+
+// Latency returns the request→completion times of kind k.
+func (s *Session) Latency(k decode.MsgKind) Latency {
+	if ks := s.kind(k); ks != nil {
+		return ks.lat
+	}
+	return Latency{}
+}
+
+func (s *Session) kind(k decode.MsgKind) *kindStats {
+	for i := range s.kinds {
+		if s.kinds[i].kind == k {
+			return &s.kinds[i]
+		}
+	}
+	return nil
+}
+
+// addKind returns the stats of kind k, adding them on its first message.
+func (s *Session) addKind(k decode.MsgKind) *kindStats {
+	if ks := s.kind(k); ks != nil {
+		return ks
+	}
+	if s.kinds == nil {
+		s.kinds = make([]kindStats, 0, 2) // a QP mostly does one or two kinds
+	}
+	s.kinds = append(s.kinds, kindStats{kind: k})
+	return &s.kinds[len(s.kinds)-1]
+}
+
+// countMessage counts a message of kind k, n bytes long.
+func (s *Session) countMessage(k decode.MsgKind, n uint64) {
+	ks := s.addKind(k)
+	ks.count++
+	ks.bytes += n
 }
 
 // Throughput returns the session's bits per second over its duration
 // (0 when it lasted no time).
 func (s *Session) Throughput() float64 {
-	d := s.Last.Sub(s.First).Seconds()
+	d := s.Duration().Seconds()
 	if d <= 0 {
 		return 0
 	}
@@ -133,29 +313,17 @@ func (s *Session) Bytes() uint64 { return s.Sent[0].Bytes + s.Sent[1].Bytes }
 // MessageCount returns the messages of every kind.
 func (s *Session) MessageCount() uint64 {
 	var n uint64
-	for _, m := range s.Messages {
-		n += m
+	for i := range s.kinds {
+		n += s.kinds[i].count
 	}
 	return n
 }
 
 // NAKCount returns every NAK (not RNR NAK).
-func (s *Session) NAKCount() uint64 {
-	var n uint64
-	for _, m := range s.NAKs {
-		n += m
-	}
-	return n
-}
+func (s *Session) NAKCount() uint64 { return s.Findings().NAKCount() }
 
 // RNRCount returns every RNR NAK.
-func (s *Session) RNRCount() uint64 {
-	var n uint64
-	for _, m := range s.RNRNaks {
-		n += m
-	}
-	return n
-}
+func (s *Session) RNRCount() uint64 { return s.Findings().RNRCount() }
 
 // Message is one reassembled message, as OnMessage reports it.
 type Message struct {

@@ -22,9 +22,9 @@ type reqStream struct {
 	missing         []psnRange // PSNs skipped by a gap and not seen since
 	pend            []pmsg     // messages being reassembled
 	out             []outReq   // complete requests waiting for their response
-	done            [16]outReq // recently answered, to recognize repeated responses
+	done            []outReq   // recently answered (up to maxDone), to recognize repeated responses
 	doneN           int
-	recent          [64]pktRec // recent first transmissions, for original_frame
+	recent          []pktRec // recent first transmissions (up to maxRecent), for original_frame
 	recentN         int
 	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
 	skipOut         bool   // the request being assembled was already answered
@@ -38,11 +38,14 @@ type reqStream struct {
 	early     bool
 	earlyPSN  decode.PSN
 	forgotten uint64 // outstanding requests dropped to bound memory
-	rr        readResp
-	lastAcked decode.PSN
-	hasAcked  bool
-	retry     retryRec     // the oldest PSN sent again, while nothing answers it
-	dead      decode.Event // the requester likely gave up (retry counter exceeded): why
+	// the oldest of them (the no_response finding starts there)
+	forgotFrame int
+	forgotT     int64
+	rr          readResp
+	lastAcked   decode.PSN
+	hasAcked    bool
+	retry       retryRec     // the oldest PSN sent again, while nothing answers it
+	dead        decode.Event // the requester likely gave up (retry counter exceeded): why
 }
 
 // psnRange is PSNs [lo, hi) a gap skipped. answered: a response showed
@@ -57,9 +60,9 @@ type psnRange struct {
 type pktRec struct {
 	psn       decode.PSN
 	frame     int
-	t         time.Time
+	t         int64 // Unix nanoseconds
 	lastFrame int
-	lastT     time.Time
+	lastT     int64
 }
 
 type nakRec struct {
@@ -80,8 +83,8 @@ type pmsg struct {
 	count      uint32
 	length     uint64
 	firstFrame int
-	firstTime  time.Time
-	lastFrame  int // the latest packet added
+	firstTime  int64 // Unix nanoseconds
+	lastFrame  int   // the latest packet added
 	lastOp     decode.Opcode
 	partial    bool
 	mpt        mptRec // the MPT check of its RETH, AtomicETH or IETH
@@ -95,8 +98,8 @@ type outReq struct {
 	length     uint64
 	firstFrame int
 	lastFrame  int
-	firstTime  time.Time
-	lastTime   time.Time
+	firstTime  int64 // Unix nanoseconds
+	lastTime   int64
 	rnr        bool // answered by an RNR NAK (the requester may give up)
 }
 
@@ -111,8 +114,8 @@ type readResp struct {
 	end      decode.PSN // its last response PSN
 	length   uint64
 	pkts     uint32
-	lastT    time.Time // the latest response packet
-	holes    holes     // response PSNs a gap skipped, not seen since
+	lastT    int64 // the latest response packet (Unix nanoseconds)
+	holes    holes // response PSNs a gap skipped, not seen since
 }
 
 const (
@@ -121,6 +124,8 @@ const (
 	restartDist = 1 << 20
 	maxMissing  = 32
 	maxPending  = 8
+	maxDone     = 16
+	maxRecent   = 64
 )
 
 func (st *reqStream) outstandingAt(psn decode.PSN) int {
@@ -134,7 +139,7 @@ func (st *reqStream) outstandingAt(psn decode.PSN) int {
 }
 
 func (st *reqStream) doneAt(psn decode.PSN) bool {
-	for i := 0; i < st.doneN && i < len(st.done); i++ {
+	for i := range st.done {
 		o := &st.done[i]
 		if psn.In(o.psn, o.last) {
 			return true
@@ -170,14 +175,31 @@ func (st *reqStream) fill(i int, psn decode.PSN) {
 	}
 }
 
-func (st *reqStream) remember(psn decode.PSN, frame int, at time.Time) {
-	st.recent[st.recentN%len(st.recent)] = pktRec{psn, frame, at, frame, at}
+// remember records the first transmission of psn. The ring grows with the
+// traffic up to maxRecent: a QP that sends a few requests keeps a few.
+func (st *reqStream) remember(psn decode.PSN, frame int, at int64) {
+	r := pktRec{psn, frame, at, frame, at}
+	if len(st.recent) < maxRecent {
+		st.recent = append(st.recent, r)
+	} else {
+		st.recent[st.recentN%maxRecent] = r
+	}
 	st.recentN++
+}
+
+// addDone records an answered request (the ring grows up to maxDone).
+func (st *reqStream) addDone(o outReq) {
+	if len(st.done) < maxDone {
+		st.done = append(st.done, o)
+	} else {
+		st.done[st.doneN%maxDone] = o
+	}
+	st.doneN++
 }
 
 // original returns the record of psn (nil when it is no longer kept).
 func (st *reqStream) original(psn decode.PSN) *pktRec {
-	n := min(st.recentN, len(st.recent))
+	n := len(st.recent)
 	for i := 1; i <= n; i++ {
 		r := &st.recent[(st.recentN-i)%len(st.recent)]
 		if r.psn == psn {
@@ -242,10 +264,10 @@ func (st *reqStream) resolveSoft(mtu uint32) {
 
 // request analyzes a request packet sent by side.
 func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
-	st := &s.req[side]
+	st := t.stream(s, side)
 	a := &p.Analysis
 	psn := p.BTH.PSN
-	now := p.Frame.Time
+	now := t.now
 	fresh := true // the first transmission of this PSN
 	n, sure := psnSpan(p, s.MTU)
 	ep := &s.A
@@ -258,8 +280,8 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			// the QPN (set up out of the capture's sight), not a loss of
 			// a million packets. Start over.
 			t.event(p, decode.EventMidStream, s.ID, "PSN jumps from "+strconv.Itoa(int(st.next))+" to "+strconv.Itoa(int(psn))+": a new connection on this QP? PSN analysis starts over")
-			s.Partial += uint64(len(st.pend))
-			*st = reqStream{}
+			s.f().Partial += uint64(len(st.pend))
+			*st = reqStream{recent: st.recent[:0], done: st.done[:0]}
 			ep.HasStart = false
 		}
 	}
@@ -291,8 +313,8 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 	case d == 0:
 	case d > 0:
 		a.Lost = uint32(d)
-		s.Gaps++
-		s.LostPSNs += uint64(d)
+		s.f().Gaps++
+		s.f().LostPSNs += uint64(d)
 		if len(st.missing) < maxMissing {
 			st.missing = append(st.missing, psnRange{lo: st.next, hi: psn})
 		}
@@ -304,14 +326,14 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			// NAK, or a late (reordered) one.
 			st.skipOut = st.missing[i].answered
 			st.fill(i, psn)
-			s.LostPSNs--
+			s.f().LostPSNs--
 			fresh = true
 			if st.nak.valid && st.nak.cause == decode.CauseNAK && psn.Diff(st.nak.psn) >= 0 {
 				a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
-				s.Retransmitted++
+				s.f().Retransmitted++
 				t.event(p, decode.EventRetransmission, s.ID, "Retransmission of lost PSN "+strconv.Itoa(int(psn))+" (go-back-N after the NAK in frame "+strconv.Itoa(st.nak.frame)+")")
 			} else {
-				s.OutOfOrder++
+				s.f().OutOfOrder++
 				t.event(p, decode.EventOutOfOrder, s.ID, "Out-of-order: PSN "+strconv.Itoa(int(psn))+" arrives after later PSNs (expected "+strconv.Itoa(int(st.next))+")")
 			}
 			break
@@ -335,24 +357,24 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 		case st.nak.valid && (!found || st.nak.frame > prev.frame) && psn.Diff(st.nak.psn) >= 0:
 			a.Cause, a.CauseFrame = st.nak.cause, st.nak.frame
 			t.noteRetry(p, s, side, psn, prev.t, first)
-			s.Retransmitted++
+			s.f().Retransmitted++
 			how := "go-back-N after the NAK in frame "
 			if st.nak.cause == decode.CauseRNR {
 				how = "after the RNR NAK in frame "
 			}
 			t.event(p, decode.EventRetransmission, s.ID, "Retransmission of PSN "+strconv.Itoa(int(psn))+" ("+how+strconv.Itoa(st.nak.frame)+")")
-		case !found || now.Sub(prev.t) >= t.opts.DupWindow:
+		case !found || time.Duration(now-prev.t) >= t.opts.DupWindow:
 			a.Cause = decode.CauseTimeout
 			t.noteRetry(p, s, side, psn, prev.t, first)
-			s.Retransmitted++
+			s.f().Retransmitted++
 			text := "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (no response: transport timer)"
 			if found {
-				text = "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (last sent in frame " + strconv.Itoa(prev.frame) + ", " + now.Sub(prev.t).String() + " earlier, no response: transport timer)"
+				text = "Retransmission of PSN " + strconv.Itoa(int(psn)) + " (last sent in frame " + strconv.Itoa(prev.frame) + ", " + time.Duration(now-prev.t).String() + " earlier, no response: transport timer)"
 			}
 			t.event(p, decode.EventRetransmission, s.ID, text)
 		default:
-			s.Duplicates++
-			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+strconv.Itoa(prev.frame)+" (PSN "+strconv.Itoa(int(psn))+", "+now.Sub(prev.t).String()+" later, nothing asked for it)")
+			s.f().Duplicates++
+			t.event(p, decode.EventDuplicate, s.ID, "Duplicate of frame "+strconv.Itoa(prev.frame)+" (PSN "+strconv.Itoa(int(psn))+", "+time.Duration(now-prev.t).String()+" later, nothing asked for it)")
 		}
 	}
 	if d >= 0 {
@@ -395,7 +417,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 	switch pos {
 	case posOnly:
 		m = &pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, haveLast: true, count: 1,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, lastFrame: p.Frame.Number, mpt: check}
+			length: plen, firstFrame: p.Frame.Number, firstTime: t.now, lastFrame: p.Frame.Number, mpt: check}
 		t.completeReq(p, s, side, st, m)
 		return
 	case posFirst:
@@ -407,7 +429,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 				c.haveFirst, c.first, c.partial = true, psn, false
 				c.count++
 				c.length += plen
-				c.firstFrame, c.firstTime = p.Frame.Number, p.Frame.Time
+				c.firstFrame, c.firstTime = p.Frame.Number, t.now
 				c.lastFrame = p.Frame.Number
 				c.mpt = check
 				t.maybeComplete(p, s, side, st, i)
@@ -418,7 +440,7 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 			t.dropPending(s, st, 0)
 		}
 		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, haveFirst: true, count: 1, lastFrame: p.Frame.Number, lastOp: p.BTH.Opcode,
-			length: plen, firstFrame: p.Frame.Number, firstTime: p.Frame.Time, mpt: check})
+			length: plen, firstFrame: p.Frame.Number, firstTime: t.now, mpt: check})
 		return
 	}
 	// MIDDLE or LAST: the newest pending message that can hold it (one
@@ -441,14 +463,14 @@ func (t *Tracker) assemble(p *decode.Packet, s *Session, side uint8, st *reqStre
 		case len(st.missing) > 0:
 			// the FIRST may be among the lost packets
 		default:
-			s.OpcodeSeq++
+			s.f().OpcodeSeq++
 			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" without a FIRST packet before it")
 		}
 		if len(st.pend) >= maxPending {
 			t.dropPending(s, st, 0)
 		}
 		st.pend = append(st.pend, pmsg{kind: kind, op: p.BTH.Opcode, first: psn, last: psn, count: 0, partial: true,
-			firstFrame: p.Frame.Number, firstTime: p.Frame.Time})
+			firstFrame: p.Frame.Number, firstTime: t.now})
 		idx = len(st.pend) - 1
 	}
 	c := &st.pend[idx]
@@ -483,7 +505,7 @@ func (t *Tracker) abandonStale(p *decode.Packet, s *Session, st *reqStream, psn 
 	for i := 0; i < len(st.pend); {
 		c := &st.pend[i]
 		if !c.haveLast && psn.Diff(c.first) > 0 && !st.missingBetween(c.first, psn) {
-			s.OpcodeSeq++
+			s.f().OpcodeSeq++
 			t.event(p, decode.EventOpcodeSeq, s.ID, p.BTH.Opcode.String()+" while the message that began in frame "+strconv.Itoa(c.firstFrame)+" has no LAST packet")
 			t.dropPending(s, st, i)
 			continue
@@ -503,7 +525,7 @@ func (st *reqStream) missingBetween(lo, hi decode.PSN) bool {
 
 // dropPending gives up on pending message i: counted as partial.
 func (t *Tracker) dropPending(s *Session, st *reqStream, i int) {
-	s.Partial++
+	s.f().Partial++
 	st.pend = append(st.pend[:i], st.pend[i+1:]...)
 }
 
@@ -527,10 +549,9 @@ func (t *Tracker) maybeComplete(p *decode.Packet, s *Session, side uint8, st *re
 // it (its last request packet, or the ACK that ends a message whose
 // missing packets the responder got).
 func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqStream, m *pmsg) {
-	s.Messages[m.kind]++
-	s.MessageBytes[m.kind] += m.length
+	s.countMessage(m.kind, m.length)
 	if m.partial {
-		s.Partial++
+		s.f().Partial++
 	}
 	a := &p.Analysis
 	if m.kind != decode.MsgRead && m.kind != decode.MsgAtomic {
@@ -554,6 +575,9 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 		// no answers for this long: the capture may hold one direction
 		// only. Forget the oldest quarter at once (amortized O(1)).
 		drop := max(1, len(st.out)/4)
+		if st.forgotten == 0 {
+			st.forgotFrame, st.forgotT = st.out[0].lastFrame, st.out[0].lastTime
+		}
 		st.forgotten += uint64(drop)
 		st.out = append(st.out[:0], st.out[drop:]...)
 	}
@@ -561,7 +585,7 @@ func (t *Tracker) completeReq(p *decode.Packet, s *Session, side uint8, st *reqS
 	// message older than the newest): ackUpTo stops at the first request
 	// past the ACK.
 	o := outReq{kind: m.kind, psn: m.first, last: m.last, length: m.length,
-		firstFrame: m.firstFrame, lastFrame: m.lastFrame, firstTime: m.firstTime, lastTime: p.Frame.Time, mpt: m.mpt}
+		firstFrame: m.firstFrame, lastFrame: m.lastFrame, firstTime: m.firstTime, lastTime: t.now, mpt: m.mpt}
 	if !p.BTH.Opcode.IsRequest() {
 		o.lastTime = st.lastSent(m) // the ACK that ends it (pendingAcked)
 	}
@@ -583,7 +607,7 @@ func (t *Tracker) inferMTU(s *Session, p *decode.Packet) {
 		return
 	}
 	if l := uint32(len(p.Payload)); l >= 256 && l <= 4096 && l&(l-1) == 0 {
-		s.MTU, s.MTUFrom = l, "payload"
+		s.MTU, s.mtuFrom = l, mtuPayload
 	}
 }
 
@@ -603,14 +627,14 @@ func (t *Tracker) inferReadMTU(s *Session, l, n uint32) {
 		}
 	}
 	if found != 0 {
-		s.MTU, s.MTUFrom = found, "read"
+		s.MTU, s.mtuFrom = found, mtuRead
 	}
 }
 
 // response analyzes an ACK, NAK, READ response or ATOMIC ACK sent by side:
 // it answers the requests of the other side.
 func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
-	st := &s.req[1-side]
+	st := t.stream(s, 1-side)
 	st.answered = true
 	a := &p.Analysis
 	psn := p.BTH.PSN
@@ -643,7 +667,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			}
 		case decode.AETHRNRNak:
 			timer := p.AETH.Value()
-			s.RNRNaks[timer]++
+			s.f().RNRNaks[timer]++
 			t.ackUpTo(p, s, st, psn, false)
 			t.matchRequest(p, st, psn)
 			if i := st.outstandingAt(psn); i >= 0 {
@@ -654,7 +678,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 			t.event(p, decode.EventRNRNak, s.ID, "RNR NAK for PSN "+strconv.Itoa(int(psn))+": receiver not ready, retry after "+rnrString(timer))
 		case decode.AETHNak:
 			code := p.AETH.Value()
-			s.NAKs[code]++
+			s.f().NAKs[code]++
 			t.ackUpTo(p, s, st, psn, false)
 			text := decode.SyndromeString(p.AETH.Syndrome)
 			if code == decode.NakPSNSequenceError {
@@ -680,8 +704,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					if c.mpt.checked {
 						t.mptAnswer(p, s, &c.mpt, mptFrame(&c.mpt, c.firstFrame, c.lastFrame), false)
 					}
-					s.Messages[c.kind]++
-					s.MessageBytes[c.kind] += c.length
+					s.countMessage(c.kind, c.length)
 					if t.opts.OnMessage != nil {
 						t.msg = Message{Session: s.ID, Dir: decode.Direction(1 - side), Kind: c.kind, Opcode: c.lastOp, PSN: c.first, Packets: c.count,
 							Length: c.length, FirstFrame: c.firstFrame, LastFrame: c.lastFrame, Partial: c.partial, NAKed: true}
@@ -692,7 +715,7 @@ func (t *Tracker) response(p *decode.Packet, s *Session, side uint8) {
 					a.RTT, a.HasRTT = 0, false
 					if r := st.original(psn); r != nil {
 						a.RequestFrame = r.frame
-						a.RTT, a.HasRTT = p.Frame.Time.Sub(r.t), true
+						a.RTT, a.HasRTT = time.Duration(t.now-r.t), true
 					}
 					text += " for the " + c.kind.String() + " that began in frame " + strconv.Itoa(c.firstFrame) + " (its other packets are never sent)"
 				}
@@ -771,7 +794,7 @@ func (t *Tracker) matchOwn(p *decode.Packet, s *Session, st *reqStream, kind dec
 	i := st.outstandingAt(psn)
 	req := &st.out[i]
 	p.Analysis.RequestFrame = req.lastFrame
-	p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(req.lastTime), true
+	p.Analysis.RTT, p.Analysis.HasRTT = time.Duration(t.now-req.lastTime), true
 	return i, true
 }
 
@@ -796,7 +819,7 @@ func (t *Tracker) matchRequest(p *decode.Packet, st *reqStream, psn decode.PSN) 
 	if i := st.outstandingAt(psn); i >= 0 {
 		o := &st.out[i]
 		p.Analysis.RequestFrame = o.lastFrame
-		p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+		p.Analysis.RTT, p.Analysis.HasRTT = time.Duration(t.now-o.lastTime), true
 	}
 }
 
@@ -827,7 +850,7 @@ func (t *Tracker) ackUpTo(p *decode.Packet, s *Session, st *reqStream, psn decod
 		}
 		if inclusive && d == 0 || a.RequestFrame == 0 || o.last.Diff(psn) == 0 {
 			a.RequestFrame = o.lastFrame
-			a.RTT, a.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+			a.RTT, a.HasRTT = time.Duration(t.now-o.lastTime), true
 		}
 		t.answer(p, s, st, i, true)
 		n++
@@ -859,10 +882,9 @@ func (t *Tracker) answer(p *decode.Packet, s *Session, st *reqStream, i int, ok 
 		if o.mpt.checked {
 			t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), false)
 		}
-		st.done[st.doneN%len(st.done)] = o
-		st.doneN++
+		st.addDone(o)
 		p.Analysis.RequestFrame = o.lastFrame
-		p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(o.lastTime), true
+		p.Analysis.RTT, p.Analysis.HasRTT = time.Duration(t.now-o.lastTime), true
 	}
 }
 
@@ -874,9 +896,8 @@ func (t *Tracker) completed(p *decode.Packet, s *Session, st *reqStream, o outRe
 	if o.mpt.checked {
 		t.mptAnswer(p, s, &o.mpt, mptFrame(&o.mpt, o.firstFrame, o.lastFrame), true)
 	}
-	s.Latency[o.kind].Add(p.Frame.Time.Sub(o.firstTime))
-	st.done[st.doneN%len(st.done)] = o
-	st.doneN++
+	s.addKind(o.kind).lat.Add(time.Duration(t.now - o.firstTime))
+	st.addDone(o)
 }
 
 // noMatch classifies a response that answers no outstanding request.
@@ -890,17 +911,17 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 		// so far (AckReq on a middle packet, or coalescing on the way)
 		if r := st.original(psn); r != nil {
 			p.Analysis.RequestFrame = r.frame
-			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.t), true
+			p.Analysis.RTT, p.Analysis.HasRTT = time.Duration(t.now-r.t), true
 		}
 	case (st.doneAt(psn) || st.hasAcked && psn.Diff(st.lastAcked) <= 0 && st.started) && st.resent && psn.Diff(st.resentPSN) <= 0:
 		// the requester sent the request again: the responder answers
 		// the copy as the spec asks (a repeated ACK or READ response)
 		if r := st.original(psn); r != nil {
 			p.Analysis.RequestFrame = r.lastFrame
-			p.Analysis.RTT, p.Analysis.HasRTT = p.Frame.Time.Sub(r.lastT), true
+			p.Analysis.RTT, p.Analysis.HasRTT = time.Duration(t.now-r.lastT), true
 		}
 	case st.doneAt(psn) || st.hasAcked && psn.Diff(st.lastAcked) <= 0 && st.started:
-		s.Duplicates++
+		s.f().Duplicates++
 		t.event(p, decode.EventDuplicate, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" again (the request was already answered)")
 	case !st.started || psn.Diff(st.first) < 0:
 		t.event(p, decode.EventMidStream, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+": its request is before the capture")
@@ -914,7 +935,7 @@ func (t *Tracker) noMatch(p *decode.Packet, s *Session, st *reqStream, what stri
 			}
 		}
 	default:
-		s.Unmatched++
+		s.f().Unmatched++
 		t.event(p, decode.EventUnmatched, s.ID, what+" for PSN "+strconv.Itoa(int(psn))+" matches no outstanding request")
 	}
 }
@@ -929,45 +950,58 @@ func rnrString(code uint8) string {
 // answer was due), and messages still being reassembled count as partial.
 func (t *Tracker) Flush() {
 	for _, s := range t.sessions {
-		if s.MergedInto != 0 {
-			continue
+		if s != nil && s.MergedInto == 0 {
+			t.flushSession(s)
 		}
-		for side := range s.req {
-			st := &s.req[side]
-			if r := &st.retry; r.active && r.tries >= giveUpTries {
-				t.giveUp(nil, s, uint8(side))
-			}
-			for len(st.pend) > 0 {
-				t.pendingEnd(s, st)
-			}
-			if rr := &st.rr; rr.active {
-				if !rr.orphan && (rr.holes.n > 0 || t.end.Sub(rr.lastT) >= t.opts.NoResponseAfter) {
-					t.readIncomplete(nil, s, st)
-				} else {
-					s.Partial++
-					rr.active = false
-				}
-			}
-			var due []outReq
-			for _, o := range st.out {
-				if o.rnr || t.end.Sub(o.firstTime) < t.opts.NoResponseAfter {
-					continue // RNR NAKed: the requester ran out of RNR retries
-				}
-				due = append(due, o)
-			}
-			s.NoResponse += uint64(len(due)) + st.forgotten
-			if !st.answered && len(due)+int(st.forgotten) > 16 && len(st.out) > 0 {
-				// not one answer in the whole capture: one finding, not
-				// thousands
-				o := st.out[0]
-				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, strconv.Itoa(len(due)+int(st.forgotten))+" requests from frame "+strconv.Itoa(o.lastFrame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
-				due = nil
-			}
-			for _, o := range due {
-				t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+strconv.Itoa(o.lastFrame)+" (PSN "+strconv.Itoa(int(o.last))+") was never answered")
-			}
-			st.out = st.out[:0]
+	}
+}
+
+// flushSession ends what s has in flight, as at the end of the capture.
+func (t *Tracker) flushSession(s *Session) {
+	if s.live == nil {
+		return
+	}
+	for side := range s.live.req {
+		st := &s.live.req[side]
+		if r := &st.retry; r.active && r.tries >= giveUpTries {
+			t.giveUp(nil, s, uint8(side))
 		}
+		for len(st.pend) > 0 {
+			t.pendingEnd(s, st)
+		}
+		if rr := &st.rr; rr.active {
+			if !rr.orphan && (rr.holes.n > 0 || time.Duration(t.now-rr.lastT) >= t.opts.NoResponseAfter) {
+				t.readIncomplete(nil, s, st)
+			} else {
+				s.f().Partial++
+				rr.active = false
+			}
+		}
+		var due []outReq
+		for _, o := range st.out {
+			if o.rnr || time.Duration(t.now-o.firstTime) < t.opts.NoResponseAfter {
+				continue // RNR NAKed: the requester ran out of RNR retries
+			}
+			due = append(due, o)
+		}
+		if n := uint64(len(due)) + st.forgotten; n > 0 {
+			s.f().NoResponse += n
+		}
+		if !st.answered && len(due)+int(st.forgotten) > 16 && len(st.out) > 0 {
+			// not one answer in the whole capture: one finding, not
+			// thousands
+			frame, at := st.out[0].lastFrame, st.out[0].lastTime
+			if st.forgotten > 0 {
+				frame, at = st.forgotFrame, st.forgotT
+			}
+			t.emit(decode.EventNoResponse, frame, at, s.ID, strconv.Itoa(len(due)+int(st.forgotten))+" requests from frame "+strconv.Itoa(frame)+" on were never answered: no response in the capture at all (does it hold only one direction?)")
+			due = nil
+		}
+		for _, o := range due {
+			t.emit(decode.EventNoResponse, o.lastFrame, o.lastTime, s.ID, o.kind.String()+" in frame "+strconv.Itoa(o.lastFrame)+" (PSN "+strconv.Itoa(int(o.last))+") was never answered")
+		}
+		st.out = st.out[:0]
+		st.forgotten = 0
 	}
 }
 
@@ -981,8 +1015,8 @@ func (t *Tracker) unseen(p *decode.Packet, s *Session, st *reqStream, what strin
 	lost := uint32(psn.Diff(st.next)) + 1
 	p.Analysis.Lost = lost
 	p.Analysis.ExpectedPSN, p.Analysis.HasExpected = st.next, true
-	s.Gaps++
-	s.LostPSNs += uint64(lost)
+	s.f().Gaps++
+	s.f().LostPSNs += uint64(lost)
 	if len(st.missing) < maxMissing {
 		st.missing = append(st.missing, psnRange{st.next, psn.Next(), true})
 	}

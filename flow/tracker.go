@@ -23,6 +23,22 @@ type Options struct {
 	// for their responses (a real send queue holds a few thousand); the
 	// oldest are dropped beyond it. 0 means 16384.
 	MaxOutstanding int
+	// IdleAfter releases what a session keeps while traffic is in flight
+	// (recent PSNs, answered requests, the last NAK) once it has sent
+	// nothing for this long, capture time, with nothing outstanding: a
+	// capture of millions of QPs keeps only their counters. A packet of
+	// it later finds its PSNs where they were, but not which frame first
+	// carried an older PSN. 0 means 1 s; negative: never for idleness
+	// (past maxLive sessions in flight, the least recent quiet ones are
+	// released all the same).
+	IdleAfter time.Duration
+	// MaxSessions bounds the sessions kept. Past it, the least recently
+	// active one (approximately: a CLOCK over the sessions) is evicted:
+	// what it has in flight ends as at the end of the capture (its
+	// unanswered requests and incomplete messages are reported), its
+	// counts go to Evicted, it leaves Sessions, and a later packet of its
+	// QPs starts a new session. 0: no bound.
+	MaxSessions int
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.
 	OnEvent func(*Event)
@@ -42,7 +58,11 @@ type Options struct {
 type Tracker struct {
 	opts Options
 
-	halves map[halfKey]half
+	// halves maps a direction (dirKey) to its session: ID << 1 | side.
+	// A million QP pairs share a few address pairs, so the addresses are
+	// interned (addrPairs) and a direction's key is 8 bytes, not 36.
+	halves    map[dirKey]uint32
+	addrPairs map[pairKey]uint32
 	// cache is a direct-mapped cache in front of halves: a map lookup
 	// hashes the 36-byte key, the cache compares it.
 	cache    [cacheSize]cacheEntry
@@ -51,6 +71,21 @@ type Tracker struct {
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
 	end      time.Time // time of the last packet
+	now      int64     // the same, in Unix nanoseconds
+
+	// liveQ holds the sessions with in-flight state (Session.live), by
+	// the time they were queued (from liveHead): sweep releases those
+	// idle for opts.IdleAfter.
+	liveQ    []liveEntry
+	liveHead int
+	free     []*liveState // released, to be reused: no garbage per idle session
+
+	// With MaxSessions: the sessions kept, in a ring the eviction clock
+	// goes round (from resHead), and what was evicted.
+	resQ     []uint32
+	resHead  int
+	resident int
+	evicted  Evicted
 
 	ev  Event
 	msg Message
@@ -70,18 +105,42 @@ type cacheEntry struct {
 	h   half
 }
 
+type liveEntry struct {
+	id    uint32
+	stamp int64
+}
+
 func (k *halfKey) slot() int {
 	x := k.qp*0x9e3779b1 ^ uint32(k.src[15])<<8 ^ uint32(k.src[14])<<16 ^ uint32(k.dst[15]) ^ uint32(k.dst[13])<<24
 	return int(x>>16^x) & (cacheSize - 1)
 }
 
+// dirKey is a direction as the halves map keys it: its address pair
+// (interned) and its destination QP.
+type dirKey uint64
+
+// dirKey returns the key of direction k; new interns its addresses when
+// they are not yet. ok is false when they are not (and not new).
+func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
+	pk := pairKey{k.src, k.dst}
+	i, ok := t.addrPairs[pk]
+	if !ok {
+		if !new {
+			return 0, false
+		}
+		i = uint32(len(t.addrPairs))
+		t.addrPairs[pk] = i
+	}
+	return dirKey(uint64(i)<<24 | uint64(k.qp&0xffffff)), true
+}
+
 // setHalf maps a direction to its session (and keeps the cache right).
 func (t *Tracker) setHalf(k halfKey, h half) {
-	t.halves[k] = h
-	e := &t.cache[k.slot()]
-	if e.h.s != nil && e.key == k {
-		e.h = h
-	}
+	dk, _ := t.dirKey(&k, true)
+	t.halves[dk] = h.id()
+	// the direction's next packet is likely near: cache it now (a
+	// million QPs would otherwise each miss the map twice more)
+	t.cache[k.slot()] = cacheEntry{k, h}
 }
 
 // lookup finds a direction's session.
@@ -90,11 +149,29 @@ func (t *Tracker) lookup(k halfKey) (half, bool) {
 	if e.h.s != nil && e.key == k {
 		return e.h, true
 	}
-	h, ok := t.halves[k]
+	h, ok := t.get(k)
 	if ok {
 		e.key, e.h = k, h
 	}
 	return h, ok
+}
+
+// half unpacks a halves value.
+func (t *Tracker) half(v uint32) half {
+	return half{t.sessions[v>>1-1], uint8(v & 1)}
+}
+
+// get returns the session a direction maps to.
+func (t *Tracker) get(k halfKey) (half, bool) {
+	dk, ok := t.dirKey(&k, false)
+	if !ok {
+		return half{}, false
+	}
+	v, ok := t.halves[dk]
+	if !ok {
+		return half{}, false
+	}
+	return t.half(v), true
 }
 
 type halfKey struct {
@@ -105,6 +182,30 @@ type halfKey struct {
 type half struct {
 	s    *Session
 	side uint8 // the session side that sends on this direction
+}
+
+// id packs h as the halves map keeps it: the session ID and the side.
+func (h half) id() uint32 { return h.s.ID<<1 | uint32(h.side) }
+
+// key returns the direction side of s sends on: from its node to the
+// other side's QP.
+func (s *Session) key(side int) halfKey {
+	from, to := &s.A, &s.B
+	if side == 1 {
+		from, to = to, from
+	}
+	return halfKey{from.key(), to.key(), to.QPN}
+}
+
+// key returns the endpoint's node as addrs gives it.
+func (e *Endpoint) key() addr16 {
+	if e.Addr.IsValid() {
+		return e.Addr.As16()
+	}
+	var k addr16
+	k[0], k[1] = 0xff, 0xfe
+	binary.BigEndian.PutUint16(k[14:], e.LID)
+	return k
 }
 
 type udKey struct {
@@ -141,12 +242,18 @@ func New(o Options) *Tracker {
 	if o.MaxOutstanding == 0 {
 		o.MaxOutstanding = 16384
 	}
+	if o.IdleAfter == 0 {
+		o.IdleAfter = time.Second
+	} else if o.IdleAfter < 0 {
+		o.IdleAfter = 1<<63 - 1
+	}
 	t := &Tracker{
-		opts:     o,
-		halves:   make(map[halfKey]half),
-		ud:       make(map[udKey]*Session),
-		unpaired: make(map[pairKey][]*Session),
-		cmReqs:   make(map[cmKey]cmReq),
+		opts:      o,
+		halves:    make(map[dirKey]uint32),
+		addrPairs: make(map[pairKey]uint32),
+		ud:        make(map[udKey]*Session),
+		unpaired:  make(map[pairKey][]*Session),
+		cmReqs:    make(map[cmKey]cmReq),
 	}
 	if o.MPT != nil {
 		t.mptResp, t.mptLID = mptKey(o.MPT.Responder)
@@ -161,7 +268,7 @@ func New(o Options) *Tracker {
 func (t *Tracker) Sessions() []*Session {
 	out := make([]*Session, 0, len(t.sessions))
 	for _, s := range t.sessions {
-		if s.MergedInto == 0 {
+		if s != nil && s.MergedInto == 0 {
 			out = append(out, s)
 		}
 	}
@@ -219,8 +326,12 @@ func (t *Tracker) Track(p *decode.Packet) {
 	a := &p.Analysis
 	a.Reset()
 	a.Tracked = true
-	now := p.Frame.Time
-	t.end = now
+	t.end = p.Frame.Time
+	now := p.Frame.Time.UnixNano()
+	t.now = now
+	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
+		t.sweep()
+	}
 	if p.Has&decode.HdrBTH == 0 {
 		return
 	}
@@ -230,12 +341,12 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if op == decode.CNP {
 		// A CNP goes from the notification point back to the sender of
 		// the marked packets: its destination QP is that sender's QP.
-		if h, ok := t.halves[halfKey{src, dst, p.BTH.DestQP}]; ok {
+		if h, ok := t.get(halfKey{src, dst, p.BTH.DestQP}); ok {
 			t.annotate(p, h.s, h.side)
-			h.s.CNPs++
+			h.s.f().CNPs++
 			h.s.Sent[h.side].Packets++
 			h.s.Sent[h.side].Bytes += uint64(p.Frame.Len)
-			h.s.Last = now
+			h.s.last = now
 		}
 		t.event(p, decode.EventCNP, a.Session, "CNP to QP "+hex24(p.BTH.DestQP))
 		return
@@ -271,7 +382,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	d.Packets++
 	d.Bytes += uint64(p.Frame.Len)
 	d.PayloadBytes += uint64(len(p.Payload))
-	s.Last = now
+	s.last = now
 	t.annotate(p, s, side)
 	t.packetState(p, s)
 	if op.IsRequest() {
@@ -293,15 +404,15 @@ func (t *Tracker) Track(p *decode.Packet) {
 // mark, a bad ICRC/VCRC, a cut by the capture.
 func (t *Tracker) packetState(p *decode.Packet, s *Session) {
 	if ecn, ok := p.ECN(); ok && ecn == 3 {
-		s.ECNCE++
+		s.f().ECNCE++
 		t.event(p, decode.EventECNCE, s.ID, "ECN Congestion Experienced")
 	}
 	if p.Flags&(decode.FlagICRCBad|decode.FlagVCRCBad) != 0 {
-		s.ICRCErrors++
+		s.f().ICRCErrors++
 		t.event(p, decode.EventICRCBad, s.ID, "ICRC error: the packet is corrupt and a receiver drops it")
 	}
 	if p.Flags&decode.FlagTruncated != 0 {
-		s.Truncated++
+		s.f().Truncated++
 		t.event(p, decode.EventTruncated, s.ID, "truncated by the capture: payload length unknown")
 	}
 }
@@ -312,6 +423,7 @@ func (t *Tracker) annotate(p *decode.Packet, s *Session, side uint8) {
 	a.Session = s.ID
 	a.Learned = s.Learned
 	a.Dir = decode.Direction(side)
+	s.flags |= flagRef
 }
 
 func hasResponses(s *Session) bool {
@@ -320,8 +432,16 @@ func hasResponses(s *Session) bool {
 
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
-	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, First: now, Last: now}
+	ns := now.UnixNano()
+	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}
 	t.sessions = append(t.sessions, s)
+	if t.opts.MaxSessions > 0 {
+		if t.resident >= t.opts.MaxSessions {
+			t.evictOne()
+		}
+		t.resQ = append(t.resQ, s.ID)
+		t.resident++
+	}
 	return s
 }
 
@@ -333,7 +453,7 @@ func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
 	s.A = endpoint(key.src, lid)
 	s.B = endpoint(key.dst, lid)
 	s.B.QPN, s.B.QPNKnown = key.qp, true
-	s.key[0], s.has[0] = key, true
+	s.has[0] = true
 	h := half{s, 0}
 	t.setHalf(key, h)
 	if hasResponses(s) {
@@ -356,10 +476,10 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 	var best *Session
 	bestScore := 0
 	for _, c := range cands {
-		if c.has[1] || c.Learned != decode.PairingNone || !c.req[0].started {
+		if c.has[1] || c.Learned != decode.PairingNone || c.live == nil || !c.live.req[0].started {
 			continue
 		}
-		st := &c.req[0]
+		st := &c.live.req[0]
 		score := 0
 		if st.outstandingAt(psn) >= 0 || st.readCovering(psn, c.MTU) >= 0 {
 			score = 3
@@ -370,7 +490,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 			// precede every request in the capture
 			score = 1
 		}
-		if score > bestScore || score == bestScore && score > 0 && c.Last.After(best.Last) {
+		if score > bestScore || score == bestScore && score > 0 && c.last > best.last {
 			best, bestScore = c, score
 		}
 	}
@@ -379,7 +499,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 
 // pair makes direction key s's side B.
 func (t *Tracker) pair(s *Session, key halfKey) {
-	s.key[1], s.has[1] = key, true
+	s.has[1] = true
 	t.setHalf(key, half{s, 1})
 	s.Learned = decode.PairingResponse
 	s.A.QPN, s.A.QPNKnown = key.qp, true
@@ -407,44 +527,36 @@ func (t *Tracker) tryPair(prov *Session, key halfKey, p *decode.Packet) (*Sessio
 func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	t.dropUnpaired(prov)
 	prov.MergedInto = s.ID
-	s.Merged = append(s.Merged, prov.ID)
-	s.Merged = append(s.Merged, prov.Merged...)
-	prov.Merged = nil
-	if prov.First.Before(s.First) {
-		s.First = prov.First
+	f := s.f()
+	f.merged = append(f.merged, prov.ID)
+	f.merged = append(f.merged, prov.Merged()...)
+	if prov.first < s.first {
+		s.first = prov.first
 	}
 	s.Sent[1] = prov.Sent[0]
-	s.req[1] = prov.req[0]
-	s.GaveUp[1] = prov.GaveUp[0]
+	st, pst := t.stream(s, 1), t.stream(prov, 0)
+	*st = *pst
+	f.GaveUp[1] = prov.Findings().GaveUp[0]
 	s.watch |= prov.watch & 1 << 1
 	// prov's responses answered the requests of s's side A
-	t.mergeAnswers(&s.req[0], &prov.req[1])
-	for i := range s.Messages {
-		s.Messages[i] += prov.Messages[i]
-		s.MessageBytes[i] += prov.MessageBytes[i]
+	t.mergeAnswers(t.stream(s, 0), t.stream(prov, 1))
+	for _, k := range prov.kinds {
+		ks := s.addKind(k.kind)
+		ks.count += k.count
+		ks.bytes += k.bytes
 	}
-	for i := range s.NAKs {
-		s.NAKs[i] += prov.NAKs[i]
-		s.RNRNaks[i] += prov.RNRNaks[i]
+	if prov.x != nil {
+		px := *prov.x
+		px.GaveUp, px.merged = [2]GiveUp{}, nil
+		f.add(&px)
 	}
-	s.Partial += prov.Partial
-	s.Unmatched += prov.Unmatched
-	s.Gaps += prov.Gaps
-	s.LostPSNs += prov.LostPSNs
-	s.Retransmitted += prov.Retransmitted
-	s.Duplicates += prov.Duplicates
-	s.OutOfOrder += prov.OutOfOrder
-	s.OpcodeSeq += prov.OpcodeSeq
-	s.CNPs += prov.CNPs
-	s.ECNCE += prov.ECNCE
-	s.ICRCErrors += prov.ICRCErrors
-	s.Truncated += prov.Truncated
-	s.MPTChecked += prov.MPTChecked
-	s.MPTViolations += prov.MPTViolations
-	s.MPTAccepted += prov.MPTAccepted
-	s.MPTRejected += prov.MPTRejected
 	if s.MTU == 0 {
-		s.MTU, s.MTUFrom = prov.MTU, prov.MTUFrom
+		s.MTU, s.mtuFrom = prov.MTU, prov.mtuFrom
+	}
+	// prov is only a name now (Resolve): it keeps no state
+	prov.live, prov.kinds, prov.x = nil, nil, nil
+	if t.opts.MaxSessions > 0 {
+		t.resident--
 	}
 }
 
@@ -465,8 +577,7 @@ func (t *Tracker) mergeAnswers(st, pr *reqStream) {
 	for i := 0; i < len(st.out); {
 		if o := st.out[i]; o.psn.Diff(pr.earlyPSN) <= 0 && pr.earlyPSN.Diff(o.psn) < restartDist {
 			st.out = append(st.out[:i], st.out[i+1:]...)
-			st.done[st.doneN%len(st.done)] = o
-			st.doneN++
+			st.addDone(o)
 			continue
 		}
 		i++
@@ -480,7 +591,8 @@ func (t *Tracker) dropUnpaired(s *Session) {
 	if !s.has[0] {
 		return
 	}
-	pk := pairKey{s.key[0].src, s.key[0].dst}
+	k := s.key(0)
+	pk := pairKey{k.src, k.dst}
 	l := t.unpaired[pk]
 	for i, c := range l {
 		if c == s {
@@ -498,15 +610,15 @@ func (t *Tracker) dropUnpaired(s *Session) {
 // event reports an expert event and marks the packet.
 func (t *Tracker) event(p *decode.Packet, e decode.Event, session uint32, text string) {
 	p.Analysis.Events |= e
-	t.emit(e, p.Frame.Number, p.Frame.Time, session, text)
+	t.emit(e, p.Frame.Number, p.Frame.Time.UnixNano(), session, text)
 }
 
-func (t *Tracker) emit(e decode.Event, frame int, at time.Time, session uint32, text string) {
+func (t *Tracker) emit(e decode.Event, frame int, at int64, session uint32, text string) {
 	if t.opts.OnEvent == nil {
 		return
 	}
 	_, sev, _ := decode.EventInfo(e)
-	t.ev = Event{Kind: e, Severity: sev, Frame: frame, Time: at, Session: session, Text: text}
+	t.ev = Event{Kind: e, Severity: sev, Frame: frame, Time: time.Unix(0, at), Session: session, Text: text}
 	t.opts.OnEvent(&t.ev)
 }
 
@@ -536,13 +648,12 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	d.Bytes += uint64(p.Frame.Len)
 	d.PayloadBytes += uint64(len(p.Payload))
 	d.Requests++
-	s.Last = p.Frame.Time
+	s.last = t.now
 	t.annotate(p, s, 0)
 	t.packetState(p, s)
 	kind := p.BTH.Opcode.MsgKind()
 	n := uint64(len(p.Payload))
-	s.Messages[kind]++
-	s.MessageBytes[kind] += n
+	s.countMessage(kind, n)
 	a := &p.Analysis
 	a.MsgKind, a.MsgLength, a.MsgFirst, a.MsgPackets = kind, n, p.Frame.Number, 1
 	if t.opts.OnMessage != nil {
@@ -553,4 +664,236 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	if p.Has&decode.HdrCM != 0 {
 		t.cm(p, src, dst, lid)
 	}
+}
+
+// liveState is what a session needs only while traffic is in flight:
+// the analysis of each side's requests.
+type liveState struct {
+	req [2]reqStream // requests sent by A (answered by B), by B
+}
+
+// psnMemo is what a side's reqStream keeps while the session's live
+// state is released: where its PSNs are.
+type psnMemo struct {
+	first, next decode.PSN
+	softLen     uint32 // a READ sent while the MTU was not known (reqStream.soft): its length
+}
+
+// Session.memoFlags, for side A (side B's are shifted by memoSide).
+const (
+	memoStarted  = 1 << iota // reqStream.started
+	memoAcked                // reqStream.hasAcked (lastAcked: the PSN before next, as nothing is outstanding)
+	memoAnswered             // reqStream.answered
+	memoSide     = 3
+)
+
+// stream returns the requests side of s sends, allocating the session's
+// live state when it has none (and queueing it for release: sweep).
+func (t *Tracker) stream(s *Session, side uint8) *reqStream {
+	if s.live == nil {
+		t.revive(s)
+	}
+	return &s.live.req[side]
+}
+
+func (t *Tracker) revive(s *Session) {
+	var l *liveState
+	if n := len(t.free); n > 0 {
+		l, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		l = new(liveState)
+	}
+	for i := range l.req {
+		m, st, f := &s.memo[i], &l.req[i], s.memoFlags>>(memoSide*i)
+		st.started, st.first, st.next = f&memoStarted != 0, m.first, m.next
+		st.hasAcked, st.answered = f&memoAcked != 0, f&memoAnswered != 0
+		if st.hasAcked {
+			st.lastAcked = m.next.Add(-1)
+		}
+		if m.softLen != 0 { // the READ is the PSN before next
+			st.soft, st.softLen, st.softPSN = true, m.softLen, m.next.Add(-1)
+			st.softHi = st.softPSN.Add(int((m.softLen + 255) / 256))
+		}
+	}
+	s.live = l
+	if s.flags&flagQueued == 0 {
+		s.flags |= flagQueued
+		t.liveQ = append(t.liveQ, liveEntry{s.ID, t.now})
+	}
+}
+
+// quiet reports whether nothing of st is in flight: its state reduces to
+// a psnMemo.
+func (st *reqStream) quiet() bool {
+	return len(st.out) == 0 && len(st.pend) == 0 && len(st.missing) == 0 && !st.rr.active && !st.retry.active &&
+		st.dead == 0 && !st.early && st.forgotten == 0 && (!st.soft || st.softPSN.Next() == st.next)
+}
+
+// release drops the live state of s when nothing is in flight, keeping
+// where its PSNs are. It reports whether it did.
+func (t *Tracker) release(s *Session) bool {
+	l := s.live
+	if l == nil {
+		return true
+	}
+	if s.watch != 0 || !l.req[0].quiet() || !l.req[1].quiet() {
+		return false
+	}
+	s.memoFlags = 0
+	for i := range l.req {
+		st := &l.req[i]
+		s.memo[i] = psnMemo{first: st.first, next: st.next}
+		if st.soft {
+			s.memo[i].softLen = st.softLen
+		}
+		var f uint8
+		if st.started {
+			f |= memoStarted
+		}
+		if st.hasAcked {
+			f |= memoAcked
+		}
+		if st.answered {
+			f |= memoAnswered
+		}
+		s.memoFlags |= f << (memoSide * i)
+	}
+	s.live = nil
+	if len(t.free) < maxFree {
+		for i := range l.req {
+			st := &l.req[i] // cleared, its buffers kept
+			*st = reqStream{missing: st.missing[:0], pend: st.pend[:0], out: st.out[:0], done: st.done[:0], recent: st.recent[:0]}
+		}
+		t.free = append(t.free, l)
+	}
+	return true
+}
+
+// Bounds of the live states.
+const (
+	// maxLive: past this many sessions with a live state, the least
+	// recently queued are released whether or not they were idle for
+	// IdleAfter (when nothing of them is in flight). A 100 Gb/s link can
+	// carry 10 million packets in the default IdleAfter.
+	maxLive = 1 << 14
+	// maxFree released live states are kept for reuse.
+	maxFree = 128
+	// sweepWork bounds the sessions a sweep for maxLive looks at: when
+	// most have something in flight it cannot release them, and must not
+	// go through them all on every packet.
+	sweepWork = 4
+)
+
+// sweep releases the live state of the sessions idle for IdleAfter (and,
+// past maxLive, of the least recently queued ones); the others go back
+// in the queue, to be looked at again an IdleAfter later.
+func (t *Tracker) sweep() {
+	idle := int64(t.opts.IdleAfter)
+	work := sweepWork
+	for t.liveHead < len(t.liveQ) {
+		e := t.liveQ[t.liveHead]
+		over := len(t.liveQ)-t.liveHead > maxLive
+		if t.now-e.stamp < idle && (!over || work == 0) {
+			break
+		}
+		work--
+		t.liveHead++
+		s := t.sessions[e.id-1]
+		if s == nil {
+			continue
+		}
+		if s.live == nil || (over || t.now-s.last >= idle) && t.release(s) {
+			s.flags &^= flagQueued
+			continue
+		}
+		t.liveQ = append(t.liveQ, liveEntry{e.id, t.now})
+	}
+	if t.liveHead > 1024 && t.liveHead > len(t.liveQ)/2 {
+		q := t.liveQ
+		if n := len(q) - t.liveHead; cap(q) > 4*n+4096 {
+			q = make([]liveEntry, 0, 2*n) // the burst is over: give its memory back
+		}
+		t.liveQ = append(q[:0], t.liveQ[t.liveHead:]...)
+		t.liveHead = 0
+	}
+}
+
+// Evicted sums the sessions evicted past Options.MaxSessions.
+type Evicted struct {
+	Sessions uint64 // sessions evicted
+	Packets  uint64
+	Bytes    uint64
+	Messages uint64
+	Findings Findings // their findings, summed
+}
+
+// Evicted returns what the sessions evicted past Options.MaxSessions
+// counted.
+func (t *Tracker) Evicted() Evicted { return t.evicted }
+
+// evictOne evicts the least recently active session: the clock goes
+// round the sessions kept, sparing (once) those with a packet since it
+// last passed.
+func (t *Tracker) evictOne() {
+	for range 2*len(t.resQ) + 1 {
+		if t.resHead >= len(t.resQ) {
+			return
+		}
+		id := t.resQ[t.resHead]
+		t.resHead++
+		if t.resHead > 4096 && t.resHead > len(t.resQ)/2 {
+			t.resQ = append(t.resQ[:0], t.resQ[t.resHead:]...)
+			t.resHead = 0
+		}
+		s := t.sessions[id-1]
+		if s == nil || s.MergedInto != 0 {
+			continue // evicted, or merged into another (which the ring holds)
+		}
+		if s.flags&flagRef != 0 {
+			s.flags &^= flagRef
+			t.resQ = append(t.resQ, id)
+			continue
+		}
+		t.evict(s)
+		return
+	}
+}
+
+// evict ends what s has in flight, adds its counts to t.evicted and
+// forgets it: the maps no longer lead to it, and Sessions leaves it out.
+func (t *Tracker) evict(s *Session) {
+	t.flushSession(s)
+	if s.live != nil {
+		t.release(s) // (flushSession emptied it)
+		s.live = nil
+	}
+	e := &t.evicted
+	e.Sessions++
+	e.Packets += s.Packets()
+	e.Bytes += s.Bytes()
+	e.Messages += s.MessageCount()
+	if s.x != nil {
+		e.Findings.add(s.x)
+	}
+	t.dropUnpaired(s)
+	if s.Learned == decode.PairingUD {
+		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.QKey}
+		if t.ud[k] == s {
+			delete(t.ud, k)
+		}
+	}
+	for side := range s.has {
+		if !s.has[side] {
+			continue
+		}
+		k := s.key(side)
+		if dk, ok := t.dirKey(&k, false); ok && t.halves[dk] == s.ID<<1|uint32(side) {
+			delete(t.halves, dk)
+		}
+		if c := &t.cache[k.slot()]; c.h.s == s {
+			*c = cacheEntry{}
+		}
+	}
+	t.sessions[s.ID-1] = nil
+	t.resident--
 }

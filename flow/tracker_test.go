@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,8 +148,8 @@ func TestTrackerScenarios(t *testing.T) {
 				if s.Learned != decode.PairingResponse || !s.A.QPNKnown || s.A.QPN != 0x11 || s.B.QPN != 0x22 {
 					t.Errorf("pairing: %v A=%v B=%v", s.Learned, s.A, s.B)
 				}
-				if s.Messages[decode.MsgWrite] != 2 || s.MessageBytes[decode.MsgWrite] != 2564 {
-					t.Errorf("messages %d bytes %d", s.Messages[decode.MsgWrite], s.MessageBytes[decode.MsgWrite])
+				if s.Messages(decode.MsgWrite) != 2 || s.MessageBytes(decode.MsgWrite) != 2564 {
+					t.Errorf("messages %d bytes %d", s.Messages(decode.MsgWrite), s.MessageBytes(decode.MsgWrite))
 				}
 				if s.MTU != 1024 {
 					t.Errorf("MTU %d, want 1024 (from the FIRST payload)", s.MTU)
@@ -160,7 +161,7 @@ func TestTrackerScenarios(t *testing.T) {
 				if a := r.pkts[5].Analysis; a.RequestFrame != 5 || !a.HasRTT || a.RTT != 10*time.Microsecond {
 					t.Errorf("ACK frame 6: request %d rtt %v", a.RequestFrame, a.RTT)
 				}
-				if l := s.Latency[decode.MsgWrite]; l.N != 2 || l.Min != 10*time.Microsecond || l.Max != 30*time.Microsecond {
+				if l := s.Latency(decode.MsgWrite); l.N != 2 || l.Min != 10*time.Microsecond || l.Max != 30*time.Microsecond {
 					t.Errorf("latency %+v", l)
 				}
 			},
@@ -174,7 +175,7 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "",
 			check: func(t *testing.T, r *result) {
-				if n := r.tr.Sessions()[0].Messages[decode.MsgSend]; n != 6 {
+				if n := r.tr.Sessions()[0].Messages(decode.MsgSend); n != 6 {
 					t.Errorf("%d sends, want 6", n)
 				}
 			},
@@ -206,8 +207,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "3:psn_gap 4:nak 5:retransmission 6:retransmission 7:ack_coalesced",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.Gaps != 1 || s.LostPSNs != 0 || s.Retransmitted != 2 || s.Messages[decode.MsgWrite] != 3 || s.NAKs[0] != 1 {
-					t.Errorf("gaps %d lost %d retrans %d writes %d naks %v", s.Gaps, s.LostPSNs, s.Retransmitted, s.Messages[decode.MsgWrite], s.NAKs[0])
+				if s.Findings().Gaps != 1 || s.Findings().LostPSNs != 0 || s.Findings().Retransmitted != 2 || s.Messages(decode.MsgWrite) != 3 || s.Findings().NAKs[0] != 1 {
+					t.Errorf("gaps %d lost %d retrans %d writes %d naks %v", s.Findings().Gaps, s.Findings().LostPSNs, s.Findings().Retransmitted, s.Messages(decode.MsgWrite), s.Findings().NAKs[0])
 				}
 				if a := r.pkts[2].Analysis; a.Lost != 1 || a.ExpectedPSN != 11 {
 					t.Errorf("gap: %+v", a)
@@ -234,8 +235,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "2:psn_gap 3:nak 4:retransmission 5:retransmission",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.Messages[decode.MsgSend] != 1 || s.MessageBytes[decode.MsgSend] != 522 || s.Partial != 0 {
-					t.Errorf("sends %d bytes %d partial %d", s.Messages[decode.MsgSend], s.MessageBytes[decode.MsgSend], s.Partial)
+				if s.Messages(decode.MsgSend) != 1 || s.MessageBytes(decode.MsgSend) != 522 || s.Findings().Partial != 0 {
+					t.Errorf("sends %d bytes %d partial %d", s.Messages(decode.MsgSend), s.MessageBytes(decode.MsgSend), s.Findings().Partial)
 				}
 				if a := r.pkts[3].Analysis; a.MsgLength != 522 || a.MsgFirst != 1 || a.MsgPackets != 3 {
 					t.Errorf("completion: %+v", a)
@@ -253,7 +254,7 @@ func TestTrackerScenarios(t *testing.T) {
 				if a := r.pkts[1].Analysis; a.OrigFrame != 1 {
 					t.Errorf("original %d", a.OrigFrame)
 				}
-				if n := r.tr.Sessions()[0].Messages[decode.MsgWrite]; n != 1 {
+				if n := r.tr.Sessions()[0].Messages(decode.MsgWrite); n != 1 {
 					t.Errorf("%d writes, want 1", n)
 				}
 			},
@@ -267,8 +268,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "2:psn_gap 3:out_of_order 4:ack_coalesced",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.LostPSNs != 0 || s.OutOfOrder != 1 || s.Messages[decode.MsgWrite] != 3 {
-					t.Errorf("lost %d ooo %d writes %d", s.LostPSNs, s.OutOfOrder, s.Messages[decode.MsgWrite])
+				if s.Findings().LostPSNs != 0 || s.Findings().OutOfOrder != 1 || s.Messages(decode.MsgWrite) != 3 {
+					t.Errorf("lost %d ooo %d writes %d", s.Findings().LostPSNs, s.Findings().OutOfOrder, s.Messages(decode.MsgWrite))
 				}
 			},
 		},
@@ -297,8 +298,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "2:rnr_nak 3:retransmission",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.RNRNaks[1] != 1 || s.Messages[decode.MsgSend] != 1 || s.NoResponse != 0 {
-					t.Errorf("rnr %v sends %d", s.RNRNaks[1], s.Messages[decode.MsgSend])
+				if s.Findings().RNRNaks[1] != 1 || s.Messages(decode.MsgSend) != 1 || s.Findings().NoResponse != 0 {
+					t.Errorf("rnr %v sends %d", s.Findings().RNRNaks[1], s.Messages(decode.MsgSend))
 				}
 				if a := r.pkts[2].Analysis; a.Cause != decode.CauseRNR || a.CauseFrame != 2 {
 					t.Errorf("cause %v %d", a.Cause, a.CauseFrame)
@@ -318,8 +319,8 @@ func TestTrackerScenarios(t *testing.T) {
 				if a := r.pkts[1].Analysis; a.RequestFrame != 1 {
 					t.Errorf("NAK request frame %d", a.RequestFrame)
 				}
-				if s := r.tr.Sessions()[0]; s.NAKs[2] != 1 || s.NoResponse != 0 {
-					t.Errorf("naks %v noresp %d", s.NAKs, s.NoResponse)
+				if s := r.tr.Sessions()[0]; s.Findings().NAKs[2] != 1 || s.Findings().NoResponse != 0 {
+					t.Errorf("naks %v noresp %d", s.Findings().NAKs, s.Findings().NoResponse)
 				}
 			},
 		},
@@ -333,8 +334,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.MTU != 1024 || s.Messages[decode.MsgRead] != 1 || s.Messages[decode.MsgAtomic] != 1 {
-					t.Errorf("mtu %d reads %d atomics %d", s.MTU, s.Messages[decode.MsgRead], s.Messages[decode.MsgAtomic])
+				if s.MTU != 1024 || s.Messages(decode.MsgRead) != 1 || s.Messages(decode.MsgAtomic) != 1 {
+					t.Errorf("mtu %d reads %d atomics %d", s.MTU, s.Messages(decode.MsgRead), s.Messages(decode.MsgAtomic))
 				}
 				a := r.pkts[3].Analysis
 				if a.MsgKind != decode.MsgRead || a.MsgLength != 2100 || a.MsgPackets != 3 || a.RequestFrame != 1 {
@@ -361,13 +362,13 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "3:psn_gap 4:out_of_order",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.LostPSNs != 0 || s.OutOfOrder != 1 || s.Duplicates != 0 || s.Partial != 0 {
-					t.Errorf("lost %d out of order %d duplicates %d partial %d", s.LostPSNs, s.OutOfOrder, s.Duplicates, s.Partial)
+				if s.Findings().LostPSNs != 0 || s.Findings().OutOfOrder != 1 || s.Findings().Duplicates != 0 || s.Findings().Partial != 0 {
+					t.Errorf("lost %d out of order %d duplicates %d partial %d", s.Findings().LostPSNs, s.Findings().OutOfOrder, s.Findings().Duplicates, s.Findings().Partial)
 				}
 				if a := r.pkts[4].Analysis; a.MsgKind != decode.MsgRead || a.MsgLength != 3500 || a.MsgPackets != 4 || a.MsgPartial {
 					t.Errorf("read completion: %+v", a)
 				}
-				if l := s.Latency[decode.MsgRead]; l.N != 1 {
+				if l := s.Latency(decode.MsgRead); l.N != 1 {
 					t.Errorf("%d READ latencies, want 1", l.N)
 				}
 			},
@@ -383,8 +384,8 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "5:psn_gap 6:incomplete",
 			check: func(t *testing.T, r *result) {
 				s := r.tr.Sessions()[0]
-				if s.LostPSNs != 1 || s.Partial != 1 || s.Latency[decode.MsgRead].N != 0 {
-					t.Errorf("lost %d partial %d read latencies %d", s.LostPSNs, s.Partial, s.Latency[decode.MsgRead].N)
+				if s.Findings().LostPSNs != 1 || s.Findings().Partial != 1 || s.Latency(decode.MsgRead).N != 0 {
+					t.Errorf("lost %d partial %d read latencies %d", s.Findings().LostPSNs, s.Findings().Partial, s.Latency(decode.MsgRead).N)
 				}
 				for _, p := range r.pkts {
 					if a := p.Analysis; a.MsgKind == decode.MsgRead {
@@ -406,8 +407,8 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "",
 			check: func(t *testing.T, r *result) {
-				if s := r.tr.Sessions()[0]; s.MTU != 1024 || s.MTUFrom != "read" {
-					t.Errorf("mtu %d from %q", s.MTU, s.MTUFrom)
+				if s := r.tr.Sessions()[0]; s.MTU != 1024 || s.MTUFrom() != "read" {
+					t.Errorf("mtu %d from %q", s.MTU, s.MTUFrom())
 				}
 			},
 		},
@@ -424,8 +425,8 @@ func TestTrackerScenarios(t *testing.T) {
 				s := r.tr.Sessions()
 				var partial uint64
 				for _, x := range s {
-					partial += x.Partial
-					if x.Gaps+x.OpcodeSeq+x.Unmatched+x.Retransmitted != 0 {
+					partial += x.Findings().Partial
+					if x.Findings().Gaps+x.Findings().OpcodeSeq+x.Findings().Unmatched+x.Findings().Retransmitted != 0 {
 						t.Errorf("false alarm in %+v", x)
 					}
 				}
@@ -452,8 +453,8 @@ func TestTrackerScenarios(t *testing.T) {
 				if len(r.messages) != 1 || !m.NAKed || m.LastFrame != 2 || m.Length != 2048 || m.Packets != 2 || m.Opcode.Op() != decode.OpWriteMiddle {
 					t.Errorf("messages %+v", r.messages)
 				}
-				if s := r.tr.Sessions()[0]; s.Partial != 0 || s.NoResponse != 0 {
-					t.Errorf("partial %d noresp %d", s.Partial, s.NoResponse)
+				if s := r.tr.Sessions()[0]; s.Findings().Partial != 0 || s.Findings().NoResponse != 0 {
+					t.Errorf("partial %d noresp %d", s.Findings().Partial, s.Findings().NoResponse)
 				}
 			},
 		},
@@ -499,7 +500,7 @@ func TestTrackerScenarios(t *testing.T) {
 				if a := r.pkts[6].Analysis; a.Retries != 2 {
 					t.Errorf("retries %d, want 2", a.Retries)
 				}
-				g := r.tr.Sessions()[0].GaveUp
+				g := r.tr.Sessions()[0].GaveUp()
 				if g[0].Cause != decode.EventRNRRetryExc || g[0].PSN != 100 || g[0].Sent != 3 || g[0].RNRNaks != 3 || g[0].Frame != 7 ||
 					g[0].NAKFrame != 6 || g[0].Silence < 100*time.Millisecond || g[1].Cause != 0 {
 					t.Errorf("GaveUp %+v", g)
@@ -527,7 +528,7 @@ func TestTrackerScenarios(t *testing.T) {
 						t.Errorf("frame %d: QPError %v, want %v", i+1, got, want)
 					}
 				}
-				if g := r.tr.Sessions()[0].GaveUp[0]; g.Cause != decode.EventRetryExc || g.Sent != 3 || g.LastFrame != 5 || g.Frame != 6 {
+				if g := r.tr.Sessions()[0].GaveUp()[0]; g.Cause != decode.EventRetryExc || g.Sent != 3 || g.LastFrame != 5 || g.Frame != 6 {
 					t.Errorf("GaveUp %+v", g)
 				}
 			},
@@ -542,7 +543,7 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "2:retransmission 3:retransmission 1:no_response",
 			check: func(t *testing.T, r *result) {
-				if g := r.tr.Sessions()[0].GaveUp; g[0].Cause != 0 {
+				if g := r.tr.Sessions()[0].GaveUp(); g[0].Cause != 0 {
 					t.Errorf("GaveUp %+v", g)
 				}
 			},
@@ -588,7 +589,7 @@ func TestTrackerScenarios(t *testing.T) {
 			events: "",
 			check: func(t *testing.T, r *result) {
 				ss := r.tr.Sessions()
-				if len(ss) != 1 || ss[0].Learned != decode.PairingResponse || ss[0].Messages[decode.MsgSend] != 2 || ss[0].Sent[1].Requests != 1 {
+				if len(ss) != 1 || ss[0].Learned != decode.PairingResponse || ss[0].Messages(decode.MsgSend) != 2 || ss[0].Sent[1].Requests != 1 {
 					t.Fatalf("sessions: %d, first %+v", len(ss), ss[0])
 				}
 				if a := r.pkts[3].Analysis; a.RequestFrame != 2 || a.Session != ss[0].ID {
@@ -605,8 +606,8 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "3:mid_stream",
 			check: func(t *testing.T, r *result) {
-				if s := r.tr.Sessions()[0]; s.Gaps != 0 || s.LostPSNs != 0 || s.Messages[decode.MsgWrite] != 3 {
-					t.Errorf("gaps %d lost %d writes %d", s.Gaps, s.LostPSNs, s.Messages[decode.MsgWrite])
+				if s := r.tr.Sessions()[0]; s.Findings().Gaps != 0 || s.Findings().LostPSNs != 0 || s.Messages(decode.MsgWrite) != 3 {
+					t.Errorf("gaps %d lost %d writes %d", s.Findings().Gaps, s.Findings().LostPSNs, s.Messages(decode.MsgWrite))
 				}
 			},
 		},
@@ -624,8 +625,8 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "2:psn_gap",
 			check: func(t *testing.T, r *result) {
-				if s := r.tr.Sessions()[0]; s.Transport != "UC" || s.NoResponse != 0 {
-					t.Errorf("%s noresp %d", s.Transport, s.NoResponse)
+				if s := r.tr.Sessions()[0]; s.Transport != "UC" || s.Findings().NoResponse != 0 {
+					t.Errorf("%s noresp %d", s.Transport, s.Findings().NoResponse)
 				}
 			},
 		},
@@ -690,8 +691,8 @@ func TestTrackerManyQPs(t *testing.T) {
 		t.Fatalf("%d sessions, want %d", len(s), pairs)
 	}
 	for _, x := range s {
-		if x.Learned != decode.PairingResponse || x.A.QPN+0x8000 != x.B.QPN || x.Messages[decode.MsgWrite] != 3 {
-			t.Fatalf("session %d: %v %v %v writes %d", x.ID, x.Learned, x.A, x.B, x.Messages[decode.MsgWrite])
+		if x.Learned != decode.PairingResponse || x.A.QPN+0x8000 != x.B.QPN || x.Messages(decode.MsgWrite) != 3 {
+			t.Fatalf("session %d: %v %v %v writes %d", x.ID, x.Learned, x.A, x.B, x.Messages(decode.MsgWrite))
 		}
 	}
 }
@@ -706,14 +707,19 @@ func TestTrackerOneDirection(t *testing.T) {
 	}
 	r := run(g.frames, Options{MaxOutstanding: 1024})
 	if len(r.events) != 1 || r.events[0].Kind != decode.EventNoResponse {
-		t.Errorf("events %q, want one no_response", r.eventSummary())
+		t.Fatalf("events %q, want one no_response", r.eventSummary())
+	}
+	// the finding starts at the first request, though the oldest were
+	// forgotten to bound memory
+	if e := r.events[0]; e.Frame != 1 || !strings.Contains(e.Text, strconv.Itoa(n-100)+" requests from frame 1 on") {
+		t.Errorf("no_response at frame %d: %q", e.Frame, e.Text)
 	}
 	s := r.tr.Sessions()[0]
 	// the last 100 (1 ms at 10 µs apart) were not due an answer yet
-	if s.NoResponse != n-100 || s.Messages[decode.MsgWrite] != n {
-		t.Errorf("unanswered %d, writes %d", s.NoResponse, s.Messages[decode.MsgWrite])
+	if s.Findings().NoResponse != n-100 || s.Messages(decode.MsgWrite) != n {
+		t.Errorf("unanswered %d, writes %d", s.Findings().NoResponse, s.Messages(decode.MsgWrite))
 	}
-	if c := cap(s.req[0].out); c > 2048 {
+	if c := cap(s.live.req[0].out); c > 2048 {
 		t.Errorf("outstanding list grew to %d", c)
 	}
 }
@@ -737,7 +743,17 @@ func TestLatencyQuantiles(t *testing.T) {
 			t.Errorf("histogram q%.2f = %v, want about %v", q, time.Duration(got), time.Duration(want))
 		}
 	}
-	if h.exact != nil || h.Max != time.Millisecond {
-		t.Errorf("histogram mode: exact %d max %v", len(h.exact), h.Max)
+	if h.more.exact != nil || h.Max != time.Millisecond {
+		t.Errorf("histogram mode: exact %d max %v", len(h.more.exact), h.Max)
+	}
+	// one or two values keep no samples: Min and Max are them
+	for _, n := range []int{1, 2} {
+		var l Latency
+		for i := n; i >= 1; i-- {
+			l.Add(time.Duration(i) * time.Microsecond)
+		}
+		if l.more != nil || l.Quantile(0.5) != time.Microsecond || l.Quantile(0.99) != time.Duration(n)*time.Microsecond {
+			t.Errorf("%d values: samples %v, median %v, p99 %v", n, l.more != nil, l.Quantile(0.5), l.Quantile(0.99))
+		}
 	}
 }

@@ -398,7 +398,7 @@ func (v *ladderView) scan() {
 		live = t.Resolve(id)
 		if s := t.Session(live); s != nil {
 			v.jsess = ladderSession{id: id, transport: s.Transport, a: s.A, b: s.B}
-			v.jalias = append(v.jalias[:0], s.Merged...)
+			v.jalias = append(v.jalias[:0], s.Merged()...)
 		}
 	})
 	if len(v.jalias) != nalias {

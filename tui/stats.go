@@ -61,8 +61,12 @@ type statsView struct {
 	// The job's state (see bgJob).
 	counted int
 	totals  flow.Totals
-	bytes   map[uint32]*sessionRate
+	bytes   map[uint32]sessionCount // by session: 16 bytes each, a capture may have millions
 }
+
+// sessionCount is what the view counts of every session; only the
+// busiest get a sessionRate (with its sparkline buckets).
+type sessionCount struct{ packets, bytes uint64 }
 
 // statsText draws the result at the width it gets.
 type statsText struct {
@@ -84,7 +88,7 @@ func newStatsView(a *App) *statsView {
 	tv := tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	tv.SetBorder(true).SetTitle(" Statistics (Esc: back) ")
 	tv.SetText("counting…")
-	return &statsView{a: a, text: &statsText{TextView: tv}, bytes: map[uint32]*sessionRate{}}
+	return &statsView{a: a, text: &statsText{TextView: tv}, bytes: map[uint32]sessionCount{}}
 }
 
 func (v *statsView) Name() string               { return "stats" }
@@ -111,13 +115,10 @@ func (v *statsView) compute() {
 		}
 		v.totals.Add(&p)
 		if e.Session != 0 {
-			s := v.bytes[e.Session]
-			if s == nil {
-				s = &sessionRate{id: e.Session}
-				v.bytes[e.Session] = s
-			}
-			s.packets++
-			s.bytes += uint64(e.Length)
+			c := v.bytes[e.Session]
+			c.packets++
+			c.bytes += uint64(e.Length)
+			v.bytes[e.Session] = c
 		}
 		if time.Since(last) > 250*time.Millisecond {
 			last = time.Now()
@@ -133,18 +134,25 @@ func (v *statsView) compute() {
 // first n packets, and the time they span.
 func (v *statsView) rates(n int) ([]sessionRate, time.Duration) {
 	ix := v.a.ix
-	top := make([]*sessionRate, 0, len(v.bytes))
-	for _, s := range v.bytes {
-		top = append(top, s)
-	}
-	slices.SortFunc(top, func(x, y *sessionRate) int {
+	busier := func(x, y *sessionRate) int {
 		return cmp.Or(cmp.Compare(y.bytes, x.bytes), cmp.Compare(x.id, y.id))
-	})
-	top = top[:min(len(top), sparkTop)]
-	out := make([]sessionRate, len(top))
+	}
+	// the sparkTop busiest, kept sorted as the counts go by
+	top := make([]sessionRate, 0, sparkTop+1)
+	for id, c := range v.bytes {
+		r := sessionRate{id: id, packets: c.packets, bytes: c.bytes}
+		if len(top) == sparkTop && busier(&r, &top[sparkTop-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, &r, func(x sessionRate, y *sessionRate) int { return busier(&x, y) })
+		top = slices.Insert(top, i, r)
+		if len(top) > sparkTop {
+			top = top[:sparkTop]
+		}
+	}
+	out := top
 	slot := map[uint32]int{}
 	for i, s := range top {
-		out[i] = sessionRate{id: s.id, packets: s.packets, bytes: s.bytes}
 		slot[s.id] = i
 	}
 	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {

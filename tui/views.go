@@ -69,23 +69,14 @@ func (v *sessionsView) Refresh(a *App) {
 			return
 		}
 		for _, s := range t.Sessions() {
-			var pkts, bytes, msgs, naks uint64
-			for _, d := range s.Sent {
-				pkts += d.Packets
-				bytes += d.Bytes
-			}
-			for _, m := range s.Messages {
-				msgs += m
-			}
-			for _, n := range s.NAKs {
-				naks += n
-			}
+			f := s.Findings()
+			pkts, bytes, msgs, naks := s.Packets(), s.Bytes(), s.MessageCount(), s.NAKCount()
 			r := len(v.ids) + 1
 			id, filter := strconv.Itoa(int(s.ID)), "rocetap.session.id == "+strconv.Itoa(int(s.ID))
-			if len(s.Merged) > 0 {
+			if len(s.Merged()) > 0 {
 				// its packets before a merge carry the merged sessions' IDs
 				filter = "rocetap.session.id in {" + strconv.Itoa(int(s.ID))
-				for _, m := range s.Merged {
+				for _, m := range s.Merged() {
 					id += " +" + strconv.Itoa(int(m))
 					filter += " " + strconv.Itoa(int(m))
 				}
@@ -94,7 +85,7 @@ func (v *sessionsView) Refresh(a *App) {
 			v.filters = append(v.filters, filter)
 			cells := []string{id, s.Transport, endpoint(s.A), endpoint(s.B), strconv.FormatUint(pkts, 10),
 				strconv.FormatUint(bytes, 10), strconv.FormatUint(msgs, 10), strconv.Itoa(int(s.MTU)), strconv.FormatUint(naks, 10),
-				strconv.FormatUint(s.Retransmitted, 10), strconv.FormatUint(s.LostPSNs, 10), s.Learned.String()}
+				strconv.FormatUint(f.Retransmitted, 10), strconv.FormatUint(f.LostPSNs, 10), s.Learned.String()}
 			for c, text := range cells {
 				v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))))
 			}

@@ -37,6 +37,7 @@ type DecodeOptions struct {
 	Print   bool     // -P: print packets while writing them
 	Force   bool     // --force: -w may replace an existing file
 	modelFlags
+	trackFlags
 	autostop []string // -a, parsed into Show
 }
 
@@ -112,6 +113,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.BoolVarP(&opts.Print, "print", "P", false, "with -w, print the packets too")
 	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file (never the capture being read)")
 	opts.modelFlags.register(f)
+	opts.trackFlags.register(f)
 	return cmd
 }
 
@@ -133,6 +135,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		if flt, err = filter.Compile(opts.Filter); err != nil {
 			return err
 		}
+	}
+	if err := opts.trackFlags.check(); err != nil {
+		return err
 	}
 	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
 	if err != nil {
@@ -217,7 +222,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
-			Tracker: flow.New(flow.Options{MPT: mpt}),
+			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt})),
 			Filter:  flt,
 			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {
@@ -308,7 +313,7 @@ func decodeWrite(opts *DecodeOptions, ios IO, flt *filter.Filter, mpt *hca.Model
 	}
 	var tr *flow.Tracker
 	if mpt != nil || opts.Print || stream.NeedsTracker(nil, flt) {
-		tr = flow.New(flow.Options{MPT: mpt})
+		tr = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt}))
 	}
 	out := newOutBuf(ios.Out)
 	defer out.flush()

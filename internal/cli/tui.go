@@ -27,6 +27,7 @@ type TUIOptions struct {
 	Filter    string // -Y
 	MPT       string // --mpt
 	modelFlags
+	trackFlags
 	Backend string
 }
 
@@ -70,12 +71,16 @@ background. ? lists the keys.`,
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
 	opts.modelFlags.register(f)
+	opts.trackFlags.register(f)
 	return cmd
 }
 
 // tuiRun opens the capture, starts indexing and runs the UI; configure,
 // when set, adjusts the UI options (tests: a simulation screen).
 func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
+	if err := o.trackFlags.check(); err != nil {
+		return err
+	}
 	if o.Filter != "" {
 		if _, err := filter.Compile(o.Filter); err != nil {
 			return err
@@ -93,7 +98,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		if o.MPT != "" {
 			m, _ = trackMPT(o.MPT, &o.modelFlags)
 		}
-		return flow.New(flow.Options{MPT: m, OnEvent: onEvent})
+		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent}))
 	}
 
 	var ix *tui.Index

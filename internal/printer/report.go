@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -45,28 +46,87 @@ func u(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // AppendSessions appends the sessions table.
 func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Sessions: %d\n", len(sessions))
-	if len(sessions) == 0 {
-		return append(dst, b.Bytes()...)
-	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tType\tPaired by\tA\tB\tPackets\tBytes\tMessages\tStart\tDuration\tThroughput\tMTU\tNAK\tRNR\tRetrans\tDup\tOOO\tLost\tNotes")
+	t := NewSessionsTable(sessions, start)
+	dst = t.AppendHead(dst)
 	for _, s := range sessions {
-		mtu := "?"
-		if s.MTU != 0 {
-			mtu = u(uint64(s.MTU))
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
-			s.ID, s.Transport, s.Learned, s.A, s.B, s.Packets(), s.Bytes(), s.MessageCount(),
-			rel(s.First, start), dur(s.Last.Sub(s.First)), BitRate(s.Throughput()), mtu,
-			s.NAKCount(), s.RNRCount(), s.Retransmitted, s.Duplicates, s.OutOfOrder, s.LostPSNs, sessionNotes(s))
+		dst = t.AppendRow(dst, s)
 	}
-	tw.Flush()
-	return append(dst, b.Bytes()...)
+	return dst
+}
+
+// SessionsTable prints the sessions table a row at a time, so that a
+// command can write a table of millions of sessions out as it goes: its
+// columns are as wide as their widest cell (as text/tabwriter would
+// align them, which holds every row until the end).
+type SessionsTable struct {
+	n     int
+	start time.Time
+	width [len(sessionCols)]int
+	cells [len(sessionCols) + 1]string
+}
+
+var sessionCols = [...]string{"ID", "Type", "Paired by", "A", "B", "Packets", "Bytes", "Messages", "Start", "Duration", "Throughput", "MTU", "NAK", "RNR", "Retrans", "Dup", "OOO", "Lost"}
+
+// NewSessionsTable measures the columns of sessions.
+func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable {
+	t := &SessionsTable{n: len(sessions), start: start}
+	for i, h := range sessionCols {
+		t.width[i] = utf8.RuneCountInString(h)
+	}
+	for _, s := range sessions {
+		t.row(s)
+		for i := range t.width {
+			t.width[i] = max(t.width[i], utf8.RuneCountInString(t.cells[i]))
+		}
+	}
+	return t
+}
+
+// row sets t.cells to the cells of s (the last one the notes).
+func (t *SessionsTable) row(s *flow.Session) {
+	f := s.Findings()
+	mtu := "?"
+	if s.MTU != 0 {
+		mtu = u(uint64(s.MTU))
+	}
+	t.cells = [...]string{strconv.FormatUint(uint64(s.ID), 10), s.Transport, s.Learned.String(), s.A.String(), s.B.String(),
+		u(s.Packets()), u(s.Bytes()), u(s.MessageCount()), rel(s.First(), t.start), dur(s.Duration()), BitRate(s.Throughput()), mtu,
+		u(s.NAKCount()), u(s.RNRCount()), u(f.Retransmitted), u(f.Duplicates), u(f.OutOfOrder), u(f.LostPSNs), sessionNotes(s)}
+}
+
+// AppendHead appends the count line and, with sessions, the column
+// headers.
+func (t *SessionsTable) AppendHead(dst []byte) []byte {
+	dst = append(dst, "Sessions: "...)
+	dst = strconv.AppendInt(dst, int64(t.n), 10)
+	dst = append(dst, '\n')
+	if t.n == 0 {
+		return dst
+	}
+	return t.appendLine(dst, sessionCols[:], "Notes")
+}
+
+// AppendRow appends the row of s.
+func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
+	t.row(s)
+	return t.appendLine(dst, t.cells[:len(sessionCols)], t.cells[len(sessionCols)])
+}
+
+// appendLine appends cells padded to the column widths and two spaces,
+// then last.
+func (t *SessionsTable) appendLine(dst []byte, cells []string, last string) []byte {
+	for i, c := range cells {
+		dst = append(dst, c...)
+		for range t.width[i] - utf8.RuneCountInString(c) + 2 {
+			dst = append(dst, ' ')
+		}
+	}
+	dst = append(dst, last...)
+	return append(dst, '\n')
 }
 
 func sessionNotes(s *flow.Session) string {
+	f := s.Findings()
 	var n []byte
 	add := func(c uint64, what string) {
 		if c == 0 {
@@ -79,18 +139,18 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, ' ')
 		n = append(n, what...)
 	}
-	add(s.Partial, "partial msgs")
-	add(s.NoResponse, "unanswered")
-	add(s.Unmatched, "unmatched resp")
-	add(s.OpcodeSeq, "opcode seq")
-	add(s.CNPs, "CNP")
-	add(s.ECNCE, "ECN-CE")
-	add(s.ICRCErrors, "ICRC err")
-	add(s.Truncated, "truncated")
-	add(s.MPTViolations, "MPT violations")
-	add(s.MPTAccepted, "MPT accepted")
-	add(s.MPTRejected, "MPT rejected")
-	for i, id := range s.Merged {
+	add(f.Partial, "partial msgs")
+	add(f.NoResponse, "unanswered")
+	add(f.Unmatched, "unmatched resp")
+	add(f.OpcodeSeq, "opcode seq")
+	add(f.CNPs, "CNP")
+	add(f.ECNCE, "ECN-CE")
+	add(f.ICRCErrors, "ICRC err")
+	add(f.Truncated, "truncated")
+	add(f.MPTViolations, "MPT violations")
+	add(f.MPTAccepted, "MPT accepted")
+	add(f.MPTRejected, "MPT rejected")
+	for i, id := range s.Merged() {
 		if len(n) > 0 {
 			n = append(n, ", "...)
 		}
@@ -100,7 +160,7 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, '#')
 		n = strconv.AppendUint(n, uint64(id), 10)
 	}
-	for side, g := range s.GaveUp {
+	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue
 		}
@@ -233,20 +293,21 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 
 // SessionToJSON converts a session for JSON output.
 func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
-	j := SessionJSON{ID: s.ID, Merged: s.Merged, Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
-		MTU: s.MTU, MTUFrom: s.MTUFrom, Closed: s.Closed, Start: rel(s.First, start), Duration: string(decode.AppendSeconds(nil, int64(s.Last.Sub(s.First)), 9)),
-		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: s.Partial,
-		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: s.Gaps, Lost: s.LostPSNs, Retrans: s.Retransmitted, Dup: s.Duplicates,
-		OOO: s.OutOfOrder, Unmatched: s.Unmatched, OpcodeSeq: s.OpcodeSeq, NoResponse: s.NoResponse, CNPs: s.CNPs, ECNCE: s.ECNCE,
-		ICRCErrors: s.ICRCErrors, Truncated: s.Truncated}
+	f := s.Findings()
+	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+		MTU: s.MTU, MTUFrom: s.MTUFrom(), Closed: s.Closed, Start: rel(s.First(), start), Duration: string(decode.AppendSeconds(nil, int64(s.Duration()), 9)),
+		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
+		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
+		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
+		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated}
 	if s.Transport == "UD" {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
 	}
-	if s.MPTChecked > 0 {
-		j.MPT = &MPTJSON{s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected}
+	if f.MPTChecked > 0 {
+		j.MPT = &MPTJSON{f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected}
 	}
-	for side, g := range s.GaveUp {
+	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue
 		}
@@ -257,22 +318,22 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 			Interval: string(decode.AppendSeconds(nil, int64(g.Interval), 6)), Silence: string(decode.AppendSeconds(nil, int64(g.Silence), 6))})
 	}
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-		if s.Messages[k] > 0 {
-			j.Messages[k.String()] = MessagesJSON{s.Messages[k], s.MessageBytes[k]}
+		if s.Messages(k) > 0 {
+			j.Messages[k.String()] = MessagesJSON{s.Messages(k), s.MessageBytes(k)}
 		}
-		if l := &s.Latency[k]; l.N > 0 {
+		if l := s.Latency(k); l.N > 0 {
 			if j.Latency == nil {
 				j.Latency = map[string]LatencyJSON{}
 			}
 			j.Latency[k.String()] = LatencyJSON{l.N, l.Min.Seconds(), l.Quantile(0.5).Seconds(), l.Quantile(0.99).Seconds(), l.Max.Seconds()}
 		}
 	}
-	for code, n := range s.NAKs {
+	for code, n := range f.NAKs {
 		if n > 0 {
 			j.NAKs[decode.SyndromeString(uint8(0x60|code))] = n
 		}
 	}
-	for code, n := range s.RNRNaks {
+	for code, n := range f.RNRNaks {
 		if n > 0 {
 			j.RNRNaks[decode.SyndromeString(uint8(0x20|code))] = n
 		}
@@ -285,14 +346,25 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) []byte {
 	dst = append(dst, '[')
 	for i, s := range sessions {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '\n')
-		b, _ := json.Marshal(SessionToJSON(s, start))
-		dst = append(dst, b...)
+		dst = AppendSessionJSON(dst, i, s, start)
 	}
-	if len(sessions) > 0 {
+	return AppendSessionsJSONEnd(dst, len(sessions))
+}
+
+// AppendSessionJSON appends s as element i of the array
+// AppendSessionsJSON prints (after its '[').
+func AppendSessionJSON(dst []byte, i int, s *flow.Session, start time.Time) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '\n')
+	b, _ := json.Marshal(SessionToJSON(s, start))
+	return append(dst, b...)
+}
+
+// AppendSessionsJSONEnd closes the array of n sessions.
+func AppendSessionsJSONEnd(dst []byte, n int) []byte {
+	if n > 0 {
 		dst = append(dst, '\n')
 	}
 	return append(dst, "]\n"...)
@@ -302,6 +374,18 @@ func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) [
 // histogram, AETH syndromes, congestion (CNP, ECN, PFC), then each
 // session's messages, latencies and errors.
 func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	dst = AppendStatsHead(dst, tt, len(sessions))
+	for _, s := range sessions {
+		dst = AppendStatsSession(dst, s, start)
+	}
+	return dst
+}
+
+// AppendStatsHead appends what `rocetap stats` prints before the
+// sessions (AppendStatsSession prints each): capture totals, the opcode
+// histogram, AETH syndromes, congestion, CM messages and the session
+// count n.
+func AppendStatsHead(dst []byte, tt *flow.Totals, n int) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Packets: %d (%d bytes), InfiniBand transport: %d, other: %d\n", tt.Packets, tt.Bytes, tt.IB, tt.Other)
 	if tt.ICRCErrors > 0 || tt.Truncated > 0 {
@@ -348,54 +432,95 @@ func AppendStats(dst []byte, tt *flow.Totals, sessions []*flow.Session, start ti
 		}
 		fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrString(uint16(0x10+i)), n)
 	}
-	fmt.Fprintf(&b, "\nSessions: %d\n", len(sessions))
-	for _, s := range sessions {
-		fmt.Fprintf(&b, "\n#%d %s %s <-> %s (paired by %s", s.ID, s.Transport, s.A, s.B, s.Learned)
-		if s.MTU != 0 {
-			fmt.Fprintf(&b, ", MTU %d from %s", s.MTU, s.MTUFrom)
-		}
-		fmt.Fprintf(&b, ")\n  %d packets, %d bytes (%d payload), %s to %s, %s\n", s.Packets(), s.Bytes(),
-			s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, rel(s.First, start), rel(s.Last, start), BitRate(s.Throughput()))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		header := false
-		for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-			l := &s.Latency[k]
-			if s.Messages[k] == 0 && l.N == 0 {
-				continue
-			}
-			if !header {
-				fmt.Fprintln(tw, "  message\tcount\tbytes\tcompleted\tmin\tmedian\tp99\tmax\t")
-				header = true
-			}
-			if l.N == 0 {
-				fmt.Fprintf(tw, "  %s\t%d\t%d\t0\t-\t-\t-\t-\t\n", k, s.Messages[k], s.MessageBytes[k])
-				continue
-			}
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", k, s.Messages[k], s.MessageBytes[k], l.N,
-				dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max))
-		}
-		tw.Flush()
-		for code, n := range s.NAKs {
-			if n > 0 {
-				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
-			}
-		}
-		for code, n := range s.RNRNaks {
-			if n > 0 {
-				fmt.Fprintf(&b, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
-			}
-		}
-		if s.MPTChecked > 0 {
-			fmt.Fprintf(&b, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
-				s.MPTChecked, s.MPTViolations, s.MPTAccepted, s.MPTRejected)
-		}
+	fmt.Fprintf(&b, "\nSessions: %d\n", n)
+	return append(dst, b.Bytes()...)
+}
 
-		if notes := sessionNotes(s); notes != "-" || s.Gaps+s.Retransmitted+s.Duplicates+s.OutOfOrder > 0 {
-			fmt.Fprintf(&b, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
-				s.Gaps, s.LostPSNs, s.Retransmitted, s.Duplicates, s.OutOfOrder, notes)
+// AppendStatsSession appends the stats of one session: its messages and
+// latencies, NAKs, MPT checks, errors.
+func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
+	// (appends, not fmt and text/tabwriter: this runs for each of
+	// possibly millions of sessions)
+	f := s.Findings()
+	dst = append(dst, "\n#"...)
+	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
+	dst = append(append(append(dst, ' '), s.Transport...), ' ')
+	dst = append(append(dst, s.A.String()...), " <-> "...)
+	dst = append(append(dst, s.B.String()...), " (paired by "...)
+	dst = append(dst, s.Learned.String()...)
+	if s.MTU != 0 {
+		dst = strconv.AppendUint(append(dst, ", MTU "...), uint64(s.MTU), 10)
+		dst = append(append(dst, " from "...), s.MTUFrom()...)
+	}
+	dst = strconv.AppendUint(append(dst, ")\n  "...), s.Packets(), 10)
+	dst = strconv.AppendUint(append(dst, " packets, "...), s.Bytes(), 10)
+	dst = strconv.AppendUint(append(dst, " bytes ("...), s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, 10)
+	dst = append(append(dst, " payload), "...), rel(s.First(), start)...)
+	dst = append(append(dst, " to "...), rel(s.Last(), start)...)
+	dst = append(append(dst, ", "...), BitRate(s.Throughput())...)
+	dst = append(dst, '\n')
+	dst = appendMessageTable(dst, s)
+	for code, n := range f.NAKs {
+		if n > 0 {
+			dst = fmt.Appendf(dst, "  %s: %d\n", decode.SyndromeString(uint8(0x60|code)), n)
 		}
 	}
-	return append(dst, b.Bytes()...)
+	for code, n := range f.RNRNaks {
+		if n > 0 {
+			dst = fmt.Appendf(dst, "  %s: %d\n", decode.SyndromeString(uint8(0x20|code)), n)
+		}
+	}
+	if f.MPTChecked > 0 {
+		dst = fmt.Appendf(dst, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
+			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
+	}
+	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
+		dst = fmt.Appendf(dst, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
+			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
+	}
+	return dst
+}
+
+// appendMessageTable appends the messages and latencies of s by kind,
+// its columns right-aligned as a text/tabwriter with AlignRight and a
+// padding of 2 would (each as wide as its widest cell, plus 2).
+func appendMessageTable(dst []byte, s *flow.Session) []byte {
+	var rows [decode.NumMsgKinds][8]string
+	rows[0] = [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
+	n := 1
+	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
+		l := s.Latency(k)
+		if s.Messages(k) == 0 && l.N == 0 {
+			continue
+		}
+		r := &rows[n]
+		n++
+		r[0], r[1], r[2] = "  "+k.String(), u(s.Messages(k)), u(s.MessageBytes(k))
+		if l.N == 0 {
+			r[3], r[4], r[5], r[6], r[7] = "0", "-", "-", "-", "-"
+			continue
+		}
+		r[3], r[4], r[5], r[6], r[7] = u(l.N), dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max)
+	}
+	if n == 1 {
+		return dst
+	}
+	var width [8]int
+	for _, r := range rows[:n] {
+		for c, cell := range r {
+			width[c] = max(width[c], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, r := range rows[:n] {
+		for c, cell := range r {
+			for range width[c] + 2 - utf8.RuneCountInString(cell) {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, cell...)
+		}
+		dst = append(dst, '\n')
+	}
+	return dst
 }
 
 // AppendExpert appends the expert events grouped by severity and kind,
@@ -463,6 +588,18 @@ func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []
 
 // AppendStatsJSON appends the stats as one JSON object.
 func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, start time.Time) []byte {
+	head, tail := StatsJSON(tt, len(sessions), nil)
+	dst = append(dst, head...)
+	for i, s := range sessions {
+		dst = AppendStatsJSONSession(dst, i, s, start)
+	}
+	return append(dst, tail...)
+}
+
+// StatsJSON returns the stats object of AppendStatsJSON around its
+// sessions (n of them), which AppendStatsJSONSession prints one at a time
+// between head and tail: a command writes millions out as it goes.
+func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	ops := map[string]uint64{}
 	for op, n := range tt.Opcodes {
 		if n > 0 {
@@ -481,19 +618,78 @@ func AppendStatsJSON(dst []byte, tt *flow.Totals, sessions []*flow.Session, star
 			cm[decode.CMAttrString(uint16(0x10+i))] = n
 		}
 	}
-	ss := make([]SessionJSON, 0, len(sessions))
-	for _, s := range sessions {
-		ss = append(ss, SessionToJSON(s, start))
-	}
 	v := map[string]any{
 		"packets": tt.Packets, "bytes": tt.Bytes, "infiniband": tt.IB, "other": tt.Other,
 		"icrc_errors": tt.ICRCErrors, "truncated": tt.Truncated,
 		"opcodes": ops, "syndromes": syn, "cm_messages": cm,
 		"congestion": map[string]any{"cnps": tt.CNPs, "ecn_ce": tt.ECNCE, "ecn_capable": tt.ECNCapable,
 			"pfc_frames": tt.PFCFrames, "pause_frames": tt.PauseFrames, "pfc_pauses": tt.PFCPauses, "pfc_resumes": tt.PFCResumes},
-		"sessions": ss,
+		"sessions": []SessionJSON{},
+	}
+	if ev != nil {
+		v["evicted"] = ev
 	}
 	b, _ := json.MarshalIndent(v, "", " ")
-	dst = append(dst, b...)
-	return append(dst, '\n')
+	b = append(b, '\n')
+	const key = "\n \"sessions\": ["
+	i := bytes.Index(b, []byte(key)) + len(key)
+	head, tail = b[:i], b[i:]
+	if n > 0 {
+		tail = append([]byte("\n "), tail...) // the indent of the closing ]
+	}
+	return head, tail
+}
+
+// AppendStatsJSONSession appends s as session i of the stats object
+// (StatsJSON), indented as json.MarshalIndent indents it there.
+func AppendStatsJSONSession(dst []byte, i int, s *flow.Session, start time.Time) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, "\n  "...)
+	b, _ := json.MarshalIndent(SessionToJSON(s, start), "  ", " ")
+	return append(dst, b...)
+}
+
+// EvictedJSON is what the sessions evicted past --max-sessions counted.
+type EvictedJSON struct {
+	Sessions    uint64 `json:"sessions"`
+	MaxSessions int    `json:"max_sessions"`
+	Packets     uint64 `json:"packets"`
+	Bytes       uint64 `json:"bytes"`
+	Messages    uint64 `json:"messages"`
+	Partial     uint64 `json:"partial_messages"`
+	Gaps        uint64 `json:"psn_gaps"`
+	Retrans     uint64 `json:"retransmissions"`
+	NoResponse  uint64 `json:"unanswered_requests"`
+	NAKs        uint64 `json:"naks"`
+	RNRNaks     uint64 `json:"rnr_naks"`
+}
+
+// ToEvictedJSON converts what the tracker evicted past max sessions.
+func ToEvictedJSON(e *flow.Evicted, max int) *EvictedJSON {
+	f := &e.Findings
+	return &EvictedJSON{Sessions: e.Sessions, MaxSessions: max, Packets: e.Packets, Bytes: e.Bytes, Messages: e.Messages,
+		Partial: f.Partial, Gaps: f.Gaps, Retrans: f.Retransmitted, NoResponse: f.NoResponse, NAKs: f.NAKCount(), RNRNaks: f.RNRCount()}
+}
+
+// AppendEvicted appends the line of the sessions and stats reports that
+// says how many sessions were evicted (nothing when none was).
+func AppendEvicted(dst []byte, e *EvictedJSON) []byte {
+	if e == nil {
+		return dst
+	}
+	return fmt.Appendf(dst, "Evicted: %d sessions, the least recently active past --max-sessions %d (%d packets, %d bytes, %d messages, %d unanswered requests, %d NAKs); their later packets started new sessions\n",
+		e.Sessions, e.MaxSessions, e.Packets, e.Bytes, e.Messages, e.NoResponse, e.NAKs)
+}
+
+// AppendEvictedJSON appends the last element of the sessions array
+// (after n sessions) when sessions were evicted: {"evicted":{...}}.
+func AppendEvictedJSON(dst []byte, n int, e *EvictedJSON) []byte {
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, '\n')
+	b, _ := json.Marshal(map[string]*EvictedJSON{"evicted": e})
+	return append(dst, b...)
 }

@@ -696,7 +696,7 @@ func (l *Learner) Finish() (*Result, error) {
 		switch {
 		case s != nil && s.MTU != 0:
 			qp.MTU = int(s.MTU)
-			from := map[string]string{"cm": "the CM REQ", "payload": "full-size FIRST/MIDDLE packets", "read": "the PSNs a READ took"}[s.MTUFrom]
+			from := map[string]string{"cm": "the CM REQ", "payload": "full-size FIRST/MIDDLE packets", "read": "the PSNs a READ took"}[s.MTUFrom()]
 			if from == "" {
 				from = "the tracker"
 			}

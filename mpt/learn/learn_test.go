@@ -118,9 +118,9 @@ func TestLearnRxe(t *testing.T) {
 			})
 			tr.Flush()
 			for _, s := range tr.Sessions() {
-				if s.MPTAccepted != 0 || s.MPTRejected != 0 {
+				if f := s.Findings(); f.MPTAccepted != 0 || f.MPTRejected != 0 {
 					t.Errorf("session %d (%s → %s): %d accesses executed that the learned MPT forbids, %d NAKed that it allows",
-						s.ID, s.A, s.B, s.MPTAccepted, s.MPTRejected)
+						s.ID, s.A, s.B, f.MPTAccepted, f.MPTRejected)
 				}
 			}
 			if len(f.MRs) > 0 && checked == 0 {

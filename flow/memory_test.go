@@ -1,0 +1,166 @@
+package flow
+
+import (
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// trackPairs feeds tr n RC QP pairs as gencap -pairs makes them: each
+// pair one exchange of four packets (WRITE Only + ACK, READ + READ
+// Response Only), between 64 host pairs, 1 µs apart. It returns the time
+// of the last packet.
+func trackPairs(tr *Tracker, n int, at time.Time) time.Time {
+	var p decode.Packet
+	data := make([]byte, 1024)
+	for i := range n {
+		h := byte(i % 64)
+		req, resp := [4]byte{10, 2, h, 1}, [4]byte{10, 2, h, 2}
+		qa, qb := uint32(0x1000+2*i), uint32(0x1001+2*i)
+		psn := uint32(i*7919) & decode.PSNMask
+		steps := [4]struct {
+			src, dst [4]byte
+			qp       uint32
+			op       decode.Opcode
+			psn      uint32
+		}{{req, resp, qb, rcWriteOnly, psn}, {resp, req, qa, rcAck, psn}, {req, resp, qb, rcReadReq, psn + 1}, {resp, req, qa, rcReadOnly, psn + 1}}
+		for k, st := range steps {
+			at = at.Add(time.Microsecond)
+			p = decode.Packet{}
+			p.Frame = decode.Frame{Number: 4*i + k + 1, Time: at, Len: 1100}
+			p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
+			p.Encap = decode.EncapRoCEv2
+			p.IPv4.Src, p.IPv4.Dst = st.src, st.dst
+			p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = st.op, st.qp, decode.PSNOf(st.psn)
+			switch st.op {
+			case rcWriteOnly:
+				p.Has |= decode.HdrRETH | decode.HdrPayload
+				p.RETH.DMALen, p.Payload = 1024, data
+			case rcReadReq:
+				p.Has |= decode.HdrRETH
+				p.RETH.DMALen = 1024
+			case rcAck:
+				p.Has |= decode.HdrAETH
+				p.AETH.Syndrome = ack
+			case rcReadOnly:
+				p.Has |= decode.HdrAETH | decode.HdrPayload
+				p.AETH.Syndrome, p.Payload = ack, data
+			}
+			tr.Track(&p)
+		}
+	}
+	return at
+}
+
+// The budget of a QP pair gone idle, so that a capture of millions of
+// them fits in memory: the heap a Tracker holds per pair (the session,
+// its share of the maps and lists) after many 4-packet pairs went idle.
+// It was ~15 KB.
+func TestIdleSessionBudget(t *testing.T) {
+	const pairs, budget = 20000, 512
+	if n := unsafe.Sizeof(Session{}); n > 288 {
+		t.Errorf("a Session is %d bytes, want at most 288 (what it keeps only in flight belongs in liveState, rare counts in Findings)", n)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tr := New(Options{})
+	end := trackPairs(tr, pairs, epoch)
+	// a packet an idle period later: every pair is idle
+	var p decode.Packet
+	p.Frame = decode.Frame{Number: 4*pairs + 1, Time: end.Add(2 * time.Second), Len: 60}
+	tr.Track(&p)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / pairs
+	ss := tr.Sessions()
+	if len(ss) != pairs {
+		t.Fatalf("%d sessions, want %d", len(ss), pairs)
+	}
+	for _, s := range ss {
+		if s.live != nil || s.Messages(decode.MsgWrite) != 1 || s.Latency(decode.MsgRead).N != 1 {
+			t.Fatalf("session %d: live state %v, writes %d, read latencies %d", s.ID, s.live != nil, s.Messages(decode.MsgWrite), s.Latency(decode.MsgRead).N)
+		}
+	}
+	runtime.KeepAlive(tr)
+	t.Logf("%d bytes per idle QP pair (Session %d bytes)", per, unsafe.Sizeof(Session{}))
+	if per > budget {
+		t.Errorf("%d bytes per idle QP pair, want at most %d", per, budget)
+	}
+}
+
+// Past maxLive sessions with a live state, the least recently queued
+// quiet ones are released whatever IdleAfter says: a fast link may carry
+// millions of QPs within it.
+func TestLiveStatesBounded(t *testing.T) {
+	tr := New(Options{IdleAfter: -1})
+	trackPairs(tr, maxLive+maxLive/2, epoch)
+	live := 0
+	for _, s := range tr.Sessions() {
+		if s.live != nil {
+			live++
+		}
+	}
+	if live > maxLive+sweepWork {
+		t.Errorf("%d sessions with a live state, want at most %d", live, maxLive)
+	}
+	if n := len(tr.Sessions()); n != maxLive+maxLive/2 {
+		t.Errorf("%d sessions, want %d", n, maxLive+maxLive/2)
+	}
+}
+
+// Past MaxSessions the least recently active session is evicted: its
+// counts go to Evicted, what it had in flight is reported as at the end
+// of the capture, and a later packet of its QPs starts a new session.
+func TestMaxSessions(t *testing.T) {
+	var events []Event
+	tr := New(Options{MaxSessions: 4, OnEvent: func(e *Event) { events = append(events, *e) }})
+	at := trackPairs(tr, 10, epoch)
+	ss := tr.Sessions()
+	if len(ss) != 4 || ss[0].ID != 7 || ss[3].ID != 10 {
+		t.Fatalf("%d sessions from #%d, want #7 to #10", len(ss), ss[0].ID)
+	}
+	if e := tr.Evicted(); e.Sessions != 6 || e.Packets != 24 || e.Messages != 12 {
+		t.Errorf("evicted %+v, want 6 sessions, 24 packets, 12 messages", e)
+	}
+	if tr.Session(1) != nil || tr.Session(7) != ss[0] {
+		t.Error("Session(id) still finds an evicted session")
+	}
+	// pair 9 (session #10) sends a WRITE it never gets an answer to,
+	// then pairs 0 to 3 come back: each is a new session, and #7 to #10
+	// make room for them
+	var p decode.Packet
+	send := func(src, dst [4]byte, qp uint32, psn uint32) {
+		at = at.Add(time.Millisecond)
+		p = decode.Packet{}
+		p.Frame = decode.Frame{Number: 100, Time: at, Len: 100}
+		p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH | decode.HdrRETH
+		p.IPv4.Src, p.IPv4.Dst = src, dst
+		p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = rcWriteOnly, qp, decode.PSNOf(psn)
+		p.RETH.DMALen = 0
+		tr.Track(&p)
+	}
+	send([4]byte{10, 2, 9, 1}, [4]byte{10, 2, 9, 2}, 0x1001+2*9, 9*7919+2)
+	if p.Analysis.Session != 10 {
+		t.Fatalf("pair 9's WRITE went to session %d, want 10", p.Analysis.Session)
+	}
+	for i := range 4 {
+		h := byte(i)
+		send([4]byte{10, 2, h, 1}, [4]byte{10, 2, h, 2}, uint32(0x1001+2*i), uint32(i*7919+2))
+		if want := uint32(11 + i); p.Analysis.Session != want {
+			t.Errorf("pair %d's WRITE went to session %d, want a new one, %d", i, p.Analysis.Session, want)
+		}
+	}
+	if e := tr.Evicted(); e.Sessions != 10 || e.Findings.NoResponse != 1 {
+		t.Errorf("evicted %d sessions with %d unanswered requests, want 10 with 1", e.Sessions, e.Findings.NoResponse)
+	}
+	if len(events) != 1 || events[0].Kind != decode.EventNoResponse || events[0].Session != 10 {
+		t.Errorf("events %+v, want session 10's WRITE unanswered", events)
+	}
+	if n := len(tr.halves); n != 4 {
+		t.Errorf("%d directions mapped, want the 4 of the sessions kept", n)
+	}
+}

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/rocetap/rocetap/flow"
+	"github.com/spf13/pflag"
+)
+
+// trackFlags are the tracker's own flags, on every command that tracks
+// sessions: decode, sessions, stats, expert and tui.
+type trackFlags struct {
+	MaxSessions int // --max-sessions
+}
+
+// defaultMaxSessions keeps the tracker near half a gigabyte: an idle
+// session takes about 470 bytes (flow's TestIdleSessionBudget).
+const defaultMaxSessions = 1000000
+
+func (tf *trackFlags) register(f *pflag.FlagSet) {
+	f.IntVar(&tf.MaxSessions, "max-sessions", defaultMaxSessions,
+		"keep at most this many sessions (about 500 bytes each); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
+}
+
+// check validates the flags.
+func (tf *trackFlags) check() error {
+	if tf.MaxSessions < 0 {
+		return fmt.Errorf("--max-sessions %d: want a number of sessions, or 0 for no limit", tf.MaxSessions)
+	}
+	return nil
+}
+
+// options returns the tracker options the flags set, on top of o.
+func (tf *trackFlags) options(o flow.Options) flow.Options {
+	o.MaxSessions = tf.MaxSessions
+	return o
+}
