@@ -815,7 +815,8 @@ func (a *App) quitOrClose() {
 		a.app.Stop()
 		return
 	}
-	a.prompt("Quit? "+strings.Join(lose, ", ")+". (y/N) ", func(answer string) {
+	q := strings.Join(lose, ", ")
+	a.prompt("Quit? "+strings.ToUpper(q[:1])+q[1:]+". (y/N) ", func(answer string) {
 		if ans := strings.ToLower(strings.TrimSpace(answer)); ans == "y" || ans == "yes" {
 			a.app.Stop()
 		}

@@ -334,7 +334,9 @@ func TestTUILive(t *testing.T) {
 	if !strings.Contains(pane, "0 dropped by the kernel") {
 		t.Errorf("no drop count in the status line:\n%s", pane)
 	}
-	p.send("q")
+	p.send("q") // a live capture would be lost: rocetap asks
+	p.wait("Quit? The live capture stops. (y/N)")
+	p.send("y", "Enter")
 	p.wait("rocetap exited: 0")
 }
 
