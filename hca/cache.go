@@ -73,7 +73,7 @@ func (c *TranslationCache) Lookup(qpn, key uint32, t *MTT, va uint64) (pa uint64
 		return 0, false, false
 	}
 	k := cacheKey{key: key, vpn: va >> t.shift}
-	off := va & (t.pageSize - 1)
+	off := va & (t.pageSize() - 1)
 	i, found := c.index[k]
 	if found && c.ents[i].t == t {
 		c.touch(i)
