@@ -2,6 +2,25 @@ package mpt
 
 // The MPT file loader: what the modeled responder had registered, read from
 // the JSON format of docs/mpt-format.md.
+//
+// An MPT file may list a million MRs (200 MB of JSON). The loader reads it
+// in two streaming passes and never holds it whole, nor a tree of it:
+//
+//  1. check: is it JSON as the format takes it (one object, no key twice
+//     in an object, nested at most maxDepth deep, nothing after it)?
+//     It notes where each top-level value starts and how many elements
+//     each top-level array has.
+//  2. build: reads the top-level values in the order the checks are
+//     defined (version, responder, profile, pds, qps, mrs, mws, whatever
+//     order the file has them in), one array element at a time into a
+//     small tree that is reused, and checks each element as it comes.
+//
+// The checks and their messages are those of the loader that built a tree
+// of the whole file first (3.8 KB per MR; load_ref_test.go keeps it, and
+// the tests hold this one to it). A file that is not JSON as the format
+// takes it is read again through that loader's reading (jsontree.go) for
+// its message, which is encoding/json's: the file is then read into
+// memory, but no tree is built.
 
 import (
 	"bytes"
@@ -10,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math/big"
 	"os"
 	"slices"
 	"strconv"
@@ -58,13 +76,26 @@ func fileError(file string, line, col int, path, msg string) string {
 }
 
 // Load reads and checks the MPT file at path. Problems in the file are
-// returned as *Error.
+// returned as *Error. A regular file is read in a stream, twice, not into
+// memory; anything else (a pipe) is read whole first.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		data, err := io.ReadAll(fh)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(path, data)
+	}
+	return parse(path, fh)
 }
 
 // Parse parses and checks an MPT file; name is used in errors. Every
@@ -73,160 +104,681 @@ func Load(path string) (*File, error) {
 // PSNs, 32-bit keys, MTU, flag names) and references (PDs, the MR and QP of
 // a window, duplicate QPNs, keys and PD ids).
 func Parse(name string, data []byte) (*File, error) {
-	w := &walker{file: name, data: data}
-	root, err := w.parse()
+	return parse(name, bytes.NewReader(data))
+}
+
+func parse(name string, r io.ReaderAt) (*File, error) {
+	p := &parser{file: name, r: r}
+	top, err := p.check()
 	if err != nil {
 		return nil, err
 	}
-	return w.build(root)
+	return p.build(top)
 }
 
-// ---- JSON tree with positions ----
+// ---- reading JSON in a stream ----
 
-// node is a JSON value with the byte offset where it starts, so that
-// errors can give a line and column as well as the path.
-type node struct {
-	kind byte // '{' object, '[' array, '"' string, '0' number, 't' bool, 'n' null
-	off  int
-	text string   // string value, or the number as written
-	keys []string // object keys in file order
-	koff []int    // and where each starts
-	obj  map[string]*node
-	arr  []*node
+// pos is where a token starts: input offset and 1-based line and byte
+// column.
+type pos struct {
+	off       int64
+	line, col int
 }
 
-// maxDepth bounds nesting; real MPT files nest 5 deep.
-const maxDepth = 32
+// lexBufSize is the lexer's read size.
+const lexBufSize = 256 << 10
 
-type walker struct {
+// lexer reads JSON tokens from an io.ReaderAt, keeping lines and columns.
+// What it returns for a string or number is a slice of its buffer, valid
+// until it reads more input, or, while mark is set, until mark is unset
+// (reading more then moves to a new buffer and leaves the old one be).
+type lexer struct {
+	r         io.ReaderAt
+	buf       []byte
+	bufOff    int64 // input offset of buf[0]
+	pos, end  int   // next byte; end of the bytes read
+	eof       bool
+	err       error // a read error other than io.EOF
+	line      int   // line of buf[pos]
+	lineStart int64 // input offset where that line starts
+	mark      int   // buf index of the oldest byte slices are held of; -1 for none
+}
+
+// errSyntax: the input is not JSON as the format takes it; the message is
+// firstError's.
+var errSyntax = errors.New("not JSON")
+
+// start makes the lexer read from at.
+func (l *lexer) start(r io.ReaderAt, at pos) {
+	*l = lexer{r: r, buf: l.buf[:0], bufOff: at.off, line: at.line, lineStart: at.off - int64(at.col-1), mark: -1}
+}
+
+func (l *lexer) here() pos {
+	off := l.bufOff + int64(l.pos)
+	return pos{off, l.line, int(off-l.lineStart) + 1}
+}
+
+// more reads more input, keeping the bytes from pos (and mark); false
+// when there is none.
+func (l *lexer) more() bool {
+	if l.eof || l.err != nil {
+		return false
+	}
+	keep := l.pos
+	if l.mark >= 0 {
+		keep = min(keep, l.mark)
+	}
+	n := l.end - keep
+	if cap(l.buf) == 0 || l.mark >= 0 || n > cap(l.buf)/2 {
+		nb := make([]byte, max(lexBufSize, 2*n))
+		copy(nb, l.buf[keep:l.end])
+		l.buf = nb
+	} else {
+		l.buf = l.buf[:cap(l.buf)]
+		copy(l.buf, l.buf[keep:l.end])
+	}
+	l.bufOff += int64(keep)
+	l.pos -= keep
+	l.end = n
+	if l.mark >= 0 {
+		l.mark -= keep
+	}
+	m, err := l.r.ReadAt(l.buf[n:], l.bufOff+int64(n))
+	l.end += m
+	switch {
+	case err == io.EOF:
+		l.eof = m == 0
+	case err != nil:
+		l.err = err
+	}
+	return m > 0
+}
+
+// space skips JSON whitespace and returns the next byte; false at the end
+// of the input.
+func (l *lexer) space() (byte, bool) {
+	for {
+		for l.pos < l.end {
+			switch c := l.buf[l.pos]; c {
+			case ' ', '\t', '\r':
+			case '\n':
+				l.line++
+				l.lineStart = l.bufOff + int64(l.pos) + 1
+			default:
+				return c, true
+			}
+			l.pos++
+		}
+		if !l.more() {
+			return 0, false
+		}
+	}
+}
+
+// str reads the string whose opening quote is at pos and returns its
+// value. Strings with escapes or non-ASCII bytes are decoded by
+// encoding/json, as the format's first loader read them (invalid UTF-8
+// becomes U+FFFD).
+func (l *lexer) str() ([]byte, error) {
+	i, slow := l.pos+1, false
+	for {
+		for i < l.end {
+			switch c := l.buf[i]; {
+			case c == '"':
+				raw := l.buf[l.pos : i+1]
+				l.pos = i + 1
+				if !slow {
+					return raw[1 : len(raw)-1], nil
+				}
+				var s string
+				if err := json.Unmarshal(raw, &s); err != nil {
+					return nil, errSyntax
+				}
+				return []byte(s), nil
+			case c == '\\':
+				slow = true
+				i += 2
+				continue
+			case c < 0x20:
+				return nil, errSyntax
+			case c >= 0x80:
+				slow = true
+			}
+			i++
+		}
+		rel := i - l.pos
+		if !l.more() {
+			return nil, errSyntax
+		}
+		i = l.pos + rel
+	}
+}
+
+// number reads the number at pos and returns it as written.
+func (l *lexer) number() ([]byte, error) {
+	i := l.pos
+	for {
+		for i < l.end && isNumByte(l.buf[i]) {
+			i++
+		}
+		if i < l.end {
+			break
+		}
+		rel := i - l.pos
+		if !l.more() {
+			break
+		}
+		i = l.pos + rel
+	}
+	s := l.buf[l.pos:i]
+	if !validNumber(s) {
+		return nil, errSyntax
+	}
+	l.pos = i
+	return s, nil
+}
+
+func isNumByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// validNumber reports whether s is a JSON number.
+func validNumber(s []byte) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// literal reads true, false or null at pos and returns the node kind.
+func (l *lexer) literal() (byte, error) {
+	for l.end-l.pos < 5 {
+		if !l.more() {
+			break
+		}
+	}
+	rest := string(l.buf[l.pos:min(l.pos+5, l.end)])
+	for _, w := range [...]string{"true", "false", "null"} {
+		if strings.HasPrefix(rest, w) {
+			l.pos += len(w)
+			if w == "null" {
+				return 'n', nil
+			}
+			return 't', nil
+		}
+	}
+	return 0, errSyntax
+}
+
+// ---- pass 1: is it JSON as the format takes it ----
+
+// member is a top-level key and where its value is.
+type member struct {
+	key   string
+	kat   pos  // the key
+	at    pos  // the value
+	kind  byte // the value's first byte
+	count int  // elements, when the value is an array
+}
+
+// top is what check learns of the top-level value.
+type top struct {
+	kind    byte // its first byte
+	at      pos
+	members []member // when an object, in file order
+}
+
+// parser reads one MPT file.
+type parser struct {
 	file string
-	data []byte
-	dec  *json.Decoder
+	r    io.ReaderAt
+	l    lexer
+	keys [][]string // check: the keys of the object open at each depth
+
+	nodes []enode // build: the tree of the value being read, reused
 }
 
-func (w *walker) errAt(off int, path, format string, args ...any) error {
-	e := &Error{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if off >= 0 {
-		e.Line, e.Column = lineCol(w.data, off)
+// check makes pass 1. A problem is returned as firstError words it.
+func (p *parser) check() (*top, error) {
+	p.l.start(p.r, pos{0, 1, 1})
+	t := &top{}
+	err := p.checkRoot(t)
+	if p.l.err != nil {
+		return nil, p.l.err
 	}
-	return e
+	if err != nil {
+		return nil, p.jsonError()
+	}
+	return t, nil
 }
 
-func (w *walker) errf(n *node, path, format string, args ...any) error {
-	return w.errAt(n.off, path, format, args...)
-}
-
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(off, len(data))
-	line, start := 1, 0
-	for i := 0; i < off; i++ {
-		if data[i] == '\n' {
-			line, start = line+1, i+1
+func (p *parser) checkRoot(t *top) error {
+	c, ok := p.l.space()
+	if !ok {
+		return errSyntax // empty
+	}
+	t.kind, t.at = c, p.l.here()
+	if _, err := p.checkValue(0, t); err != nil {
+		return err
+	}
+	if t.kind != '{' && t.kind != '[' && (p.l.pos < p.l.end || p.l.more()) {
+		// encoding/json reads a top-level scalar to the byte after it,
+		// which must be a space
+		if c := p.l.buf[p.l.pos]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return errSyntax
 		}
 	}
-	return line, off - start + 1
+	if _, ok := p.l.space(); ok {
+		return errSyntax // data after the top-level value
+	}
+	return nil
 }
 
-func (w *walker) parse() (*node, error) {
-	if len(bytes.TrimSpace(w.data)) == 0 {
-		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (see docs/mpt-format.md)")
+// checkValue reads the value at the lexer and returns how many elements
+// it has when it is an array. t is not nil for the top-level value, whose
+// members it notes.
+func (p *parser) checkValue(depth int, t *top) (int, error) {
+	c, ok := p.l.space()
+	if !ok {
+		return 0, errSyntax
 	}
-	w.dec = json.NewDecoder(bytes.NewReader(w.data))
-	w.dec.UseNumber()
-	root, err := w.value("$", 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.dec.Token(); err != io.EOF {
-		return nil, w.errAt(w.skip(int(w.dec.InputOffset())), "", "data after the top-level object")
-	}
-	return root, nil
-}
-
-// skip returns the offset of the next token at or after off.
-func (w *walker) skip(off int) int {
-	for off < len(w.data) && strings.IndexByte(" \t\r\n,:", w.data[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-func (w *walker) token() (json.Token, int, error) {
-	off := w.skip(int(w.dec.InputOffset()))
-	tok, err := w.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			return nil, 0, w.errAt(int(se.Offset), "", "JSON syntax error: %v", se)
-		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, 0, w.errAt(len(w.data), "", "JSON syntax error: unexpected end of file")
-		}
-		return nil, 0, w.errAt(off, "", "JSON syntax error: %v", err)
-	}
-	return tok, off, nil
-}
-
-func (w *walker) value(path string, depth int) (*node, error) {
-	tok, off, err := w.token()
-	if err != nil {
-		return nil, err
-	}
-	n := &node{off: off}
-	switch t := tok.(type) {
-	case json.Delim:
+	switch {
+	case c == '{' || c == '[':
 		if depth >= maxDepth {
-			return nil, w.errAt(off, path, "nested more than %d deep", maxDepth)
+			return 0, errSyntax
 		}
-		switch t {
-		case '{':
-			n.kind, n.obj = '{', map[string]*node{}
-			for w.dec.More() {
-				kt, koff, err := w.token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string) // the decoder only returns strings as keys
-				kpath := path + "." + key
-				if _, dup := n.obj[key]; dup {
-					return nil, w.errAt(koff, kpath, "key %q appears twice in the same object", key)
-				}
-				v, err := w.value(kpath, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				n.keys = append(n.keys, key)
-				n.koff = append(n.koff, koff)
-				n.obj[key] = v
-			}
-		case '[':
-			n.kind = '['
-			for w.dec.More() {
-				v, err := w.value(fmt.Sprintf("%s[%d]", path, len(n.arr)), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				n.arr = append(n.arr, v)
-			}
+		p.l.pos++
+		if c == '{' {
+			return 0, p.checkObject(depth, t)
 		}
-		if _, _, err := w.token(); err != nil { // the closing delimiter
-			return nil, err
-		}
-	case string:
-		n.kind, n.text = '"', t
-	case json.Number:
-		n.kind, n.text = '0', string(t)
-	case bool:
-		n.kind = 't'
-	case nil:
-		n.kind = 'n'
+		return p.checkArray(depth)
+	case c == '"':
+		_, err := p.l.str()
+		return 0, err
+	case c == '-' || '0' <= c && c <= '9':
+		_, err := p.l.number()
+		return 0, err
 	}
-	return n, nil
+	_, err := p.l.literal()
+	return 0, err
+}
+
+func (p *parser) checkObject(depth int, t *top) error {
+	for len(p.keys) <= depth {
+		p.keys = append(p.keys, nil)
+	}
+	seen := p.keys[depth][:0]
+	var big map[string]bool // past 16 keys
+	defer func() { p.keys[depth] = seen[:0] }()
+	c, ok := p.l.space()
+	if ok && c == '}' {
+		p.l.pos++
+		return nil
+	}
+	for {
+		if !ok || c != '"' {
+			return errSyntax
+		}
+		kat := p.l.here()
+		kb, err := p.l.str()
+		if err != nil {
+			return err
+		}
+		key := intern(kb)
+		switch {
+		case big != nil:
+			if big[key] {
+				return errSyntax
+			}
+			big[key] = true
+		case slices.Contains(seen, key):
+			return errSyntax
+		case len(seen) == 16:
+			big = map[string]bool{key: true}
+			for _, k := range seen {
+				big[k] = true
+			}
+		default:
+			seen = append(seen, key)
+		}
+		if c, ok = p.l.space(); !ok || c != ':' {
+			return errSyntax
+		}
+		p.l.pos++
+		var m member
+		if t != nil {
+			m.key, m.kat = key, kat
+			m.kind, _ = p.l.space()
+			m.at = p.l.here()
+		}
+		n, err := p.checkValue(depth+1, nil)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			m.count = n
+			t.members = append(t.members, m)
+		}
+		if c, ok = p.l.space(); !ok {
+			return errSyntax
+		}
+		p.l.pos++
+		switch c {
+		case '}':
+			return nil
+		case ',':
+			c, ok = p.l.space()
+		default:
+			return errSyntax
+		}
+	}
+}
+
+func (p *parser) checkArray(depth int) (int, error) {
+	c, ok := p.l.space()
+	if ok && c == ']' {
+		p.l.pos++
+		return 0, nil
+	}
+	for n := 1; ; n++ {
+		if _, err := p.checkValue(depth+1, nil); err != nil {
+			return 0, err
+		}
+		if c, ok = p.l.space(); !ok {
+			return 0, errSyntax
+		}
+		p.l.pos++
+		switch c {
+		case ']':
+			return n, nil
+		case ',':
+		default:
+			return 0, errSyntax
+		}
+	}
+}
+
+// knownKeys interns the keys of the format, so that reading them does not
+// allocate.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, ks := range [][]string{topKeys, qpKeys, remoteKeys, recvKeys, mrKeys, mwKeys, {"address", "id"}} {
+		for _, k := range ks {
+			m[k] = k
+		}
+	}
+	return m
+}()
+
+func intern(b []byte) string {
+	if s, ok := knownKeys[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
+// jsonError returns the problem pass 1 found, in the words of the tree
+// loader's reading (encoding/json's for syntax): the input is read into
+// memory for it.
+func (p *parser) jsonError() error {
+	data, err := io.ReadAll(io.NewSectionReader(p.r, 0, 1<<62))
+	if err != nil {
+		return err
+	}
+	w := &walker{file: p.file, data: data}
+	if err := w.firstError(); err != nil {
+		return err
+	}
+	// Pass 1 and encoding/json disagree: say where pass 1 stopped.
+	at := p.l.here()
+	return &Error{File: p.file, Line: at.line, Column: at.col, Msg: "JSON syntax error"}
+}
+
+// ---- pass 2: the values, checked ----
+
+// enode is a JSON value of the element being read, in parser.nodes.
+type enode struct {
+	kind  byte // '{' object, '[' array, '"' string, '0' number, 't' bool, 'n' null
+	at    pos
+	text  []byte // string value, or the number as written: a slice of the lexer's buffer
+	key   string // its key, in an object
+	kat   pos    // where the key starts
+	child int32  // first child, -1 for none
+	last  int32  // last child
+	next  int32  // next sibling, -1 for none
+}
+
+// value reads the value at the lexer into p.nodes and returns its index.
+// Pass 1 has checked the JSON: an error here means the file changed.
+func (p *parser) value() (int32, error) {
+	c, ok := p.l.space()
+	if !ok {
+		return 0, errSyntax
+	}
+	i := int32(len(p.nodes))
+	p.nodes = append(p.nodes, enode{at: p.l.here(), child: -1, last: -1, next: -1})
+	var err error
+	switch {
+	case c == '{' || c == '[':
+		p.l.pos++
+		p.nodes[i].kind = c
+		err = p.children(i, c)
+	case c == '"':
+		p.nodes[i].kind = '"'
+		p.nodes[i].text, err = p.l.str()
+	case c == '-' || '0' <= c && c <= '9':
+		p.nodes[i].kind = '0'
+		p.nodes[i].text, err = p.l.number()
+	default:
+		p.nodes[i].kind, err = p.l.literal()
+	}
+	return i, err
+}
+
+func (p *parser) children(i int32, open byte) error {
+	closer := byte(']')
+	if open == '{' {
+		closer = '}'
+	}
+	c, ok := p.l.space()
+	if ok && c == closer {
+		p.l.pos++
+		return nil
+	}
+	for {
+		var key string
+		var kat pos
+		if open == '{' {
+			kat = p.l.here()
+			kb, err := p.l.str()
+			if err != nil {
+				return err
+			}
+			key = intern(kb)
+			if c, ok = p.l.space(); !ok || c != ':' {
+				return errSyntax
+			}
+			p.l.pos++
+		}
+		ci, err := p.value()
+		if err != nil {
+			return err
+		}
+		p.nodes[ci].key, p.nodes[ci].kat = key, kat
+		if last := p.nodes[i].last; last >= 0 {
+			p.nodes[last].next = ci
+		} else {
+			p.nodes[i].child = ci
+		}
+		p.nodes[i].last = ci
+		if c, ok = p.l.space(); !ok {
+			return errSyntax
+		}
+		p.l.pos++
+		switch c {
+		case closer:
+			return nil
+		case ',':
+			if _, ok = p.l.space(); !ok { // to the next key, for its position
+				return errSyntax
+			}
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// node returns the node at index i.
+func (p *parser) node(i int32) *enode { return &p.nodes[i] }
+
+// get returns the member of object n with the key, or nil.
+func (p *parser) get(n *enode, key string) *enode {
+	for c := n.child; c >= 0; c = p.nodes[c].next {
+		if p.nodes[c].key == key {
+			return &p.nodes[c]
+		}
+	}
+	return nil
+}
+
+// readAt reads the value at at into a fresh tree and returns it.
+func (p *parser) readAt(at pos) (*enode, error) {
+	p.l.start(p.r, at)
+	p.nodes = p.nodes[:0]
+	i, err := p.value()
+	if err != nil {
+		return nil, p.changed(err)
+	}
+	return p.node(i), nil
+}
+
+// changed is the error of pass 2 meeting what pass 1 did not: the file
+// changed while it was read.
+func (p *parser) changed(err error) error {
+	if p.l.err != nil {
+		return p.l.err
+	}
+	return fmt.Errorf("%s: the file changed while it was read: %w", p.file, err)
+}
+
+// elements reads the array at at one element at a time, calling fn with
+// each element's index and tree; an array of count elements.
+func (p *parser) elements(at pos, fn func(i int, n *enode) error) error {
+	p.l.start(p.r, at)
+	if c, ok := p.l.space(); !ok || c != '[' {
+		return p.changed(errSyntax)
+	}
+	p.l.pos++
+	c, ok := p.l.space()
+	if ok && c == ']' {
+		return nil
+	}
+	for i := 0; ; i++ {
+		p.nodes = p.nodes[:0]
+		p.l.mark = p.l.pos // the tree holds slices of the buffer
+		ni, err := p.value()
+		if err != nil {
+			return p.changed(err)
+		}
+		if err := fn(i, p.node(ni)); err != nil {
+			return err
+		}
+		p.l.mark = -1
+		if c, ok = p.l.space(); !ok {
+			return p.changed(errSyntax)
+		}
+		p.l.pos++
+		switch c {
+		case ']':
+			return nil
+		case ',':
+		default:
+			return p.changed(errSyntax)
+		}
+	}
+}
+
+// ---- paths built when an error needs them ----
+
+// jpath is a JSON path: base, then [i] when i ≥ 0, then .key when hasKey.
+// Paths are formatted only for errors, so checking an element allocates
+// nothing for them.
+type jpath struct {
+	base   string
+	i      int
+	key    string
+	hasKey bool
+}
+
+func root(base string) jpath { return jpath{base: base, i: -1} }
+
+func (p jpath) String() string {
+	s := p.base
+	if p.i >= 0 {
+		s += "[" + strconv.Itoa(p.i) + "]"
+	}
+	if p.hasKey {
+		s += "." + p.key
+	}
+	return s
+}
+
+// dot returns the path of member k.
+func (p jpath) dot(k string) jpath {
+	if !p.hasKey {
+		return jpath{p.base, p.i, k, true}
+	}
+	return jpath{base: p.String() + "." + k, i: -1}
+}
+
+// at returns the path of element i.
+func (p jpath) at(i int) jpath {
+	if p.i < 0 && !p.hasKey {
+		return jpath{base: p.base, i: i}
+	}
+	return jpath{base: p.String(), i: i}
 }
 
 // ---- typed accessors ----
 
-func kindName(n *node) string {
+func (p *parser) errAt(at pos, path jpath, format string, args ...any) error {
+	return &Error{File: p.file, Line: at.line, Column: at.col, Path: path.String(), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) errf(n *enode, path jpath, format string, args ...any) error {
+	return p.errAt(n.at, path, format, args...)
+}
+
+func enodeKind(n *enode) string {
 	switch n.kind {
 	case '{':
 		return "an object"
@@ -235,7 +787,7 @@ func kindName(n *node) string {
 	case '"':
 		return fmt.Sprintf("the string %q", n.text)
 	case '0':
-		return "the number " + n.text
+		return "the number " + string(n.text)
 	case 't':
 		return "true/false"
 	}
@@ -244,22 +796,23 @@ func kindName(n *node) string {
 
 // object checks that n is an object with only the allowed keys and every
 // required one.
-func (w *walker) object(n *node, path string, allowed, required []string) error {
+func (p *parser) object(n *enode, path jpath, allowed, required []string) error {
 	if n.kind != '{' {
-		return w.errf(n, path, "want an object, found %s", kindName(n))
+		return p.errf(n, path, "want an object, found %s", enodeKind(n))
 	}
-	for i, k := range n.keys {
+	for c := n.child; c >= 0; c = p.nodes[c].next {
+		k := p.nodes[c].key
 		if !slices.Contains(allowed, k) {
 			msg := fmt.Sprintf("unknown key %q (allowed: %s)", k, strings.Join(allowed, ", "))
 			if s := closest(k, allowed); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
-			return w.errAt(n.koff[i], path+"."+k, "%s", msg)
+			return p.errAt(p.nodes[c].kat, path.dot(k), "%s", msg)
 		}
 	}
 	for _, k := range required {
-		if _, ok := n.obj[k]; !ok {
-			return w.errf(n, path+"."+k, "missing; %s needs %s", describe(path), strings.Join(required, ", "))
+		if p.get(n, k) == nil {
+			return p.errf(n, path.dot(k), "missing; %s needs %s", describe(path.String()), strings.Join(required, ", "))
 		}
 	}
 	return nil
@@ -300,18 +853,11 @@ func closest(k string, allowed []string) string {
 	return best
 }
 
-func (w *walker) array(n *node, path string) ([]*node, error) {
-	if n.kind != '[' {
-		return nil, w.errf(n, path, "want an array, found %s", kindName(n))
-	}
-	return n.arr, nil
-}
-
-func (w *walker) str(n *node, path string) (string, error) {
+func (p *parser) str(n *enode, path jpath) (string, error) {
 	if n.kind != '"' {
-		return "", w.errf(n, path, "want a string, found %s", kindName(n))
+		return "", p.errf(n, path, "want a string, found %s", enodeKind(n))
 	}
-	return n.text, nil
+	return string(n.text), nil
 }
 
 // Width hints for uint.
@@ -323,41 +869,78 @@ const (
 
 // uint reads an integer written as a JSON number or a string in decimal or
 // 0x hex, and checks that it fits bits.
-func (w *walker) uint(n *node, path string, bits int, hint string) (uint64, error) {
+func (p *parser) uint(n *enode, path jpath, bits int, hint string) (uint64, error) {
 	const how = `write a JSON number or a string in decimal or 0x hex, e.g. 4096 or "0x1000"`
 	if n.kind != '0' && n.kind != '"' {
-		return 0, w.errf(n, path, "want an integer, found %s (%s)", kindName(n), how)
+		return 0, p.errf(n, path, "want an integer, found %s (%s)", enodeKind(n), how)
 	}
-	s := n.text
-	shown := s
-	if n.kind == '"' {
-		shown = strconv.Quote(s)
-	}
-	var v uint64
-	var err error
-	switch {
-	case strings.HasPrefix(s, "-"):
-		return 0, w.errf(n, path, "%s is negative", shown)
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		v, err = strconv.ParseUint(s[2:], 16, 64)
-	default:
-		v, err = strconv.ParseUint(s, 10, 64)
-	}
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, w.errf(n, path, "%s does not fit 64 bits", s)
-	}
-	if err != nil {
-		return 0, w.errf(n, path, "%s is not an integer (%s)", shown, how)
+	v, ok := plainUint(n.text)
+	if !ok {
+		// Signs, fractions, too many digits, not digits: strconv says which.
+		s := string(n.text)
+		shown := s
+		if n.kind == '"' {
+			shown = strconv.Quote(s)
+		}
+		var err error
+		switch {
+		case strings.HasPrefix(s, "-"):
+			return 0, p.errf(n, path, "%s is negative", shown)
+		case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+			v, err = strconv.ParseUint(s[2:], 16, 64)
+		default:
+			v, err = strconv.ParseUint(s, 10, 64)
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, p.errf(n, path, "%s does not fit 64 bits", s)
+		}
+		if err != nil {
+			return 0, p.errf(n, path, "%s is not an integer (%s)", shown, how)
+		}
 	}
 	if bits < 64 && v>>bits != 0 {
-		return 0, w.errf(n, path, "%s does not fit %d bits%s", s, bits, hint)
+		return 0, p.errf(n, path, "%s does not fit %d bits%s", n.text, bits, hint)
 	}
 	return v, nil
 }
 
+// plainUint reads 1 to 19 decimal digits, or 0x and 1 to 16 hex digits:
+// what no uint64 overflows.
+func plainUint(s []byte) (uint64, bool) {
+	var v uint64
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		if len(s) > 18 {
+			return 0, false
+		}
+		for _, c := range s[2:] {
+			switch {
+			case '0' <= c && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case 'a' <= c && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				v = v<<4 | uint64(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	if len(s) == 0 || len(s) > 19 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
 // addr reads a node address: an IP address or GID, or "lid:N".
-func (w *walker) addr(n *node, path string) (decode.Node, error) {
-	s, err := w.str(n, path)
+func (p *parser) addr(n *enode, path jpath) (decode.Node, error) {
+	s, err := p.str(n, path)
 	if err != nil {
 		return decode.Node{}, err
 	}
@@ -366,28 +949,55 @@ func (w *walker) addr(n *node, path string) (decode.Node, error) {
 		return a, nil
 	}
 	if z := strings.IndexByte(s, '%'); z >= 0 {
-		return decode.Node{}, w.errf(n, path, "%q has a zone; write the address without %s", s, s[z:])
+		return decode.Node{}, p.errf(n, path, "%q has a zone; write the address without %s", s, s[z:])
 	}
 	if len(s) >= 4 && strings.EqualFold(s[:4], "lid:") {
-		return decode.Node{}, w.errf(n, path, "%q is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. \"lid:1\" or \"lid:0x1\")", s)
+		return decode.Node{}, p.errf(n, path, "%q is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. \"lid:1\" or \"lid:0x1\")", s)
 	}
-	return decode.Node{}, w.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID, or a LID (e.g. \"10.77.0.2\", \"fe80::2\" or \"lid:1\")", s)
+	return decode.Node{}, p.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID, or a LID (e.g. \"10.77.0.2\", \"fe80::2\" or \"lid:1\")", s)
 }
 
-func (w *walker) access(n *node, path string) (hca.Access, error) {
-	items, err := w.array(n, path)
-	if err != nil {
-		return 0, err
+// accessFlag returns the flag named b, without allocating.
+func accessFlag(b []byte) (hca.Access, bool) {
+	for _, f := range accessFlags {
+		if string(b) == f.name {
+			return f.a, true
+		}
+	}
+	return 0, false
+}
+
+var accessFlags = func() []struct {
+	a    hca.Access
+	name string
+} {
+	var out []struct {
+		a    hca.Access
+		name string
+	}
+	for _, f := range hca.AccessFlags() {
+		out = append(out, struct {
+			a    hca.Access
+			name string
+		}{f, f.String()})
+	}
+	return out
+}()
+
+func (p *parser) access(n *enode, path jpath) (hca.Access, error) {
+	if n.kind != '[' {
+		return 0, p.errf(n, path, "want an array, found %s", enodeKind(n))
 	}
 	var a hca.Access
-	for i, it := range items {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		s, err := w.str(it, p)
-		if err != nil {
-			return 0, err
+	i := 0
+	for c := n.child; c >= 0; c, i = p.nodes[c].next, i+1 {
+		it := &p.nodes[c]
+		if it.kind != '"' {
+			return 0, p.errf(it, path.at(i), "want a string, found %s", enodeKind(it))
 		}
-		f, ok := hca.AccessByName(s)
+		f, ok := accessFlag(it.text)
 		if !ok {
+			s := string(it.text)
 			var names []string
 			for _, flag := range hca.AccessFlags() {
 				names = append(names, flag.String())
@@ -400,7 +1010,7 @@ func (w *walker) access(n *node, path string) (hca.Access, error) {
 			} else if _, ok := hca.AccessByName(strings.ToUpper(s)); ok {
 				msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(s))
 			}
-			return 0, w.errf(it, p, "%s", msg)
+			return 0, p.errf(it, path.at(i), "%s", msg)
 		}
 		a |= f
 	}
@@ -409,22 +1019,15 @@ func (w *walker) access(n *node, path string) (hca.Access, error) {
 
 // postedAt reads seconds since the epoch exactly (a float64 would lose the
 // microseconds' last digits).
-func (w *walker) postedAt(n *node, path string) (time.Time, error) {
+func (p *parser) postedAt(n *enode, path jpath) (time.Time, error) {
 	if n.kind != '0' {
-		return time.Time{}, w.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", kindName(n))
+		return time.Time{}, p.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", enodeKind(n))
 	}
-	r, ok := new(big.Rat).SetString(n.text)
-	if !ok || r.Sign() < 0 {
-		return time.Time{}, w.errf(n, path, "%s is not a time in seconds since the epoch", n.text)
+	t, msg := epochTime(string(n.text))
+	if msg != "" {
+		return time.Time{}, p.errf(n, path, "%s", msg)
 	}
-	sec, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
-	if !sec.IsInt64() || sec.Int64() > 1<<40 {
-		return time.Time{}, w.errf(n, path, "%s seconds since the epoch is too far in the future", n.text)
-	}
-	// nanoseconds = round(rem * 1e9 / denom)
-	ns := new(big.Int).Mul(rem, big.NewInt(1e9))
-	ns.Mul(ns, big.NewInt(2)).Add(ns, r.Denom()).Quo(ns, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
-	return time.Unix(sec.Int64(), ns.Int64()).UTC(), nil
+	return t, nil
 }
 
 // ---- the schema ----
@@ -442,119 +1045,173 @@ var (
 	mwRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
 )
 
-// refs holds what later entries refer to, with the path that defined it.
+// refs holds what later entries refer to: where each PD, QP and key is.
 type refs struct {
-	pds   map[uint32]string
+	pds   map[uint32]int // PD id -> index in File.PDs
 	qps   map[uint32]int // QPN -> index in File.QPs
-	mrs   map[uint32]int // nonzero rkey -> index in File.MRs
-	rkeys map[uint32]string
-	lkeys map[uint32]string
+	rkeys keyIndex       // nonzero rkeys: MR i as i+1, MW j as -(j+1)
+	lkeys keyIndex       // nonzero lkeys: MR i as i+1
 }
 
-func (w *walker) build(root *node) (*File, error) {
-	if err := w.object(root, "$", topKeys, topRequired); err != nil {
+// build makes pass 2 over the file check found to be JSON.
+func (p *parser) build(t *top) (*File, error) {
+	if t.kind != '{' {
+		n := &enode{kind: t.kind, at: t.at}
+		if t.kind != '[' {
+			var err error
+			if n, err = p.readAt(t.at); err != nil {
+				return nil, err
+			}
+		}
+		return nil, p.errf(n, root("$"), "want an object, found %s", enodeKind(n))
+	}
+	byKey := map[string]*member{}
+	for i := range t.members {
+		m := &t.members[i]
+		if !slices.Contains(topKeys, m.key) {
+			msg := fmt.Sprintf("unknown key %q (allowed: %s)", m.key, strings.Join(topKeys, ", "))
+			if s := closest(m.key, topKeys); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			return nil, p.errAt(m.kat, root("$."+m.key), "%s", msg)
+		}
+		byKey[m.key] = m
+	}
+	for _, k := range topRequired {
+		if byKey[k] == nil {
+			return nil, p.errAt(t.at, root("$."+k), "missing; the file needs %s", strings.Join(topRequired, ", "))
+		}
+	}
+
+	f := &File{Profile: "ibta"}
+	n, err := p.readAt(byKey["version"].at)
+	if err != nil {
 		return nil, err
 	}
-	f := &File{Profile: "ibta"}
-	v, err := w.uint(root.obj["version"], "$.version", 64, "")
+	v, err := p.uint(n, root("$.version"), 64, "")
 	if err != nil {
 		return nil, err
 	}
 	if v != 1 {
-		return nil, w.errf(root.obj["version"], "$.version", "version %d is not supported (this rocetap reads version 1)", v)
+		return nil, p.errf(n, root("$.version"), "version %d is not supported (this rocetap reads version 1)", v)
 	}
 	f.Version = 1
 
-	resp := root.obj["responder"]
-	if err := w.object(resp, "$.responder", []string{"address"}, []string{"address"}); err != nil {
+	if n, err = p.readAt(byKey["responder"].at); err != nil {
 		return nil, err
 	}
-	if f.Responder, err = w.addr(resp.obj["address"], "$.responder.address"); err != nil {
+	if err := p.object(n, root("$.responder"), []string{"address"}, []string{"address"}); err != nil {
 		return nil, err
 	}
-	if n, ok := root.obj["profile"]; ok {
-		if f.Profile, err = w.str(n, "$.profile"); err != nil {
+	if f.Responder, err = p.addr(p.get(n, "address"), root("$.responder.address")); err != nil {
+		return nil, err
+	}
+	if m := byKey["profile"]; m != nil {
+		if n, err = p.readAt(m.at); err != nil {
+			return nil, err
+		}
+		if f.Profile, err = p.str(n, root("$.profile")); err != nil {
 			return nil, err
 		}
 		if f.Profile == "" {
-			return nil, w.errf(n, "$.profile", "empty; leave the key out for the default (ibta)")
+			return nil, p.errf(n, root("$.profile"), "empty; leave the key out for the default (ibta)")
 		}
 	}
 
-	ix := &refs{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
-		rkeys: map[uint32]string{}, lkeys: map[uint32]string{}}
+	ix := &refs{pds: map[uint32]int{}, qps: map[uint32]int{}}
+	mrs := byKey["mrs"]
+	ix.rkeys = newKeyIndex(mrs.count, func(e int32) uint32 {
+		if e > 0 {
+			return f.MRs[e-1].RKey
+		}
+		return f.MWs[-e-1].RKey
+	})
+	ix.lkeys = newKeyIndex(mrs.count, func(e int32) uint32 { return f.MRs[e-1].LKey })
 	// The order matters: QPs and MRs refer to PDs, MWs to MRs and QPs.
-	pds, err := w.array(root.obj["pds"], "$.pds")
-	if err != nil {
+	if err := section(p, byKey["pds"], "$.pds", &f.PDs, func(i int, n *enode, path jpath) error {
+		pd, err := p.pd(n, path, ix)
+		if err == nil {
+			ix.pds[pd.ID] = i
+			f.PDs = append(f.PDs, pd)
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for i, n := range pds {
-		pd, err := w.pd(n, fmt.Sprintf("$.pds[%d]", i), ix)
-		if err != nil {
-			return nil, err
+	if err := section(p, byKey["qps"], "$.qps", &f.QPs, func(i int, n *enode, path jpath) error {
+		qp, err := p.qp(n, path, ix)
+		if err == nil {
+			ix.qps[qp.QPN] = i
+			f.QPs = append(f.QPs, qp)
 		}
-		f.PDs = append(f.PDs, pd)
-	}
-	qps, err := w.array(root.obj["qps"], "$.qps")
-	if err != nil {
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for i, n := range qps {
-		qp, err := w.qp(n, fmt.Sprintf("$.qps[%d]", i), ix)
-		if err != nil {
-			return nil, err
-		}
-		ix.qps[qp.QPN] = len(f.QPs)
-		f.QPs = append(f.QPs, qp)
-	}
-	mrs, err := w.array(root.obj["mrs"], "$.mrs")
-	if err != nil {
-		return nil, err
-	}
-	for i, n := range mrs {
-		mr, err := w.mr(n, fmt.Sprintf("$.mrs[%d]", i), ix)
-		if err != nil {
-			return nil, err
-		}
-		if mr.RKey != 0 {
-			ix.mrs[mr.RKey] = len(f.MRs)
-		}
-		f.MRs = append(f.MRs, mr)
-	}
-	if n, ok := root.obj["mws"]; ok {
-		mws, err := w.array(n, "$.mws")
-		if err != nil {
-			return nil, err
-		}
-		for i, n := range mws {
-			mw, err := w.mw(n, fmt.Sprintf("$.mws[%d]", i), ix, f)
-			if err != nil {
-				return nil, err
+	if err := section(p, mrs, "$.mrs", &f.MRs, func(i int, n *enode, path jpath) error {
+		mr, err := p.mr(n, path, ix)
+		if err == nil {
+			f.MRs = append(f.MRs, mr)
+			if mr.RKey != 0 {
+				ix.rkeys.insert(mr.RKey, int32(i+1))
 			}
-			f.MWs = append(f.MWs, mw)
+			if mr.LKey != 0 {
+				ix.lkeys.insert(mr.LKey, int32(i+1))
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if m := byKey["mws"]; m != nil {
+		if err := section(p, m, "$.mws", &f.MWs, func(i int, n *enode, path jpath) error {
+			mw, err := p.mw(n, path, ix, f)
+			if err == nil {
+				f.MWs = append(f.MWs, mw)
+				ix.rkeys.insert(mw.RKey, int32(-(i + 1)))
+			}
+			return err
+		}); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil
 }
 
-func (w *walker) pd(n *node, path string, ix *refs) (hca.PDConfig, error) {
-	if err := w.object(n, path, []string{"id"}, []string{"id"}); err != nil {
+// section reads the top-level array m, named base, into *dst (allocated
+// for its elements), calling fn for each element.
+func section[T any](p *parser, m *member, base string, dst *[]T, fn func(i int, n *enode, path jpath) error) error {
+	if m.kind != '[' {
+		n, err := p.readAt(m.at)
+		if err != nil {
+			return err
+		}
+		return p.errf(n, root(base), "want an array, found %s", enodeKind(n))
+	}
+	if m.count > 0 {
+		*dst = make([]T, 0, m.count)
+	}
+	return p.elements(m.at, func(i int, n *enode) error { return fn(i, n, root(base).at(i)) })
+}
+
+func (p *parser) pd(n *enode, path jpath, ix *refs) (hca.PDConfig, error) {
+	if err := p.object(n, path, []string{"id"}, []string{"id"}); err != nil {
 		return hca.PDConfig{}, err
 	}
-	id, err := w.uint(n.obj["id"], path+".id", 32, " (PD handles are 32-bit)")
+	idn := p.get(n, "id")
+	id, err := p.uint(idn, path.dot("id"), 32, " (PD handles are 32-bit)")
 	if err != nil {
 		return hca.PDConfig{}, err
 	}
 	if prev, dup := ix.pds[uint32(id)]; dup {
-		return hca.PDConfig{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
+		return hca.PDConfig{}, p.errf(idn, path.dot("id"), "PD %d is already $.pds[%d]; PD ids must be unique", id, prev)
 	}
-	ix.pds[uint32(id)] = path
 	return hca.PDConfig{ID: uint32(id)}, nil
 }
 
 // pdRef reads a "pd" key and checks that it names a PD of $.pds.
-func (w *walker) pdRef(n *node, path string, ix *refs) (uint32, error) {
-	id, err := w.uint(n, path, 32, " (PD handles are 32-bit)")
+func (p *parser) pdRef(n *enode, path jpath, ix *refs) (uint32, error) {
+	id, err := p.uint(n, path, 32, " (PD handles are 32-bit)")
 	if err != nil {
 		return 0, err
 	}
@@ -564,31 +1221,31 @@ func (w *walker) pdRef(n *node, path string, ix *refs) (uint32, error) {
 		for i, pid := range pids {
 			ids[i] = strconv.FormatUint(uint64(pid), 10)
 		}
-		return 0, w.errf(n, path, "PD %d is not in $.pds (ids: %s); add {\"id\": %d} to pds or fix the reference", id, strings.Join(ids, ", "), id)
+		return 0, p.errf(n, path, "PD %d is not in $.pds (ids: %s); add {\"id\": %d} to pds or fix the reference", id, strings.Join(ids, ", "), id)
 	}
 	return uint32(id), nil
 }
 
 var qpTypes = []string{"RC", "UC", "UD", "XRC"}
 
-func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
+func (p *parser) qp(n *enode, path jpath, ix *refs) (hca.QPConfig, error) {
 	var qp hca.QPConfig
-	if err := w.object(n, path, qpKeys, qpRequired); err != nil {
+	if err := p.object(n, path, qpKeys, qpRequired); err != nil {
 		return qp, err
 	}
-	o := n.obj
-	v, err := w.uint(o["qpn"], path+".qpn", 24, hintQPN)
+	o := func(k string) *enode { return p.get(n, k) }
+	v, err := p.uint(o("qpn"), path.dot("qpn"), 24, hintQPN)
 	if err != nil {
 		return qp, err
 	}
 	qp.QPN = uint32(v)
 	if i, dup := ix.qps[qp.QPN]; dup {
-		return qp, w.errf(o["qpn"], path+".qpn", "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
+		return qp, p.errf(o("qpn"), path.dot("qpn"), "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
 	}
-	if qp.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if qp.PD, err = p.pdRef(o("pd"), path.dot("pd"), ix); err != nil {
 		return qp, err
 	}
-	typ, err := w.str(o["type"], path+".type")
+	typ, err := p.str(o("type"), path.dot("type"))
 	if err != nil {
 		return qp, err
 	}
@@ -597,13 +1254,13 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 		if slices.Contains(qpTypes, strings.ToUpper(typ)) {
 			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(typ))
 		}
-		return qp, w.errf(o["type"], path+".type", "%s", msg)
+		return qp, p.errf(o("type"), path.dot("type"), "%s", msg)
 	}
 	qp.Type, _ = decode.TransportByName(typ)
-	if qp.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if qp.Access, err = p.access(o("access"), path.dot("access")); err != nil {
 		return qp, err
 	}
-	if v, err = w.uint(o["mtu"], path+".mtu", 64, ""); err != nil {
+	if v, err = p.uint(o("mtu"), path.dot("mtu"), 64, ""); err != nil {
 		return qp, err
 	}
 	switch v {
@@ -614,79 +1271,85 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 		if v > 4096 || v == 1500 {
 			msg += "; this looks like an Ethernet MTU: write the RoCE path MTU, e.g. 1024 for Ethernet MTU 1500"
 		}
-		return qp, w.errf(o["mtu"], path+".mtu", "%s", msg)
+		return qp, p.errf(o("mtu"), path.dot("mtu"), "%s", msg)
 	}
-	if m, ok := o["expected_psn"]; ok {
-		if v, err = w.uint(m, path+".expected_psn", 24, hintPSN); err != nil {
+	if m := o("expected_psn"); m != nil {
+		if v, err = p.uint(m, path.dot("expected_psn"), 24, hintPSN); err != nil {
 			return qp, err
 		}
 		qp.ExpectedPSN, qp.HasExpectedPSN = decode.PSN(v), true
 	}
-	if m, ok := o["rq_depth"]; ok {
-		if v, err = w.uint(m, path+".rq_depth", 32, ""); err != nil {
+	if m := o("rq_depth"); m != nil {
+		if v, err = p.uint(m, path.dot("rq_depth"), 32, ""); err != nil {
 			return qp, err
 		}
 		qp.RQDepth, qp.HasRQDepth = uint32(v), true
 	}
-	if m, ok := o["max_dest_rd_atomic"]; ok {
-		if v, err = w.uint(m, path+".max_dest_rd_atomic", 8, " (verbs max_dest_rd_atomic is 8-bit)"); err != nil {
+	if m := o("max_dest_rd_atomic"); m != nil {
+		if v, err = p.uint(m, path.dot("max_dest_rd_atomic"), 8, " (verbs max_dest_rd_atomic is 8-bit)"); err != nil {
 			return qp, err
 		}
 		qp.MaxDestRdAtomic, qp.HasMaxDestRdAtomic = uint8(v), true
 	}
-	if m, ok := o["min_rnr_timer"]; ok {
-		if v, err = w.uint(m, path+".min_rnr_timer", 5, " (min_rnr_timer is the 5-bit code 0..31 of the IBTA table, not milliseconds)"); err != nil {
+	if m := o("min_rnr_timer"); m != nil {
+		if v, err = p.uint(m, path.dot("min_rnr_timer"), 5, " (min_rnr_timer is the 5-bit code 0..31 of the IBTA table, not milliseconds)"); err != nil {
 			return qp, err
 		}
 		qp.MinRNRTimer, qp.HasMinRNRTimer = uint8(v), true
 	}
-	if m, ok := o["q_key"]; ok {
-		if v, err = w.uint(m, path+".q_key", 32, ` (Q_Keys are 32-bit, e.g. "0x11111111")`); err != nil {
+	if m := o("q_key"); m != nil {
+		if v, err = p.uint(m, path.dot("q_key"), 32, ` (Q_Keys are 32-bit, e.g. "0x11111111")`); err != nil {
 			return qp, err
 		}
 		qp.QKey, qp.HasQKey = uint32(v), true
 	}
-	if m, ok := o["remote"]; ok {
-		rp := path + ".remote"
-		if err := w.object(m, rp, remoteKeys, remoteKeys); err != nil {
+	if m := o("remote"); m != nil {
+		rp := path.dot("remote")
+		if err := p.object(m, rp, remoteKeys, remoteKeys); err != nil {
 			return qp, err
 		}
 		r := &hca.Peer{}
-		if r.Addr, err = w.addr(m.obj["address"], rp+".address"); err != nil {
+		if r.Addr, err = p.addr(p.get(m, "address"), rp.dot("address")); err != nil {
 			return qp, err
 		}
-		if v, err = w.uint(m.obj["qpn"], rp+".qpn", 24, hintQPN); err != nil {
+		if v, err = p.uint(p.get(m, "qpn"), rp.dot("qpn"), 24, hintQPN); err != nil {
 			return qp, err
 		}
 		r.QPN = uint32(v)
 		qp.Remote = r
 	}
-	if m, ok := o["recv"]; ok {
-		items, err := w.array(m, path+".recv")
-		if err != nil {
-			return qp, err
+	if m := o("recv"); m != nil {
+		recv := path.dot("recv")
+		if m.kind != '[' {
+			return qp, p.errf(m, recv, "want an array, found %s", enodeKind(m))
 		}
-		qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, len(items))
+		count := 0
+		for c := m.child; c >= 0; c = p.nodes[c].next {
+			count++
+		}
+		qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, count)
 		var last time.Time
 		lastPath := ""
-		for i, it := range items {
-			rp := fmt.Sprintf("%s.recv[%d]", path, i)
-			if err := w.object(it, rp, recvKeys, recvRequired); err != nil {
+		i := 0
+		for c := m.child; c >= 0; c, i = p.nodes[c].next, i+1 {
+			it := &p.nodes[c]
+			rp := recv.at(i)
+			if err := p.object(it, rp, recvKeys, recvRequired); err != nil {
 				return qp, err
 			}
 			var r hca.RecvWQE
-			if r.Length, err = w.uint(it.obj["length"], rp+".length", 64, ""); err != nil {
+			if r.Length, err = p.uint(p.get(it, "length"), rp.dot("length"), 64, ""); err != nil {
 				return qp, err
 			}
-			if pa, ok := it.obj["posted_at"]; ok {
-				if r.PostedAt, err = w.postedAt(pa, rp+".posted_at"); err != nil {
+			if pa := p.get(it, "posted_at"); pa != nil {
+				if r.PostedAt, err = p.postedAt(pa, rp.dot("posted_at")); err != nil {
 					return qp, err
 				}
 				r.HasPostedAt = true
 				if lastPath != "" && r.PostedAt.Before(last) {
-					return qp, w.errf(pa, rp+".posted_at", "%s is earlier than %s.posted_at; list the receives in posting order", pa.text, lastPath)
+					return qp, p.errf(pa, rp.dot("posted_at"), "%s is earlier than %s.posted_at; list the receives in posting order", pa.text, lastPath)
 				}
-				last, lastPath = r.PostedAt, rp
+				last, lastPath = r.PostedAt, rp.String()
 			}
 			qp.Recv = append(qp.Recv, r)
 		}
@@ -696,137 +1359,197 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 
 // key reads an rkey or lkey and checks that no other entry in seen has it.
 // Key 0 may repeat: rxe gives rkey 0 to every MR without remote access.
-func (w *walker) key(n *node, path string, seen map[uint32]string, what string) (uint32, error) {
-	v, err := w.uint(n, path, 32, hintKey)
+func (p *parser) key(n *enode, path jpath, seen *keyIndex, what string) (uint32, error) {
+	v, err := p.uint(n, path, 32, hintKey)
 	if err != nil {
 		return 0, err
 	}
 	k := uint32(v)
 	if k != 0 {
-		if prev, dup := seen[k]; dup {
-			return 0, w.errf(n, path, "%s 0x%08x is also %s; %ss must be unique", what, k, prev, what)
+		if e, dup := seen.find(k); dup {
+			prev := fmt.Sprintf("$.mrs[%d].%s", e-1, what)
+			if e < 0 {
+				prev = fmt.Sprintf("$.mws[%d].%s", -e-1, what)
+			}
+			return 0, p.errf(n, path, "%s 0x%08x is also %s; %ss must be unique", what, k, prev, what)
 		}
-		seen[k] = path
 	}
 	return k, nil
 }
 
-func (w *walker) mr(n *node, path string, ix *refs) (hca.MRConfig, error) {
+func (p *parser) mr(n *enode, path jpath, ix *refs) (hca.MRConfig, error) {
 	var mr hca.MRConfig
-	if err := w.object(n, path, mrKeys, mrKeys); err != nil {
+	if err := p.object(n, path, mrKeys, mrKeys); err != nil {
 		return mr, err
 	}
-	o := n.obj
 	var err error
-	if mr.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+	if mr.RKey, err = p.key(p.get(n, "rkey"), path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
 		return mr, err
 	}
-	if mr.LKey, err = w.key(o["lkey"], path+".lkey", ix.lkeys, "lkey"); err != nil {
+	if mr.LKey, err = p.key(p.get(n, "lkey"), path.dot("lkey"), &ix.lkeys, "lkey"); err != nil {
 		return mr, err
 	}
-	if mr.VA, mr.Length, err = w.extent(o, path); err != nil {
+	if mr.VA, mr.Length, err = p.extent(n, path); err != nil {
 		return mr, err
 	}
-	if mr.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if mr.PD, err = p.pdRef(p.get(n, "pd"), path.dot("pd"), ix); err != nil {
 		return mr, err
 	}
-	if mr.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if mr.Access, err = p.access(p.get(n, "access"), path.dot("access")); err != nil {
 		return mr, err
 	}
 	if mr.Access&hca.ZeroBased != 0 && mr.VA != 0 {
-		return mr, w.errf(o["va"], path+".va", "%s with ZERO_BASED; a zero-based MR starts at va 0", o["va"].text)
+		va := p.get(n, "va")
+		return mr, p.errf(va, path.dot("va"), "%s with ZERO_BASED; a zero-based MR starts at va 0", va.text)
 	}
 	return mr, nil
 }
 
 // extent reads va and length and checks that the range does not wrap.
-func (w *walker) extent(o map[string]*node, path string) (va, length uint64, err error) {
-	if va, err = w.uint(o["va"], path+".va", 64, ""); err != nil {
+func (p *parser) extent(n *enode, path jpath) (va, length uint64, err error) {
+	if va, err = p.uint(p.get(n, "va"), path.dot("va"), 64, ""); err != nil {
 		return
 	}
-	if length, err = w.uint(o["length"], path+".length", 64, ""); err != nil {
+	ln := p.get(n, "length")
+	if length, err = p.uint(ln, path.dot("length"), 64, ""); err != nil {
 		return
 	}
 	if length > 0 && va+(length-1) < va {
-		err = w.errf(o["length"], path+".length", "va %#x + length %d wraps past 2^64", va, length)
+		err = p.errf(ln, path.dot("length"), "va %#x + length %d wraps past 2^64", va, length)
 	}
 	return
 }
 
-func (w *walker) mw(n *node, path string, ix *refs, f *File) (hca.MWConfig, error) {
+func (p *parser) mw(n *enode, path jpath, ix *refs, f *File) (hca.MWConfig, error) {
 	var mw hca.MWConfig
-	if err := w.object(n, path, mwKeys, mwRequired); err != nil {
+	if err := p.object(n, path, mwKeys, mwRequired); err != nil {
 		return mw, err
 	}
-	o := n.obj
+	o := func(k string) *enode { return p.get(n, k) }
 	var err error
-	if mw.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+	if mw.RKey, err = p.key(o("rkey"), path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
 		return mw, err
 	}
 	if mw.RKey == 0 {
-		return mw, w.errf(o["rkey"], path+".rkey", "a bound window has a nonzero rkey")
+		return mw, p.errf(o("rkey"), path.dot("rkey"), "a bound window has a nonzero rkey")
 	}
-	t, err := w.uint(o["type"], path+".type", 64, "")
+	t, err := p.uint(o("type"), path.dot("type"), 64, "")
 	if err != nil {
 		return mw, err
 	}
 	if t != 1 && t != 2 {
-		return mw, w.errf(o["type"], path+".type", "MW type %d is unknown (1 or 2)", t)
+		return mw, p.errf(o("type"), path.dot("type"), "MW type %d is unknown (1 or 2)", t)
 	}
 	mw.Type = int(t)
-	if mw.VA, mw.Length, err = w.extent(o, path); err != nil {
+	if mw.VA, mw.Length, err = p.extent(n, path); err != nil {
 		return mw, err
 	}
-	if mw.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if mw.PD, err = p.pdRef(o("pd"), path.dot("pd"), ix); err != nil {
 		return mw, err
 	}
-	if mw.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if mw.Access, err = p.access(o("access"), path.dot("access")); err != nil {
 		return mw, err
 	}
 
 	// The MR it is bound to.
-	m := o["mr_rkey"]
-	v, err := w.uint(m, path+".mr_rkey", 32, hintKey)
+	m := o("mr_rkey")
+	v, err := p.uint(m, path.dot("mr_rkey"), 32, hintKey)
 	if err != nil {
 		return mw, err
 	}
 	mw.MRRKey = uint32(v)
-	i, ok := ix.mrs[mw.MRRKey]
-	if !ok {
-		return mw, w.errf(m, path+".mr_rkey", "no MR in $.mrs has rkey 0x%08x; give the rkey of the MR the window is bound to", mw.MRRKey)
+	e, ok := ix.rkeys.find(mw.MRRKey)
+	if !ok || e < 0 {
+		return mw, p.errf(m, path.dot("mr_rkey"), "no MR in $.mrs has rkey 0x%08x; give the rkey of the MR the window is bound to", mw.MRRKey)
 	}
+	i := int(e - 1)
 	mr := f.MRs[i]
 	mrPath := fmt.Sprintf("$.mrs[%d]", i)
 	if mr.Access&hca.MWBind == 0 {
-		return mw, w.errf(m, path+".mr_rkey", "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
+		return mw, p.errf(m, path.dot("mr_rkey"), "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
 	}
 	if mr.PD != mw.PD {
-		return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
+		return mw, p.errf(o("pd"), path.dot("pd"), "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
 	}
 	if mr.Access&hca.ZeroBased == 0 && mw.Access&hca.ZeroBased == 0 && mw.Length > 0 &&
 		(mw.VA < mr.VA || mw.VA-mr.VA > mr.Length || mw.Length > mr.Length-(mw.VA-mr.VA)) {
-		return mw, w.errf(o["va"], path+".va", "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
+		return mw, p.errf(o("va"), path.dot("va"), "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
 	}
 
 	// The QP it is bound to (type 2 only).
-	q, hasQ := o["qpn"]
+	q := o("qpn")
 	switch {
-	case mw.Type == 2 && !hasQ:
-		return mw, w.errf(n, path+".qpn", "missing; a type 2 window is bound to a QP: give its qpn")
-	case mw.Type == 1 && hasQ:
-		return mw, w.errf(q, path+".qpn", "a type 1 window is bound to no QP; remove qpn or set type 2")
-	case hasQ:
-		if v, err = w.uint(q, path+".qpn", 24, hintQPN); err != nil {
+	case mw.Type == 2 && q == nil:
+		return mw, p.errf(n, path.dot("qpn"), "missing; a type 2 window is bound to a QP: give its qpn")
+	case mw.Type == 1 && q != nil:
+		return mw, p.errf(q, path.dot("qpn"), "a type 1 window is bound to no QP; remove qpn or set type 2")
+	case q != nil:
+		if v, err = p.uint(q, path.dot("qpn"), 24, hintQPN); err != nil {
 			return mw, err
 		}
 		mw.QPN, mw.HasQPN = uint32(v), true
 		qi, ok := ix.qps[mw.QPN]
 		if !ok {
-			return mw, w.errf(q, path+".qpn", "no QP in $.qps has QPN 0x%06x; give the QP the window is bound to", mw.QPN)
+			return mw, p.errf(q, path.dot("qpn"), "no QP in $.qps has QPN 0x%06x; give the QP the window is bound to", mw.QPN)
 		}
 		if qpd := f.QPs[qi].PD; qpd != mw.PD {
-			return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its QP $.qps[%d]", mw.PD, qpd, qi)
+			return mw, p.errf(o("pd"), path.dot("pd"), "PD %d differs from PD %d of its QP $.qps[%d]", mw.PD, qpd, qi)
 		}
 	}
 	return mw, nil
+}
+
+// keyIndex finds an MR or MW by a key, for the uniqueness checks: an
+// open-addressing table of entries (what keyOf takes), 4 bytes a slot
+// and at most half full, where a map from key to path cost ~60 bytes an
+// MR.
+type keyIndex struct {
+	slots []int32 // 0 when empty
+	n     int
+	keyOf func(e int32) uint32
+}
+
+func newKeyIndex(n int, keyOf func(int32) uint32) keyIndex {
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	return keyIndex{slots: make([]int32, size), keyOf: keyOf}
+}
+
+func (x *keyIndex) home(k uint32) uint32 { return (k * 0x9e3779b1) >> 7 }
+
+// find returns the entry with key k.
+func (x *keyIndex) find(k uint32) (int32, bool) {
+	mask := uint32(len(x.slots) - 1)
+	for i := x.home(k) & mask; ; i = (i + 1) & mask {
+		e := x.slots[i]
+		if e == 0 {
+			return 0, false
+		}
+		if x.keyOf(e) == k {
+			return e, true
+		}
+	}
+}
+
+// insert adds entry e, whose key is k and not in x yet.
+func (x *keyIndex) insert(k uint32, e int32) {
+	if 2*(x.n+1) > len(x.slots) {
+		old := x.slots
+		x.slots = make([]int32, 2*len(old))
+		x.n = 0
+		for _, o := range old {
+			if o != 0 {
+				x.insert(x.keyOf(o), o)
+			}
+		}
+	}
+	mask := uint32(len(x.slots) - 1)
+	i := x.home(k) & mask
+	for x.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = e
+	x.n++
 }
