@@ -199,12 +199,14 @@ func (l *lexer) more() bool {
 func (l *lexer) space() (byte, bool) {
 	for {
 		for l.pos < l.end {
-			switch c := l.buf[l.pos]; c {
-			case ' ', '\t', '\r':
-			case '\n':
+			c := l.buf[l.pos]
+			switch {
+			case c > ' ': // most bytes, tested first
+				return c, true
+			case c == '\n':
 				l.line++
 				l.lineStart = l.bufOff + int64(l.pos) + 1
-			default:
+			case c != ' ' && c != '\t' && c != '\r':
 				return c, true
 			}
 			l.pos++
@@ -527,21 +529,65 @@ func (p *parser) checkArray(depth int) (int, error) {
 	}
 }
 
-// knownKeys interns the keys of the format, so that reading them does not
-// allocate.
-var knownKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, ks := range [][]string{topKeys, qpKeys, remoteKeys, recvKeys, mrKeys, mwKeys, {"address", "id"}} {
-		for _, k := range ks {
-			m[k] = k
-		}
-	}
-	return m
-}()
-
+// intern returns b as a string, without allocating for the keys of the
+// format (a switch on string(b) compiles to comparisons, not a
+// conversion; TestInternKnowsEveryKey checks the list).
 func intern(b []byte) string {
-	if s, ok := knownKeys[string(b)]; ok {
-		return s
+	switch string(b) {
+	case "version":
+		return "version"
+	case "responder":
+		return "responder"
+	case "profile":
+		return "profile"
+	case "pds":
+		return "pds"
+	case "qps":
+		return "qps"
+	case "mrs":
+		return "mrs"
+	case "mws":
+		return "mws"
+	case "qpn":
+		return "qpn"
+	case "pd":
+		return "pd"
+	case "type":
+		return "type"
+	case "access":
+		return "access"
+	case "mtu":
+		return "mtu"
+	case "expected_psn":
+		return "expected_psn"
+	case "rq_depth":
+		return "rq_depth"
+	case "max_dest_rd_atomic":
+		return "max_dest_rd_atomic"
+	case "min_rnr_timer":
+		return "min_rnr_timer"
+	case "q_key":
+		return "q_key"
+	case "remote":
+		return "remote"
+	case "recv":
+		return "recv"
+	case "address":
+		return "address"
+	case "length":
+		return "length"
+	case "posted_at":
+		return "posted_at"
+	case "rkey":
+		return "rkey"
+	case "lkey":
+		return "lkey"
+	case "va":
+		return "va"
+	case "mr_rkey":
+		return "mr_rkey"
+	case "id":
+		return "id"
 	}
 	return string(b)
 }

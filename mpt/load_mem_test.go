@@ -98,3 +98,18 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestInternKnowsEveryKey: every key of the format is read without
+// allocating.
+func TestInternKnowsEveryKey(t *testing.T) {
+	for _, ks := range [][]string{topKeys, qpKeys, remoteKeys, recvKeys, mrKeys, mwKeys, {"address", "id"}} {
+		for _, k := range ks {
+			b := []byte(k)
+			if a := testing.AllocsPerRun(10, func() { sinkKey = intern(b) }); a != 0 || sinkKey != k {
+				t.Errorf("intern(%q) = %q with %v allocations", k, sinkKey, a)
+			}
+		}
+	}
+}
+
+var sinkKey string
