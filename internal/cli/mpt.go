@@ -422,33 +422,36 @@ status 2.`,
 }
 
 func mptCheckRun(o *MPTCheckOptions, ios IO) error {
-	var data []byte
+	var f *mpt.File
 	var err error
+	name := o.Path
 	if o.Path == "-" {
-		data, err = io.ReadAll(ios.In)
+		name = "<stdin>"
+		var data []byte
+		if data, err = io.ReadAll(ios.In); err != nil {
+			return fmt.Errorf("cannot read the MPT file: %w", err)
+		}
+		f, err = mpt.Parse(name, data)
 	} else {
-		data, err = os.ReadFile(o.Path)
+		f, err = mpt.Load(o.Path) // in a stream: an MPT file may hold a million MRs
 	}
 	if err != nil {
+		var me *mpt.Error
+		if errors.As(err, &me) {
+			return &exitError{code: 2, err: err}
+		}
 		return fmt.Errorf("cannot read the MPT file: %w", err)
 	}
-	name := o.Path
-	if name == "-" {
-		name = "<stdin>"
-	}
-	f, err := mpt.Parse(name, data)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
 	out := newOutBuf(ios.Out)
-	out.b = appendMPTSummary(out.b, name, f)
+	writeMPTSummary(out, name, f)
 	out.flush()
 	return out.err
 }
 
-// appendMPTSummary describes an MPT file: one line per PD list, QP, MR and
-// MW.
-func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
+// writeMPTSummary describes an MPT file: one line per PD list, QP, MR and
+// MW, flushed as it goes (a line per MR of a million).
+func writeMPTSummary(out *outBuf, name string, f *mpt.File) {
+	b := out.b
 	b = fmt.Appendf(b, "%s: valid MPT file (version %d)\n", name, f.Version)
 	b = fmt.Appendf(b, "responder %s, profile %s\n", f.Responder, f.Profile)
 	ids := make([]string, len(f.PDs))
@@ -484,10 +487,16 @@ func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
 			b = append(b, "  (no remote and no expected_psn: never reached RTR, drops every packet)"...)
 		}
 		b = append(b, '\n')
+		out.b = b
+		out.maybeFlush()
+		b = out.b
 	}
 	b = fmt.Appendf(b, "MRs %d\n", len(f.MRs))
 	for _, m := range f.MRs {
 		b = fmt.Appendf(b, "  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n", m.RKey, m.LKey, m.VA, m.Length, m.PD, m.Access)
+		out.b = b
+		out.maybeFlush()
+		b = out.b
 	}
 	b = fmt.Appendf(b, "MWs %d\n", len(f.MWs))
 	for _, w := range f.MWs {
@@ -496,8 +505,11 @@ func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
 			b = fmt.Appendf(b, "  QP %#06x", w.QPN)
 		}
 		b = append(b, '\n')
+		out.b = b
+		out.maybeFlush()
+		b = out.b
 	}
-	return b
+	out.b = b
 }
 
 // ---- helpers ----
