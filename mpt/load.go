@@ -125,13 +125,16 @@ type pos struct {
 	line, col int
 }
 
-// lexBufSize is the lexer's read size.
-const lexBufSize = 256 << 10
+// lexBufSize is the lexer's read size (a variable for tests that read a
+// few bytes at a time).
+var lexBufSize = 256 << 10
 
 // lexer reads JSON tokens from an io.ReaderAt, keeping lines and columns.
 // What it returns for a string or number is a slice of its buffer, valid
-// until it reads more input, or, while mark is set, until mark is unset
-// (reading more then moves to a new buffer and leaves the old one be).
+// until it reads more input, or, while a mark is set, until the mark is
+// unset: reading more then moves to the spare buffer and leaves the old
+// one be, to become the spare once the mark is unset (a fresh buffer when
+// one marked stretch needs a second read).
 type lexer struct {
 	r         io.ReaderAt
 	buf       []byte
@@ -142,7 +145,15 @@ type lexer struct {
 	line      int   // line of buf[pos]
 	lineStart int64 // input offset where that line starts
 	mark      int   // buf index of the oldest byte slices are held of; -1 for none
+	markReads int   // reads since mark was set
+	spare     []byte
 }
+
+// setMark marks pos: the bytes from there stay where they are until
+// unmark.
+func (l *lexer) setMark() { l.mark, l.markReads = l.pos, 0 }
+
+func (l *lexer) unmark() { l.mark = -1 }
 
 // errSyntax: the input is not JSON as the format takes it; the message is
 // firstError's.
@@ -150,7 +161,7 @@ var errSyntax = errors.New("not JSON")
 
 // start makes the lexer read from at.
 func (l *lexer) start(r io.ReaderAt, at pos) {
-	*l = lexer{r: r, buf: l.buf[:0], bufOff: at.off, line: at.line, lineStart: at.off - int64(at.col-1), mark: -1}
+	*l = lexer{r: r, buf: l.buf[:0], spare: l.spare, bufOff: at.off, line: at.line, lineStart: at.off - int64(at.col-1), mark: -1}
 }
 
 func (l *lexer) here() pos {
@@ -169,11 +180,25 @@ func (l *lexer) more() bool {
 		keep = min(keep, l.mark)
 	}
 	n := l.end - keep
-	if cap(l.buf) == 0 || l.mark >= 0 || n > cap(l.buf)/2 {
-		nb := make([]byte, max(lexBufSize, 2*n))
+	size := max(lexBufSize, 2*n)
+	switch {
+	case l.mark >= 0:
+		nb := l.spare[:cap(l.spare)]
+		l.spare = nil
+		if l.markReads > 0 || len(nb) < size {
+			nb = make([]byte, size)
+		}
+		if l.markReads == 0 {
+			l.spare = l.buf // holds the marked stretch only
+		}
+		l.markReads++
 		copy(nb, l.buf[keep:l.end])
 		l.buf = nb
-	} else {
+	case cap(l.buf) == 0 || n > cap(l.buf)/2:
+		nb := make([]byte, size)
+		copy(nb, l.buf[keep:l.end])
+		l.buf = nb
+	default:
 		l.buf = l.buf[:cap(l.buf)]
 		copy(l.buf, l.buf[keep:l.end])
 	}
@@ -440,7 +465,6 @@ func (p *parser) checkObject(depth int, t *top) error {
 	}
 	seen := p.keys[depth][:0]
 	var big map[string]bool // past 16 keys
-	defer func() { p.keys[depth] = seen[:0] }()
 	c, ok := p.l.space()
 	if ok && c == '}' {
 		p.l.pos++
@@ -496,6 +520,7 @@ func (p *parser) checkObject(depth int, t *top) error {
 		p.l.pos++
 		switch c {
 		case '}':
+			p.keys[depth] = seen[:0] // for the next object at this depth
 			return nil
 		case ',':
 			c, ok = p.l.space()
@@ -720,6 +745,7 @@ func (p *parser) get(n *enode, key string) *enode {
 func (p *parser) readAt(at pos) (*enode, error) {
 	p.l.start(p.r, at)
 	p.nodes = p.nodes[:0]
+	p.l.setMark() // the tree holds slices of the buffer, until the next start
 	i, err := p.value()
 	if err != nil {
 		return nil, p.changed(err)
@@ -750,7 +776,7 @@ func (p *parser) elements(at pos, fn func(i int, n *enode) error) error {
 	}
 	for i := 0; ; i++ {
 		p.nodes = p.nodes[:0]
-		p.l.mark = p.l.pos // the tree holds slices of the buffer
+		p.l.setMark() // the tree holds slices of the buffer
 		ni, err := p.value()
 		if err != nil {
 			return p.changed(err)
@@ -758,7 +784,7 @@ func (p *parser) elements(at pos, fn func(i int, n *enode) error) error {
 		if err := fn(i, p.node(ni)); err != nil {
 			return err
 		}
-		p.l.mark = -1
+		p.l.unmark()
 		if c, ok = p.l.space(); !ok {
 			return p.changed(errSyntax)
 		}

@@ -647,3 +647,21 @@ func FuzzParseMatchesReference(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { sameParse(t, data) })
 }
+
+// TestParseMatchesReferenceSmallReads reads the corpus and a file of 3,000
+// MRs a few bytes at a time, so that tokens, elements and marked stretches
+// straddle every read.
+func TestParseMatchesReferenceSmallReads(t *testing.T) {
+	defer func(n int) { lexBufSize = n }(lexBufSize)
+	for _, size := range []int{1, 7, 64} {
+		lexBufSize = size
+		for _, data := range refCorpus(t) {
+			sameParse(t, data)
+		}
+		data, err := os.ReadFile(manyMRsFile(t, 3000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameParse(t, data)
+	}
+}
