@@ -24,6 +24,7 @@ package mpt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -869,25 +870,35 @@ func enodeKind(n *enode) string {
 // object checks that n is an object with only the allowed keys and every
 // required one.
 func (p *parser) object(n *enode, path jpath, allowed, required []string) error {
+	_, err := p.members(n, path, allowed, required)
+	return err
+}
+
+// members is object that also returns the members, by their index in
+// allowed (nil when absent): one pass over them for the MR, which every
+// line of a large file is.
+func (p *parser) members(n *enode, path jpath, allowed, required []string) (m [12]*enode, err error) {
 	if n.kind != '{' {
-		return p.errf(n, path, "want an object, found %s", enodeKind(n))
+		return m, p.errf(n, path, "want an object, found %s", enodeKind(n))
 	}
 	for c := n.child; c >= 0; c = p.nodes[c].next {
 		k := p.nodes[c].key
-		if !slices.Contains(allowed, k) {
+		i := slices.Index(allowed, k)
+		if i < 0 {
 			msg := fmt.Sprintf("unknown key %q (allowed: %s)", k, strings.Join(allowed, ", "))
 			if s := closest(k, allowed); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
-			return p.errAt(p.nodes[c].kat, path.dot(k), "%s", msg)
+			return m, p.errAt(p.nodes[c].kat, path.dot(k), "%s", msg)
 		}
+		m[i] = &p.nodes[c]
 	}
 	for _, k := range required {
-		if p.get(n, k) == nil {
-			return p.errf(n, path.dot(k), "missing; %s needs %s", describe(path.String()), strings.Join(required, ", "))
+		if m[slices.Index(allowed, k)] == nil {
+			return m, p.errf(n, path.dot(k), "missing; %s needs %s", describe(path.String()), strings.Join(required, ", "))
 		}
 	}
-	return nil
+	return m, nil
 }
 
 // describe names the object at path for messages: "$.qps[0]" -> "a QP".
@@ -1117,6 +1128,16 @@ var (
 	mwRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
 )
 
+// The indexes of mrKeys.
+const (
+	mrRKey = iota
+	mrLKey
+	mrVA
+	mrLength
+	mrPD
+	mrAccess
+)
+
 // refs holds what later entries refer to: where each PD, QP and key is.
 type refs struct {
 	pds   map[uint32]int // PD id -> index in File.PDs
@@ -1192,13 +1213,8 @@ func (p *parser) build(t *top) (*File, error) {
 
 	ix := &refs{pds: map[uint32]int{}, qps: map[uint32]int{}}
 	mrs := byKey["mrs"]
-	ix.rkeys = newKeyIndex(mrs.count, func(e int32) uint32 {
-		if e > 0 {
-			return f.MRs[e-1].RKey
-		}
-		return f.MWs[-e-1].RKey
-	})
-	ix.lkeys = newKeyIndex(mrs.count, func(e int32) uint32 { return f.MRs[e-1].LKey })
+	ix.rkeys = newKeyIndex(mrs.count)
+	ix.lkeys = newKeyIndex(mrs.count)
 	// The order matters: QPs and MRs refer to PDs, MWs to MRs and QPs.
 	if err := section(p, byKey["pds"], "$.pds", &f.PDs, func(i int, n *enode, path jpath) error {
 		pd, err := p.pd(n, path, ix)
@@ -1451,38 +1467,36 @@ func (p *parser) key(n *enode, path jpath, seen *keyIndex, what string) (uint32,
 
 func (p *parser) mr(n *enode, path jpath, ix *refs) (hca.MRConfig, error) {
 	var mr hca.MRConfig
-	if err := p.object(n, path, mrKeys, mrKeys); err != nil {
+	o, err := p.members(n, path, mrKeys, mrKeys)
+	if err != nil {
 		return mr, err
 	}
-	var err error
-	if mr.RKey, err = p.key(p.get(n, "rkey"), path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
+	if mr.RKey, err = p.key(o[mrRKey], path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
 		return mr, err
 	}
-	if mr.LKey, err = p.key(p.get(n, "lkey"), path.dot("lkey"), &ix.lkeys, "lkey"); err != nil {
+	if mr.LKey, err = p.key(o[mrLKey], path.dot("lkey"), &ix.lkeys, "lkey"); err != nil {
 		return mr, err
 	}
-	if mr.VA, mr.Length, err = p.extent(n, path); err != nil {
+	if mr.VA, mr.Length, err = p.extent(o[mrVA], o[mrLength], path); err != nil {
 		return mr, err
 	}
-	if mr.PD, err = p.pdRef(p.get(n, "pd"), path.dot("pd"), ix); err != nil {
+	if mr.PD, err = p.pdRef(o[mrPD], path.dot("pd"), ix); err != nil {
 		return mr, err
 	}
-	if mr.Access, err = p.access(p.get(n, "access"), path.dot("access")); err != nil {
+	if mr.Access, err = p.access(o[mrAccess], path.dot("access")); err != nil {
 		return mr, err
 	}
 	if mr.Access&hca.ZeroBased != 0 && mr.VA != 0 {
-		va := p.get(n, "va")
-		return mr, p.errf(va, path.dot("va"), "%s with ZERO_BASED; a zero-based MR starts at va 0", va.text)
+		return mr, p.errf(o[mrVA], path.dot("va"), "%s with ZERO_BASED; a zero-based MR starts at va 0", o[mrVA].text)
 	}
 	return mr, nil
 }
 
 // extent reads va and length and checks that the range does not wrap.
-func (p *parser) extent(n *enode, path jpath) (va, length uint64, err error) {
-	if va, err = p.uint(p.get(n, "va"), path.dot("va"), 64, ""); err != nil {
+func (p *parser) extent(van, ln *enode, path jpath) (va, length uint64, err error) {
+	if va, err = p.uint(van, path.dot("va"), 64, ""); err != nil {
 		return
 	}
-	ln := p.get(n, "length")
 	if length, err = p.uint(ln, path.dot("length"), 64, ""); err != nil {
 		return
 	}
@@ -1513,7 +1527,7 @@ func (p *parser) mw(n *enode, path jpath, ix *refs, f *File) (hca.MWConfig, erro
 		return mw, p.errf(o("type"), path.dot("type"), "MW type %d is unknown (1 or 2)", t)
 	}
 	mw.Type = int(t)
-	if mw.VA, mw.Length, err = p.extent(n, path); err != nil {
+	if mw.VA, mw.Length, err = p.extent(o("va"), o("length"), path); err != nil {
 		return mw, err
 	}
 	if mw.PD, err = p.pdRef(o("pd"), path.dot("pd"), ix); err != nil {
@@ -1571,57 +1585,91 @@ func (p *parser) mw(n *enode, path jpath, ix *refs, f *File) (hca.MWConfig, erro
 	return mw, nil
 }
 
-// keyIndex finds an MR or MW by a key, for the uniqueness checks: an
-// open-addressing table of entries (what keyOf takes), 4 bytes a slot
-// and at most half full, where a map from key to path cost ~60 bytes an
-// MR.
+// keyIndex finds an MR or MW by a key, for the uniqueness checks. While
+// the keys come in increasing order, as in a file written from a device's
+// MPT, they are a sorted list: no key can repeat an earlier one, and
+// appending costs no random access. Past the first key out of order they
+// go into an open-addressing table of keys and entries, 8 bytes a slot
+// and at most half full (a map from key to path cost ~60 bytes an MR), at
+// about a cache miss a lookup.
 type keyIndex struct {
-	slots []int32 // 0 when empty
-	n     int
-	keyOf func(e int32) uint32
+	sorted []keySlot // while in order: every key so far, increasing
+	slots  []keySlot // else: the table
+	shift  uint      // 32 - log2(len(slots))
+	n      int
 }
 
-func newKeyIndex(n int, keyOf func(int32) uint32) keyIndex {
-	size := 16
-	for size < 2*n {
-		size <<= 1
-	}
-	return keyIndex{slots: make([]int32, size), keyOf: keyOf}
+type keySlot struct {
+	key uint32
+	e   int32 // 0 when empty
 }
 
-func (x *keyIndex) home(k uint32) uint32 { return (k * 0x9e3779b1) >> 7 }
+func newKeyIndex(n int) keyIndex {
+	return keyIndex{sorted: make([]keySlot, 0, n)}
+}
+
+// home is Fibonacci hashing: the top bits of the key times 2^32/φ.
+func (x *keyIndex) home(k uint32) uint32 { return (k * 0x9e3779b1) >> x.shift }
 
 // find returns the entry with key k.
 func (x *keyIndex) find(k uint32) (int32, bool) {
-	mask := uint32(len(x.slots) - 1)
-	for i := x.home(k) & mask; ; i = (i + 1) & mask {
-		e := x.slots[i]
-		if e == 0 {
+	if x.slots == nil {
+		if len(x.sorted) == 0 || k > x.sorted[len(x.sorted)-1].key {
 			return 0, false
 		}
-		if x.keyOf(e) == k {
-			return e, true
+		i, ok := slices.BinarySearchFunc(x.sorted, k, func(s keySlot, k uint32) int { return cmp.Compare(s.key, k) })
+		if !ok {
+			return 0, false
+		}
+		return x.sorted[i].e, true
+	}
+	mask := uint32(len(x.slots) - 1)
+	for i := x.home(k); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s.e == 0 {
+			return 0, false
+		}
+		if s.key == k {
+			return s.e, true
 		}
 	}
 }
 
 // insert adds entry e, whose key is k and not in x yet.
 func (x *keyIndex) insert(k uint32, e int32) {
+	if x.slots == nil {
+		if len(x.sorted) == 0 || k > x.sorted[len(x.sorted)-1].key {
+			x.sorted = append(x.sorted, keySlot{k, e})
+			return
+		}
+		size, shift := 16, uint(28)
+		for size < 4*len(x.sorted) {
+			size, shift = size<<1, shift-1
+		}
+		x.slots, x.shift = make([]keySlot, size), shift
+		for _, s := range x.sorted {
+			x.put(s)
+		}
+		x.sorted = nil
+	}
 	if 2*(x.n+1) > len(x.slots) {
 		old := x.slots
-		x.slots = make([]int32, 2*len(old))
-		x.n = 0
-		for _, o := range old {
-			if o != 0 {
-				x.insert(x.keyOf(o), o)
+		x.slots, x.shift, x.n = make([]keySlot, 2*len(old)), x.shift-1, 0
+		for _, s := range old {
+			if s.e != 0 {
+				x.put(s)
 			}
 		}
 	}
+	x.put(keySlot{k, e})
+}
+
+func (x *keyIndex) put(s keySlot) {
 	mask := uint32(len(x.slots) - 1)
-	i := x.home(k) & mask
-	for x.slots[i] != 0 {
+	i := x.home(s.key)
+	for x.slots[i].e != 0 {
 		i = (i + 1) & mask
 	}
-	x.slots[i] = e
+	x.slots[i] = s
 	x.n++
 }

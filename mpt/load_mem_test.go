@@ -113,3 +113,49 @@ func TestInternKnowsEveryKey(t *testing.T) {
 }
 
 var sinkKey string
+
+// TestKeyIndex: the key index finds what a map finds, with keys in order
+// (a sorted list) and after the first out of order (a table, grown).
+func TestKeyIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(i int) uint32
+	}{
+		{"increasing", func(i int) uint32 { return uint32(i)<<8 | 0x3b }},
+		{"one out of order", func(i int) uint32 {
+			if i == 500 {
+				return 7
+			}
+			return uint32(i+10) << 4
+		}},
+		{"scattered", func(i int) uint32 { return uint32(i) * 0x9e3779b1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newKeyIndex(16)
+			want := map[uint32]int32{}
+			for i := range 5000 {
+				k := tc.key(i)
+				if k == 0 {
+					continue
+				}
+				if e, ok := x.find(k); ok {
+					t.Fatalf("find(%#x) before insert = %d", k, e)
+				}
+				x.insert(k, int32(i+1))
+				want[k] = int32(i + 1)
+			}
+			for k, e := range want {
+				if got, ok := x.find(k); !ok || got != e {
+					t.Fatalf("find(%#x) = %d, %v; want %d", k, got, ok, e)
+				}
+			}
+			for _, k := range []uint32{1, 0xffffffff, 0x12345} {
+				if _, in := want[k]; !in {
+					if e, ok := x.find(k); ok {
+						t.Errorf("find(%#x) = %d, want none", k, e)
+					}
+				}
+			}
+		})
+	}
+}
