@@ -257,13 +257,45 @@ type MTT struct {
 	mem    *PhysMem
 	va     uint64
 	length uint64
-	runs   []PageRun
-	gen    frameGen // lazy: where its frames are drawn from (large: gen.cur is the first frame)
+	rs     *[]PageRun // the runs, nil until built
+	gen    packedGen  // lazy: where its frames are drawn from
 	access Access
 	shift  uint8 // log2 of the page size
 	freed  bool
 	large  bool // pinned by registerLarge
 	lazy   bool // runs not built yet
+}
+
+// An MTT is 56 bytes: a model of a million MRs holds a million of them.
+// The runs are behind a pointer, and the generator state packed, because
+// an MTT needs the one until it is built and the other after.
+
+// runs returns the runs (nil when there are none, or not built yet).
+func (t *MTT) runs() []PageRun {
+	if t.rs == nil {
+		return nil
+	}
+	return *t.rs
+}
+
+func (t *MTT) setRuns(r []PageRun) { t.rs = &r }
+
+// packedGen is a frameGen in 16 bytes: rng, and cur<<32 | lcg<<8 | left
+// (a block frame is below 2^27); for a large MR's chunks, rng and cur.
+type packedGen [2]uint64
+
+func packGen(g frameGen, large bool) packedGen {
+	if large {
+		return packedGen{g.rng, g.cur}
+	}
+	return packedGen{g.rng, g.cur<<32 | uint64(g.lcg)<<8 | uint64(g.left)}
+}
+
+func (p packedGen) unpack(large bool) frameGen {
+	if large {
+		return frameGen{rng: p[0], cur: p[1]}
+	}
+	return frameGen{rng: p[0], cur: p[1] >> 32, lcg: uint32(p[1]>>8) & physBlockMask, left: uint8(p[1])}
 }
 
 // pageSize returns the size of the MTT's pages.
@@ -318,20 +350,23 @@ func (m *PhysMem) register(t *MTT, va, length uint64, access Access) error {
 	if m.freeHead == len(m.free) {
 		start, blocks := m.gen, m.blocks
 		if m.gen.skip(n, &m.blocks) {
-			t.gen, t.lazy = start, true
+			t.gen, t.lazy = packGen(start, false), true
 			m.pinned += n
 			return nil
 		}
 		m.gen, m.blocks = start, blocks // exhausted: fail as drawing the frames one by one does
 	}
+	var runs []PageRun
 	for p := first; p <= last; p++ {
 		f, ok := m.allocFrame()
 		if !ok {
+			t.setRuns(runs)
 			t.freeFrames()
 			return fmt.Errorf("register: emulated physical memory exhausted after %d of %d pages", p-first, n)
 		}
-		t.runs = appendFrame(t.runs, p<<m.shift, f<<m.shift, m.pageSize)
+		runs = appendFrame(runs, p<<m.shift, f<<m.shift, m.pageSize)
 	}
+	t.setRuns(runs)
 	m.pinned += n
 	return nil
 }
@@ -344,17 +379,18 @@ func (t *MTT) materialize() {
 	}
 	t.lazy = false
 	first := t.va >> t.shift
-	g := t.gen
+	g := t.gen.unpack(t.large)
 	if t.large {
-		t.runs = largeRuns(first, t.Pages(), &g, t.shift, true)
+		t.setRuns(largeRuns(first, t.Pages(), &g, t.shift, true))
 		return
 	}
-	t.runs = make([]PageRun, 0, 4)
+	runs := make([]PageRun, 0, 4)
 	var blocks uint32 // registration counted them
 	for p := range t.Pages() {
 		f, _ := g.next(&blocks) // registration drew these frames: they exist
-		t.runs = appendFrame(t.runs, (first+p)<<t.shift, f<<t.shift, t.pageSize())
+		runs = appendFrame(runs, (first+p)<<t.shift, f<<t.shift, t.pageSize())
 	}
+	t.setRuns(runs)
 }
 
 // maxRunsPerMR bounds the MTT of one MR. An MR of more pages (256 MiB
@@ -388,8 +424,8 @@ func (m *PhysMem) registerLarge(t *MTT, first, n uint64) error {
 	}
 	// Draw the chunks to advance the generators, keeping only where they
 	// start: materialize draws them again.
-	t.gen = frameGen{rng: m.gen.rng, cur: m.largeNext}
-	g := t.gen
+	g := frameGen{rng: m.gen.rng, cur: m.largeNext}
+	t.gen = packGen(g, true)
 	largeRuns(first, n, &g, uint8(m.shift), false)
 	m.gen.rng, m.largeNext = g.rng, g.cur
 	t.large, t.lazy = true, true
@@ -459,12 +495,12 @@ func (m *PhysMem) Deregister(t *MTT) error {
 func (t *MTT) freeFrames() {
 	t.materialize()
 	if t.large { // the region's frames are not reused: just forget the bytes
-		for _, r := range t.runs {
+		for _, r := range t.runs() {
 			t.mem.clearPA(r.PA, r.Pages*t.pageSize())
 		}
 		return
 	}
-	for _, r := range t.runs {
+	for _, r := range t.runs() {
 		for i := range r.Pages {
 			t.mem.freeFrame(r.PA>>t.shift + i)
 		}
@@ -487,7 +523,7 @@ func (t *MTT) PageSize() uint64 { return t.pageSize() }
 // runs are never physically contiguous.
 func (t *MTT) Runs() []PageRun {
 	t.materialize()
-	return slices.Clone(t.runs)
+	return slices.Clone(t.runs())
 }
 
 // Contains reports whether [va, va+length) lies inside the MR. A zero
@@ -500,10 +536,11 @@ func (t *MTT) Contains(va, length uint64) bool {
 // the MR, building the runs first if need be.
 func (t *MTT) runIndex(va uint64) int {
 	t.materialize()
-	lo, hi := 0, len(t.runs) // the answer is in [lo, hi)
+	runs := t.runs()
+	lo, hi := 0, len(runs) // the answer is in [lo, hi)
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
-		if t.runs[mid].VA <= va {
+		if runs[mid].VA <= va {
 			lo = mid
 		} else {
 			hi = mid
@@ -518,8 +555,8 @@ func (t *MTT) Translate(va uint64) (pa uint64, ok bool) {
 	if t.freed || va < t.va || va-t.va >= t.length {
 		return 0, false
 	}
-	i := t.runIndex(va) // before reading t.runs, which it may build
-	r := &t.runs[i]
+	i := t.runIndex(va) // before reading the runs, which it may build
+	r := &(*t.rs)[i]
 	return r.PA + (va - r.VA), true
 }
 
@@ -536,7 +573,7 @@ func (t *MTT) AppendSegments(dst []Segment, va, length uint64) ([]Segment, error
 		return dst, err
 	}
 	for i := t.runIndex(va); length > 0; i++ {
-		r := &t.runs[i]
+		r := &(*t.rs)[i]
 		n := min(length, r.VA+r.Pages*t.pageSize()-va)
 		dst = append(dst, Segment{VA: va, PA: r.PA + (va - r.VA), Len: n})
 		va += n
@@ -585,7 +622,7 @@ func (t *MTT) Learn(va uint64, data []byte) error {
 // of [va, va+len(data)) and that part of data.
 func (t *MTT) eachRun(va uint64, data []byte, fn func(pa uint64, data []byte)) {
 	for i := t.runIndex(va); len(data) > 0; i++ {
-		r := &t.runs[i]
+		r := &(*t.rs)[i]
 		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize()-va)
 		fn(r.PA+(va-r.VA), data[:n])
 		data = data[n:]
@@ -620,7 +657,7 @@ func (t *MTT) readState(va uint64, data []byte, known, learned []bool) (nKnown, 
 		return 0, 0, fmt.Errorf("read: masks of %d and %d for %d bytes", len(known), len(learned), len(data))
 	}
 	for i := t.runIndex(va); len(data) > 0; i++ {
-		r := &t.runs[i]
+		r := &(*t.rs)[i]
 		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize()-va)
 		var k, l []bool
 		if known != nil {

@@ -39,9 +39,11 @@ func fixedMTT(t *testing.T, va, length uint64, frames ...uint64) *MTT {
 	if last := (va + length - 1) >> 12; last-first+1 != uint64(len(frames)) {
 		t.Fatalf("fixedMTT: %d frames for %d pages", len(frames), last-first+1)
 	}
+	var runs []PageRun
 	for i, f := range frames {
-		mtt.runs = appendFrame(mtt.runs, (first+uint64(i))<<12, f<<12, 4096)
+		runs = appendFrame(runs, (first+uint64(i))<<12, f<<12, 4096)
 	}
+	mtt.setRuns(runs)
 	return mtt
 }
 
