@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -492,8 +493,12 @@ func writeMPTSummary(out *outBuf, name string, f *mpt.File) {
 		b = out.b
 	}
 	b = fmt.Appendf(b, "MRs %d\n", len(f.MRs))
-	for _, m := range f.MRs {
-		b = fmt.Appendf(b, "  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n", m.RKey, m.LKey, m.VA, m.Length, m.PD, m.Access)
+	lastAccess, access := ^hca.Access(0), ""
+	for i := range f.MRs {
+		if m := &f.MRs[i]; m.Access != lastAccess {
+			lastAccess, access = m.Access, m.Access.String()
+		}
+		b = appendMRLine(b, &f.MRs[i], access)
 		out.b = b
 		out.maybeFlush()
 		b = out.b
@@ -510,6 +515,40 @@ func writeMPTSummary(out *outBuf, name string, f *mpt.File) {
 		b = out.b
 	}
 	out.b = b
+}
+
+// appendMRLine appends the summary line of MR m, whose access flags read
+// access: what "  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n"
+// prints, without fmt, which took half of `mpt check`'s time on a million
+// MRs.
+func appendMRLine(b []byte, m *hca.MRConfig, access string) []byte {
+	b = append(b, "  rkey "...)
+	b = appendHex0x(b, uint64(m.RKey), 8)
+	b = append(b, " lkey "...)
+	b = appendHex0x(b, uint64(m.LKey), 8)
+	b = append(b, "  ["...)
+	b = appendHex0x(b, m.VA, 16)
+	b = append(b, ", +"...)
+	b = strconv.AppendUint(b, m.Length, 10)
+	b = append(b, ")  pd "...)
+	b = strconv.AppendUint(b, uint64(m.PD), 10)
+	b = append(b, "  "...)
+	b = append(b, access...)
+	return append(b, '\n')
+}
+
+// appendHex0x appends v as %#0<width>x does: 0x, then at least width hex
+// digits. (decode has the same, unexported.)
+func appendHex0x(b []byte, v uint64, width int) []byte {
+	b = append(b, '0', 'x')
+	n := max((bits.Len64(v)+3)/4, 1)
+	for ; width > n; width-- {
+		b = append(b, '0')
+	}
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, "0123456789abcdef"[v>>(4*uint(i))&0xf])
+	}
+	return b
 }
 
 // ---- helpers ----
