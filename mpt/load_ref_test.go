@@ -577,7 +577,7 @@ func refCorpus(t testing.TB) [][]byte {
 	const head = `{"version": 1, "responder": {"address": "10.77.0.2"}, `
 	for _, s := range []string{
 		baseExample,
-		"", " ", "\f", "\u00a0\n", "\ufeff{}", "{}", "[]", "1", "1 ", "1x", "1 x", "nullnull", "null", "true false",
+		"", " ", "\f", "\u00a0\n", "\ufeff{}", "{}", "[]", "1", "1 ", " 1", "\r\r-0.5e3", " true", "1x", "1 x", "nullnull", "null", "true false",
 		`"a"`, `"a"x`, `{} ,`, `{}x`, `{},`, `{}:`, `{} {}`, `[1,]`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a" 1}`,
 		`{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":1e+5}`, `{"a":-0.5E-3}`, `{"a":tru}`, `{"a":nul}`,
 		`{"a":"\x"}`, `{"a":"` + "\x01" + `"}`, `{"a":"\u00"}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `{"a"`, `{"a":`, `{"a":1`, `{`, `[`, `"`, `"abc`, `"ab\`,
@@ -645,7 +645,12 @@ func FuzzParseMatchesReference(f *testing.F) {
 	for _, data := range refCorpus(f) {
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { sameParse(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameParse(t, data)
+		defer func(n int) { lexBufSize = n }(lexBufSize)
+		lexBufSize = 3 // every token straddles reads
+		sameParse(t, data)
+	})
 }
 
 // TestParseMatchesReferenceSmallReads reads the corpus and a file of 3,000

@@ -172,7 +172,7 @@ func (l *lexer) str() ([]byte, error) {
 		if !l.more() {
 			return nil, errSyntax
 		}
-		i = l.pos + rel
+		i = l.pos + rel // more moved the bytes
 	}
 }
 
@@ -187,10 +187,11 @@ func (l *lexer) number() ([]byte, error) {
 			break
 		}
 		rel := i - l.pos
-		if !l.more() {
+		ok := l.more()
+		i = l.pos + rel // more moves the bytes, even when there are no more
+		if !ok {
 			break
 		}
-		i = l.pos + rel
 	}
 	s := l.buf[l.pos:i]
 	if !validNumber(s) {
