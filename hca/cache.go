@@ -16,6 +16,10 @@ type CacheStats struct {
 // MR key and per QP, so scattered access patterns that would thrash a real
 // NIC's cache show up. Lookups are O(1) and a hit does not allocate.
 //
+// Entries are allocated as misses fill the cache, up to its capacity: the
+// capacity is a user's flag (up to 2^30), and a cache sized for a large
+// NIC costs only the translations a capture looks up.
+//
 // A TranslationCache is not safe for concurrent use.
 type TranslationCache struct {
 	capacity  int
@@ -50,8 +54,7 @@ func NewTranslationCache(entries int) (*TranslationCache, error) {
 	}
 	return &TranslationCache{
 		capacity: entries,
-		index:    make(map[cacheKey]int32, entries),
-		ents:     make([]cacheEntry, 0, entries),
+		index:    make(map[cacheKey]int32),
 		head:     -1,
 		tail:     -1,
 		byMR:     make(map[uint32]CacheStats),
@@ -70,7 +73,7 @@ func (c *TranslationCache) Lookup(qpn, key uint32, t *MTT, va uint64) (pa uint64
 		return 0, false, false
 	}
 	k := cacheKey{key: key, vpn: va >> t.shift}
-	off := va & (t.pageSize - 1)
+	off := va & (t.pageSize() - 1)
 	i, found := c.index[k]
 	if found && c.ents[i].t == t {
 		c.touch(i)

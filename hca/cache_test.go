@@ -1,6 +1,7 @@
 package hca
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -239,4 +240,41 @@ func BenchmarkCacheLookupHit(b *testing.B) {
 		pa, _, _ := c.Lookup(1, 0x42, mtt, 0x10000+(i%64)<<12)
 		sinkPA = pa
 	}
+}
+
+// TestCacheGrowsOnDemand: --cache-entries takes up to 2^30, so a cache of
+// 2^30 entries must cost what it holds, not what it could hold (it
+// preallocated ~53 bytes per entry, 57 GB, and replay died out of memory).
+// The counts are those of a small cache until it would evict.
+func TestCacheGrowsOnDemand(t *testing.T) {
+	m, err := NewPhysMem(4096, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtt, err := m.Register(0x10000, 1<<20, RemoteRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, err := NewTranslationCache(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range uint64(256) {
+		c.Lookup(1, 0x42, mtt, 0x10000+p<<12)
+		c.Lookup(1, 0x42, mtt, 0x10000+p<<12+8)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("2^30-entry cache holding 256 translations: heap grew %d bytes", grew)
+	if grew > 1<<20 {
+		t.Errorf("a 2^30-entry cache holding 256 translations grew the heap by %d bytes; want under 1 MiB", grew)
+	}
+	if got := c.Total(); got != (CacheStats{Hits: 256, Misses: 256}) || c.Len() != 256 || c.Evictions() != 0 {
+		t.Errorf("counts %+v, %d cached, %d evictions; want 256 hits, 256 misses, 256 cached, none evicted", got, c.Len(), c.Evictions())
+	}
+	runtime.KeepAlive(c)
 }

@@ -156,7 +156,7 @@ func (m *Model) remoteInvalidate(qp *QP, rkey uint32) bool {
 		}
 		return m.Invalidate(rkey)
 	}
-	if mr := m.byKey[rkey]; mr != nil && mr.PD == qp.PD {
+	if mr := m.mrs.byKey(rkey); mr != nil && mr.PD == qp.PD {
 		return m.Invalidate(rkey)
 	}
 	return false
@@ -311,7 +311,7 @@ func (m *Model) keyMR(rkey uint32) *MR {
 	if w := m.mws[rkey]; w != nil {
 		return w.MR
 	}
-	return m.byKey[rkey]
+	return m.mrs.byKey(rkey)
 }
 
 // udGRH is the room a UD receive buffer gives the GRH (or its RoCEv2

@@ -136,8 +136,7 @@ type Model struct {
 	cache *TranslationCache
 
 	pds   map[uint32]bool
-	mrs   []*MR
-	byKey map[uint32]*MR // rkey → MR, for MRs with a non-zero rkey
+	mrs   mrTable // in registration order, and by non-zero rkey
 	mws   map[uint32]*MW
 	qps   map[uint32]*QP
 	qpOrd []*QP
@@ -186,7 +185,7 @@ func NewModel(c *Config, opt Options) (*Model, error) {
 		mem:          mem,
 		cache:        cache,
 		pds:          map[uint32]bool{},
-		byKey:        map[uint32]*MR{},
+		mrs:          newMRTable(len(c.MRs)),
 		mws:          map[uint32]*MW{},
 		qps:          map[uint32]*QP{},
 	}
@@ -199,7 +198,7 @@ func NewModel(c *Config, opt Options) (*Model, error) {
 		}
 	}
 	for _, w := range c.MWs {
-		mr := m.byKey[w.MRRKey]
+		mr := m.mrs.byKey(w.MRRKey)
 		if mr == nil {
 			return nil, fmt.Errorf("memory window rkey %#08x: bound to MR rkey %#08x, which is not registered", w.RKey, w.MRRKey)
 		}
@@ -217,23 +216,19 @@ func NewModel(c *Config, opt Options) (*Model, error) {
 // RegisterMR registers a memory region with the keys given: it pins
 // emulated pages and builds the MTT.
 func (m *Model) RegisterMR(r MRConfig) (*MR, error) {
-	va := r.VA
-	t, err := m.mem.Register(va, r.Length, r.Access)
-	if err != nil {
+	s := m.mrs.nextSlot()
+	if err := m.mem.register(&s.mtt, r.VA, r.Length, r.Access); err != nil {
 		return nil, fmt.Errorf("memory region rkey %#08x lkey %#08x (va %#x, %d bytes): %w", r.RKey, r.LKey, r.VA, r.Length, err)
 	}
-	mr := &MR{RKey: r.RKey, LKey: r.LKey, VA: r.VA, Length: r.Length, PD: r.PD, Access: r.Access, MTT: t}
-	m.mrs = append(m.mrs, mr)
-	if r.RKey != 0 {
-		m.byKey[r.RKey] = mr
-	}
-	return mr, nil
+	s.mr = MR{RKey: r.RKey, LKey: r.LKey, VA: r.VA, Length: r.Length, PD: r.PD, Access: r.Access, MTT: &s.mtt}
+	m.mrs.add(s)
+	return &s.mr, nil
 }
 
 // DeregisterMR deregisters the MR with the rkey: its pages are unpinned
 // and every later access with the key fails.
 func (m *Model) DeregisterMR(rkey uint32) bool {
-	mr := m.byKey[rkey]
+	mr := m.mrs.byKey(rkey)
 	if mr == nil || mr.State == KeyFree {
 		return false
 	}
@@ -257,7 +252,7 @@ func (m *Model) Invalidate(rkey uint32) bool {
 		m.cache.Invalidate(rkey)
 		return true
 	}
-	if mr := m.byKey[rkey]; mr != nil && mr.State == KeyValid {
+	if mr := m.mrs.byKey(rkey); mr != nil && mr.State == KeyValid {
 		mr.State = KeyInvalid
 		m.cache.Invalidate(rkey)
 		return true
@@ -267,7 +262,7 @@ func (m *Model) Invalidate(rkey uint32) bool {
 
 // BindMW binds a memory window (type 1 or 2) over part of an MR.
 func (m *Model) BindMW(w MWConfig) error {
-	mr := m.byKey[w.MRRKey]
+	mr := m.mrs.byKey(w.MRRKey)
 	if mr == nil || mr.State != KeyValid {
 		return fmt.Errorf("bind memory window rkey %#08x: MR rkey %#08x is not a valid registration", w.RKey, w.MRRKey)
 	}
@@ -283,10 +278,16 @@ func (m *Model) BindMW(w MWConfig) error {
 }
 
 // MRs returns the registered memory regions in registration order.
-func (m *Model) MRs() []*MR { return slices.Clone(m.mrs) }
+func (m *Model) MRs() []*MR {
+	out := make([]*MR, m.mrs.len())
+	for i := range out {
+		out[i] = m.mrs.at(i)
+	}
+	return out
+}
 
 // MRByKey returns the MR registered with rkey, or nil.
-func (m *Model) MRByKey(rkey uint32) *MR { return m.byKey[rkey] }
+func (m *Model) MRByKey(rkey uint32) *MR { return m.mrs.byKey(rkey) }
 
 // MW returns the memory window with rkey, or nil.
 func (m *Model) MW(rkey uint32) *MW { return m.mws[rkey] }
@@ -496,7 +497,7 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 			c.Verdict = VerdictMWQP
 			return c
 		}
-	} else if mr = m.byKey[rkey]; mr != nil {
+	} else if mr = m.mrs.byKey(rkey); mr != nil {
 		c.Base, c.Size, access, pd, state = mr.VA, mr.Length, mr.Access, mr.PD, mr.State
 	} else {
 		c.Verdict = VerdictUnknownRKey
@@ -565,8 +566,8 @@ func (m *Model) Register(pd uint32, va, length uint64, access Access) (*MR, erro
 		return nil, fmt.Errorf("register MR: protection domain %d does not exist", pd)
 	}
 	m.keyByte = m.keyByte*5 + 0x3b // a full-period sequence mod 256
-	lkey := uint32(len(m.mrs)+1)<<8 | uint32(m.keyByte)
-	for m.byKey[lkey] != nil || m.mws[lkey] != nil {
+	lkey := uint32(m.mrs.len()+1)<<8 | uint32(m.keyByte)
+	for m.mrs.byKey(lkey) != nil || m.mws[lkey] != nil {
 		lkey += 1 << 8
 	}
 	rkey := lkey

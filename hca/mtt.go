@@ -101,14 +101,12 @@ type PhysMem struct {
 	pageSize uint64
 	shift    uint
 
-	lcg        uint64 // last block number drawn
-	blocksUsed uint64
-	rng        uint64 // splitmix64 state for chunk lengths
-	cur, left  uint64 // next frame of the current contiguous chunk, frames left in it
-	free       []uint64
-	freeHead   int // free[freeHead:] are free frames, reused first in the order freed
-	pinned     uint64
-	largeNext  uint64 // next frame for a large MR's chunk (0: largeBase)
+	gen       frameGen // draws the fresh frames
+	blocks    uint32   // blocks gen has drawn
+	free      []uint64
+	freeHead  int // free[freeHead:] are free frames, reused first in the order freed
+	pinned    uint64
+	largeNext uint64 // next frame for a large MR's chunk (0: largeBase)
 
 	chunks map[uint64]chunkRef // by physical address >> storeShift
 }
@@ -126,10 +124,10 @@ func NewPhysMem(pageSize, seed uint64) (*PhysMem, error) {
 	m := &PhysMem{
 		pageSize: pageSize,
 		shift:    uint(bits.TrailingZeros64(pageSize)),
-		rng:      seed,
+		gen:      frameGen{rng: seed},
 		chunks:   make(map[uint64]chunkRef),
 	}
-	m.lcg = splitmix64(&m.rng) & physBlockMask
+	m.gen.lcg = uint32(splitmix64(&m.gen.rng) & physBlockMask)
 	return m, nil
 }
 
@@ -153,7 +151,8 @@ func splitmix64(s *uint64) uint64 {
 	return z ^ z>>31
 }
 
-// allocFrame returns a free physical page frame number.
+// allocFrame returns a free physical page frame number: a freed one
+// first, else a fresh one.
 func (m *PhysMem) allocFrame() (uint64, bool) {
 	if m.freeHead < len(m.free) {
 		f := m.free[m.freeHead]
@@ -163,23 +162,62 @@ func (m *PhysMem) allocFrame() (uint64, bool) {
 		}
 		return f, true
 	}
-	if m.left == 0 {
-		if m.blocksUsed == 1<<physBlockBits {
-			return 0, false
-		}
-		m.blocksUsed++
-		m.lcg = (m.lcg*lcgMul + lcgInc) & physBlockMask
-		block := m.lcg ^ m.lcg>>13 // a bijection on 24 bits: spreads the LCG's weak low bits
-		m.cur = block * physBlockPages
-		m.left = 1
-		if r := splitmix64(&m.rng); r&7 == 0 {
-			m.left = chunkLens[r>>3&3]
-		}
+	return m.gen.next(&m.blocks)
+}
+
+// frameGen draws fresh frames: blocks in the LCG's order, and the length
+// of the contiguous chunk used of each. It is small and copyable, so an
+// MTT can keep the state it started from and draw its frames again when
+// they are first needed (MTT.materialize): the same frames as drawing
+// them at registration, without holding them until then.
+type frameGen struct {
+	rng  uint64 // splitmix64 state for chunk lengths
+	cur  uint64 // next frame of the current contiguous chunk
+	lcg  uint32 // last block number drawn
+	left uint8  // frames left in the current chunk
+}
+
+// newBlock draws the next block and its chunk length, counting it in
+// *used; false when every block is used.
+func (g *frameGen) newBlock(used *uint32) bool {
+	if *used == 1<<physBlockBits {
+		return false
 	}
-	f := m.cur
-	m.cur++
-	m.left--
+	*used++
+	g.lcg = (g.lcg*lcgMul + lcgInc) & physBlockMask
+	block := uint64(g.lcg ^ g.lcg>>13) // a bijection on 24 bits: spreads the LCG's weak low bits
+	g.cur = block * physBlockPages
+	g.left = 1
+	if r := splitmix64(&g.rng); r&7 == 0 {
+		g.left = uint8(chunkLens[r>>3&3])
+	}
+	return true
+}
+
+// next returns a fresh frame, counting a new block in *used.
+func (g *frameGen) next(used *uint32) (uint64, bool) {
+	if g.left == 0 && !g.newBlock(used) {
+		return 0, false
+	}
+	f := g.cur
+	g.cur++
+	g.left--
 	return f, true
+}
+
+// skip draws n frames without returning them, a chunk at a time; false
+// when the blocks run out first (g is then partly advanced).
+func (g *frameGen) skip(n uint64, used *uint32) bool {
+	for n > 0 {
+		if g.left == 0 && !g.newBlock(used) {
+			return false
+		}
+		k := min(n, uint64(g.left))
+		g.cur += k
+		g.left -= uint8(k)
+		n -= k
+	}
+	return true
 }
 
 // chunkLens are the lengths of the contiguous chunks that are not a single
@@ -208,17 +246,67 @@ type Segment struct {
 // virtual order, merged into runs of physically contiguous pages. Its
 // methods translate and access the MR's addresses; they do not check
 // access flags, keys or PDs (the MPT entry does).
+//
+// The runs are built when the MR is first translated or accessed: until
+// then the MTT holds the frame generator's state at registration (gen),
+// from which materialize draws exactly the frames registration would
+// have. An MPT file may register a million MRs of which a capture touches
+// a few; each holding its runs cost ~400 bytes an MR (a 64 KiB MR is ~14
+// runs, 7 in 8 pages being physically apart).
 type MTT struct {
-	mem      *PhysMem
-	va       uint64
-	length   uint64
-	access   Access
-	pageSize uint64
-	shift    uint
-	pages    uint64
-	runs     []PageRun
-	freed    bool
-	large    bool // pinned by registerLarge
+	mem    *PhysMem
+	va     uint64
+	length uint64
+	rs     *[]PageRun // the runs, nil until built
+	gen    packedGen  // lazy: where its frames are drawn from
+	access Access
+	shift  uint8 // log2 of the page size
+	freed  bool
+	large  bool // pinned by registerLarge
+	lazy   bool // runs not built yet
+}
+
+// An MTT is 56 bytes: a model of a million MRs holds a million of them.
+// The runs are behind a pointer, and the generator state packed, because
+// an MTT needs the one until it is built and the other after.
+
+// runs returns the runs (nil when there are none, or not built yet).
+func (t *MTT) runs() []PageRun {
+	if t.rs == nil {
+		return nil
+	}
+	return *t.rs
+}
+
+func (t *MTT) setRuns(r []PageRun) { t.rs = &r }
+
+// packedGen is a frameGen in 16 bytes: rng, and cur<<32 | lcg<<8 | left
+// (a block frame is below 2^27); for a large MR's chunks, rng and cur.
+type packedGen [2]uint64
+
+func packGen(g frameGen, large bool) packedGen {
+	if large {
+		return packedGen{g.rng, g.cur}
+	}
+	return packedGen{g.rng, g.cur<<32 | uint64(g.lcg)<<8 | uint64(g.left)}
+}
+
+func (p packedGen) unpack(large bool) frameGen {
+	if large {
+		return frameGen{rng: p[0], cur: p[1]}
+	}
+	return frameGen{rng: p[0], cur: p[1] >> 32, lcg: uint32(p[1]>>8) & physBlockMask, left: uint8(p[1])}
+}
+
+// pageSize returns the size of the MTT's pages.
+func (t *MTT) pageSize() uint64 { return 1 << t.shift }
+
+// Pages returns the number of pages pinned.
+func (t *MTT) Pages() uint64 {
+	if t.length == 0 {
+		return 0
+	}
+	return (t.va+t.length-1)>>t.shift - t.va>>t.shift + 1
 }
 
 // Register pins the pages covering [va, va+length) and returns their MTT.
@@ -234,30 +322,75 @@ func (m *PhysMem) Register(va, length uint64, access Access) (*MTT, error) {
 	if length > 0 && length-1 > math.MaxUint64-va {
 		return nil, fmt.Errorf("register: va %#x + length %d overflows 64 bits", va, length)
 	}
-	t := &MTT{mem: m, va: va, length: length, access: access, pageSize: m.pageSize, shift: m.shift}
+	t := new(MTT)
+	if err := m.register(t, va, length, access); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// register is Register into *t, so that a caller registering many MRs can
+// allocate their MTTs together. The frames are drawn from the generator
+// without being kept (the MTT keeps the generator's state instead) when no
+// freed frame is waiting to be reused, as before any deregistration.
+func (m *PhysMem) register(t *MTT, va, length uint64, access Access) error {
+	*t = MTT{mem: m, va: va, length: length, access: access, shift: uint8(m.shift)}
 	if length == 0 {
-		return t, nil
+		return nil
 	}
 	first, last := va>>m.shift, (va+length-1)>>m.shift
 	n := last - first + 1
 	if n > maxRunsPerMR {
 		if err := m.registerLarge(t, first, n); err != nil {
-			return nil, err
+			return err
 		}
-		m.pinned += t.pages
-		return t, nil
+		m.pinned += n
+		return nil
 	}
+	if m.freeHead == len(m.free) {
+		start, blocks := m.gen, m.blocks
+		if m.gen.skip(n, &m.blocks) {
+			t.gen, t.lazy = packGen(start, false), true
+			m.pinned += n
+			return nil
+		}
+		m.gen, m.blocks = start, blocks // exhausted: fail as drawing the frames one by one does
+	}
+	var runs []PageRun
 	for p := first; p <= last; p++ {
 		f, ok := m.allocFrame()
 		if !ok {
+			t.setRuns(runs)
 			t.freeFrames()
-			return nil, fmt.Errorf("register: emulated physical memory exhausted after %d of %d pages", p-first, n)
+			return fmt.Errorf("register: emulated physical memory exhausted after %d of %d pages", p-first, n)
 		}
-		t.runs = appendFrame(t.runs, p<<m.shift, f<<m.shift, m.pageSize)
-		t.pages++
+		runs = appendFrame(runs, p<<m.shift, f<<m.shift, m.pageSize)
 	}
-	m.pinned += t.pages
-	return t, nil
+	t.setRuns(runs)
+	m.pinned += n
+	return nil
+}
+
+// materialize builds the runs of a lazy MTT: the frames its registration
+// drew, drawn again from the generator state it started from.
+func (t *MTT) materialize() {
+	if !t.lazy {
+		return
+	}
+	t.lazy = false
+	first := t.va >> t.shift
+	g := t.gen.unpack(t.large)
+	if t.large {
+		t.setRuns(largeRuns(first, t.Pages(), &g, t.shift, true))
+		return
+	}
+	runs := make([]PageRun, 0, 4)
+	var blocks uint32 // registration counted them
+	for p := range t.Pages() {
+		f, _ := g.next(&blocks) // registration drew these frames: they exist
+		runs = appendFrame(runs, (first+p)<<t.shift, f<<t.shift, t.pageSize())
+	}
+	t.setRuns(runs)
 }
 
 // maxRunsPerMR bounds the MTT of one MR. An MR of more pages (256 MiB
@@ -280,10 +413,7 @@ const (
 
 // registerLarge pins n pages from virtual page first for t in chunks.
 func (m *PhysMem) registerLarge(t *MTT, first, n uint64) error {
-	chunk := uint64(2)
-	for (n+chunk-1)/chunk > maxRunsPerMR {
-		chunk <<= 1
-	}
+	chunk := largeChunk(n)
 	if m.largeNext == 0 {
 		m.largeNext = largeBase
 	}
@@ -292,16 +422,46 @@ func (m *PhysMem) registerLarge(t *MTT, first, n uint64) error {
 	if n > limit-m.largeNext || n+(n/chunk+1)*physBlockPages > limit-m.largeNext {
 		return fmt.Errorf("register: %d pages exceed the emulated physical memory (%d pages left for large regions)", n, limit-m.largeNext)
 	}
-	t.runs = make([]PageRun, 0, (n+chunk-1)/chunk)
+	// Draw the chunks to advance the generators, keeping only where they
+	// start: materialize draws them again.
+	g := frameGen{rng: m.gen.rng, cur: m.largeNext}
+	t.gen = packGen(g, true)
+	largeRuns(first, n, &g, uint8(m.shift), false)
+	m.gen.rng, m.largeNext = g.rng, g.cur
+	t.large, t.lazy = true, true
+	return nil
+}
+
+// largeChunk returns the pages of each chunk of a large MR of n pages: the
+// smallest power of two from 2 that needs at most maxRunsPerMR chunks.
+func largeChunk(n uint64) uint64 {
+	chunk := uint64(2)
+	for (n+chunk-1)/chunk > maxRunsPerMR {
+		chunk <<= 1
+	}
+	return chunk
+}
+
+// largeRuns returns the runs of a large MR of n pages from virtual page
+// first, drawing its chunks from g (g.cur: the next frame of the large
+// region; g.rng: the gaps' generator). With keep false it only advances
+// g, returning nil.
+func largeRuns(first, n uint64, g *frameGen, shift uint8, keep bool) []PageRun {
+	chunk := largeChunk(n)
+	var runs []PageRun
+	if keep {
+		runs = make([]PageRun, 0, (n+chunk-1)/chunk)
+	}
 	for done := uint64(0); done < n; {
 		k := min(chunk, n-done)
-		f := m.largeNext
-		m.largeNext += k + 1 + splitmix64(&m.rng)&(physBlockPages-1)
-		t.runs = append(t.runs, PageRun{VA: (first + done) << m.shift, PA: f << m.shift, Pages: k})
+		f := g.cur
+		g.cur += k + 1 + splitmix64(&g.rng)&(physBlockPages-1)
+		if keep {
+			runs = append(runs, PageRun{VA: (first + done) << shift, PA: f << shift, Pages: k})
+		}
 		done += k
 	}
-	t.pages, t.large = n, true
-	return nil
+	return runs
 }
 
 // appendFrame adds the virtual page at va, mapped to pa, to runs, merging
@@ -327,19 +487,20 @@ func (m *PhysMem) Deregister(t *MTT) error {
 		return fmt.Errorf("deregister: %w", ErrMTTDeregistered)
 	}
 	t.freeFrames()
-	m.pinned -= t.pages
+	m.pinned -= t.Pages()
 	t.freed = true
 	return nil
 }
 
 func (t *MTT) freeFrames() {
+	t.materialize()
 	if t.large { // the region's frames are not reused: just forget the bytes
-		for _, r := range t.runs {
-			t.mem.clearPA(r.PA, r.Pages*t.pageSize)
+		for _, r := range t.runs() {
+			t.mem.clearPA(r.PA, r.Pages*t.pageSize())
 		}
 		return
 	}
-	for _, r := range t.runs {
+	for _, r := range t.runs() {
 		for i := range r.Pages {
 			t.mem.freeFrame(r.PA>>t.shift + i)
 		}
@@ -356,14 +517,14 @@ func (t *MTT) Len() uint64 { return t.length }
 func (t *MTT) Access() Access { return t.access }
 
 // PageSize returns the size of the MTT's pages.
-func (t *MTT) PageSize() uint64 { return t.pageSize }
-
-// Pages returns the number of pages pinned.
-func (t *MTT) Pages() uint64 { return t.pages }
+func (t *MTT) PageSize() uint64 { return t.pageSize() }
 
 // Runs returns a copy of the runs in virtual address order. Two adjacent
 // runs are never physically contiguous.
-func (t *MTT) Runs() []PageRun { return slices.Clone(t.runs) }
+func (t *MTT) Runs() []PageRun {
+	t.materialize()
+	return slices.Clone(t.runs())
+}
 
 // Contains reports whether [va, va+length) lies inside the MR. A zero
 // length is inside when va is in [VA, VA+Len].
@@ -372,12 +533,14 @@ func (t *MTT) Contains(va, length uint64) bool {
 }
 
 // runIndex returns the index of the run holding va, which must be inside
-// the MR.
+// the MR, building the runs first if need be.
 func (t *MTT) runIndex(va uint64) int {
-	lo, hi := 0, len(t.runs) // the answer is in [lo, hi)
+	t.materialize()
+	runs := t.runs()
+	lo, hi := 0, len(runs) // the answer is in [lo, hi)
 	for hi-lo > 1 {
 		mid := int(uint(lo+hi) >> 1)
-		if t.runs[mid].VA <= va {
+		if runs[mid].VA <= va {
 			lo = mid
 		} else {
 			hi = mid
@@ -392,7 +555,8 @@ func (t *MTT) Translate(va uint64) (pa uint64, ok bool) {
 	if t.freed || va < t.va || va-t.va >= t.length {
 		return 0, false
 	}
-	r := &t.runs[t.runIndex(va)]
+	i := t.runIndex(va) // before reading the runs, which it may build
+	r := &(*t.rs)[i]
 	return r.PA + (va - r.VA), true
 }
 
@@ -409,8 +573,8 @@ func (t *MTT) AppendSegments(dst []Segment, va, length uint64) ([]Segment, error
 		return dst, err
 	}
 	for i := t.runIndex(va); length > 0; i++ {
-		r := &t.runs[i]
-		n := min(length, r.VA+r.Pages*t.pageSize-va)
+		r := &(*t.rs)[i]
+		n := min(length, r.VA+r.Pages*t.pageSize()-va)
 		dst = append(dst, Segment{VA: va, PA: r.PA + (va - r.VA), Len: n})
 		va += n
 		length -= n
@@ -458,8 +622,8 @@ func (t *MTT) Learn(va uint64, data []byte) error {
 // of [va, va+len(data)) and that part of data.
 func (t *MTT) eachRun(va uint64, data []byte, fn func(pa uint64, data []byte)) {
 	for i := t.runIndex(va); len(data) > 0; i++ {
-		r := &t.runs[i]
-		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
+		r := &(*t.rs)[i]
+		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize()-va)
 		fn(r.PA+(va-r.VA), data[:n])
 		data = data[n:]
 		va += n
@@ -493,8 +657,8 @@ func (t *MTT) readState(va uint64, data []byte, known, learned []bool) (nKnown, 
 		return 0, 0, fmt.Errorf("read: masks of %d and %d for %d bytes", len(known), len(learned), len(data))
 	}
 	for i := t.runIndex(va); len(data) > 0; i++ {
-		r := &t.runs[i]
-		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize-va)
+		r := &(*t.rs)[i]
+		n := min(uint64(len(data)), r.VA+r.Pages*t.pageSize()-va)
 		var k, l []bool
 		if known != nil {
 			k, known = known[:n], known[n:]

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"testing"
@@ -32,15 +34,16 @@ func register(t *testing.T, m *PhysMem, va, length uint64, access Access) *MTT {
 func fixedMTT(t *testing.T, va, length uint64, frames ...uint64) *MTT {
 	t.Helper()
 	m := newMem(t, 4096, 0)
-	mtt := &MTT{mem: m, va: va, length: length, pageSize: 4096, shift: 12}
+	mtt := &MTT{mem: m, va: va, length: length, shift: 12}
 	first := va >> 12
 	if last := (va + length - 1) >> 12; last-first+1 != uint64(len(frames)) {
 		t.Fatalf("fixedMTT: %d frames for %d pages", len(frames), last-first+1)
 	}
+	var runs []PageRun
 	for i, f := range frames {
-		mtt.runs = appendFrame(mtt.runs, (first+uint64(i))<<12, f<<12, 4096)
-		mtt.pages++
+		runs = appendFrame(runs, (first+uint64(i))<<12, f<<12, 4096)
 	}
+	mtt.setRuns(runs)
 	return mtt
 }
 
@@ -577,7 +580,7 @@ func TestMemPageSmallerThanStorage(t *testing.T) {
 
 func TestMTTRegisterExhausted(t *testing.T) {
 	m := newMem(t, 4096, 3)
-	m.blocksUsed = 1<<physBlockBits - 1 // one block left: at most 8 pages
+	m.blocks = 1<<physBlockBits - 1 // one block left: at most 8 pages
 	if _, err := m.Register(0, 20<<12, 0); err == nil {
 		t.Fatal("Register beyond the physical memory succeeded")
 	}
@@ -668,5 +671,38 @@ func TestMTTLarge(t *testing.T) {
 	big2 := register(t, m, 0, 1<<30, 0)
 	if r := big2.Runs()[0]; r.PA <= runs[len(runs)-1].PA {
 		t.Errorf("second large MR at %#x, not after the first's last chunk %#x", r.PA, runs[len(runs)-1].PA)
+	}
+}
+
+// TestMTTLazyPlacement: MTTs are built when first used, from the frame
+// generator's state at registration; the pages land exactly where
+// registering them one by one put them (the digests are those of that
+// code, before MTTs were lazy), with deregistrations reusing frames and a
+// large MR among them.
+func TestMTTLazyPlacement(t *testing.T) {
+	want := map[uint64]uint64{64: 0x2b0bed2d54f5bd0a, 4096: 0x1e4256879d488ca1, 1 << 21: 0x53019d4d02313739}
+	for _, ps := range []uint64{64, 4096, 1 << 21} {
+		m := newMem(t, ps, 7)
+		var mtts []*MTT
+		for i := range uint64(3000) {
+			va := 0x7f0000000000 + i*0x100000 + (i%5)*0x123
+			l := []uint64{1, 4096, 8192, 65536, 300000}[i%5]
+			if i == 1500 {
+				l = 1 << 34
+			}
+			mtts = append(mtts, register(t, m, va, l, 0))
+			if i%700 == 3 {
+				if err := m.Deregister(mtts[i/2]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		h := fnv.New64a()
+		for _, mt := range mtts {
+			fmt.Fprint(h, mt.Runs(), mt.Pages())
+		}
+		if got := h.Sum64(); got != want[ps] {
+			t.Errorf("page size %d: placement digest %#x, want %#x", ps, got, want[ps])
+		}
 	}
 }

@@ -1,16 +1,34 @@
 package mpt
 
 // The MPT file loader: what the modeled responder had registered, read from
-// the JSON format of rocetap help mpt-format.
+// the JSON format of docs/mpt-format.md.
+//
+// An MPT file may list a million MRs (200 MB of JSON). The loader reads it
+// in two streaming passes and never holds it whole, nor a tree of it:
+//
+//  1. check: is it JSON as the format takes it (one object, no key twice
+//     in an object, nested at most maxDepth deep, nothing after it)?
+//     It notes where each top-level value starts and how many elements
+//     each top-level array has.
+//  2. build: reads the top-level values in the order the checks are
+//     defined (version, responder, profile, pds, qps, mrs, mws, whatever
+//     order the file has them in), one array element at a time into a
+//     small tree that is reused, and checks each element as it comes.
+//
+// The checks and their messages are those of the loader that built a tree
+// of the whole file first (3.8 KB per MR; load_ref_test.go keeps it, and
+// the tests hold this one to it). A file that is not JSON as the format
+// takes it is read again through that loader's reading (jsontree.go) for
+// its message, which is encoding/json's: the file is then read into
+// memory, but no tree is built.
 
 import (
 	"bytes"
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"math/big"
 	"os"
 	"slices"
 	"strconv"
@@ -58,13 +76,26 @@ func fileError(file string, line, col int, path, msg string) string {
 }
 
 // Load reads and checks the MPT file at path. Problems in the file are
-// returned as *Error.
+// returned as *Error. A regular file is read in a stream, twice, not into
+// memory; anything else (a pipe) is read whole first.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		data, err := io.ReadAll(fh)
+		if err != nil {
+			return nil, err
+		}
+		return Parse(path, data)
+	}
+	return parse(path, fh)
 }
 
 // Parse parses and checks an MPT file; name is used in errors. Every
@@ -73,160 +104,70 @@ func Load(path string) (*File, error) {
 // PSNs, 32-bit keys, MTU, flag names) and references (PDs, the MR and QP of
 // a window, duplicate QPNs, keys and PD ids).
 func Parse(name string, data []byte) (*File, error) {
-	w := &walker{file: name, data: data}
-	root, err := w.parse()
+	return parse(name, bytes.NewReader(data))
+}
+
+func parse(name string, r io.ReaderAt) (*File, error) {
+	p := &parser{file: name, r: r}
+	top, err := p.check()
 	if err != nil {
 		return nil, err
 	}
-	return w.build(root)
+	return p.build(top)
 }
 
-// ---- JSON tree with positions ----
+// ---- paths built when an error needs them ----
 
-// node is a JSON value with the byte offset where it starts, so that
-// errors can give a line and column as well as the path.
-type node struct {
-	kind byte // '{' object, '[' array, '"' string, '0' number, 't' bool, 'n' null
-	off  int
-	text string   // string value, or the number as written
-	keys []string // object keys in file order
-	koff []int    // and where each starts
-	obj  map[string]*node
-	arr  []*node
+// jpath is a JSON path: base, then [i] when i ≥ 0, then .key when hasKey.
+// Paths are formatted only for errors, so checking an element allocates
+// nothing for them.
+type jpath struct {
+	base   string
+	i      int
+	key    string
+	hasKey bool
 }
 
-// maxDepth bounds nesting; real MPT files nest 5 deep.
-const maxDepth = 32
+func root(base string) jpath { return jpath{base: base, i: -1} }
 
-type walker struct {
-	file string
-	data []byte
-	dec  *json.Decoder
+func (p jpath) String() string {
+	s := p.base
+	if p.i >= 0 {
+		s += "[" + strconv.Itoa(p.i) + "]"
+	}
+	if p.hasKey {
+		s += "." + p.key
+	}
+	return s
 }
 
-func (w *walker) errAt(off int, path, format string, args ...any) error {
-	e := &Error{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if off >= 0 {
-		e.Line, e.Column = lineCol(w.data, off)
+// dot returns the path of member k.
+func (p jpath) dot(k string) jpath {
+	if !p.hasKey {
+		return jpath{p.base, p.i, k, true}
 	}
-	return e
+	return jpath{base: p.String() + "." + k, i: -1}
 }
 
-func (w *walker) errf(n *node, path, format string, args ...any) error {
-	return w.errAt(n.off, path, format, args...)
-}
-
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(off, len(data))
-	line, start := 1, 0
-	for i := 0; i < off; i++ {
-		if data[i] == '\n' {
-			line, start = line+1, i+1
-		}
+// at returns the path of element i.
+func (p jpath) at(i int) jpath {
+	if p.i < 0 && !p.hasKey {
+		return jpath{base: p.base, i: i}
 	}
-	return line, off - start + 1
-}
-
-func (w *walker) parse() (*node, error) {
-	if len(bytes.TrimSpace(w.data)) == 0 {
-		return nil, w.errAt(-1, "", "empty file; an MPT file is a JSON object (rocetap help mpt-format describes it)")
-	}
-	w.dec = json.NewDecoder(bytes.NewReader(w.data))
-	w.dec.UseNumber()
-	root, err := w.value("$", 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.dec.Token(); err != io.EOF {
-		return nil, w.errAt(w.skip(int(w.dec.InputOffset())), "", "data after the top-level object")
-	}
-	return root, nil
-}
-
-// skip returns the offset of the next token at or after off.
-func (w *walker) skip(off int) int {
-	for off < len(w.data) && strings.IndexByte(" \t\r\n,:", w.data[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-func (w *walker) token() (json.Token, int, error) {
-	off := w.skip(int(w.dec.InputOffset()))
-	tok, err := w.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			return nil, 0, w.errAt(int(se.Offset), "", "JSON syntax error: %v", se)
-		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, 0, w.errAt(len(w.data), "", "JSON syntax error: unexpected end of file")
-		}
-		return nil, 0, w.errAt(off, "", "JSON syntax error: %v", err)
-	}
-	return tok, off, nil
-}
-
-func (w *walker) value(path string, depth int) (*node, error) {
-	tok, off, err := w.token()
-	if err != nil {
-		return nil, err
-	}
-	n := &node{off: off}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= maxDepth {
-			return nil, w.errAt(off, path, "nested more than %d deep", maxDepth)
-		}
-		switch t {
-		case '{':
-			n.kind, n.obj = '{', map[string]*node{}
-			for w.dec.More() {
-				kt, koff, err := w.token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string) // the decoder only returns strings as keys
-				kpath := path + "." + key
-				if _, dup := n.obj[key]; dup {
-					return nil, w.errAt(koff, kpath, "key %q appears twice in the same object", key)
-				}
-				v, err := w.value(kpath, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				n.keys = append(n.keys, key)
-				n.koff = append(n.koff, koff)
-				n.obj[key] = v
-			}
-		case '[':
-			n.kind = '['
-			for w.dec.More() {
-				v, err := w.value(fmt.Sprintf("%s[%d]", path, len(n.arr)), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				n.arr = append(n.arr, v)
-			}
-		}
-		if _, _, err := w.token(); err != nil { // the closing delimiter
-			return nil, err
-		}
-	case string:
-		n.kind, n.text = '"', t
-	case json.Number:
-		n.kind, n.text = '0', string(t)
-	case bool:
-		n.kind = 't'
-	case nil:
-		n.kind = 'n'
-	}
-	return n, nil
+	return jpath{base: p.String(), i: i}
 }
 
 // ---- typed accessors ----
 
-func kindName(n *node) string {
+func (p *parser) errAt(at pos, path jpath, format string, args ...any) error {
+	return &Error{File: p.file, Line: at.line, Column: at.col, Path: path.String(), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) errf(n *enode, path jpath, format string, args ...any) error {
+	return p.errAt(n.at, path, format, args...)
+}
+
+func enodeKind(n *enode) string {
 	switch n.kind {
 	case '{':
 		return "an object"
@@ -235,7 +176,7 @@ func kindName(n *node) string {
 	case '"':
 		return fmt.Sprintf("the string %q", n.text)
 	case '0':
-		return "the number " + n.text
+		return "the number " + string(n.text)
 	case 't':
 		return "true/false"
 	}
@@ -244,25 +185,36 @@ func kindName(n *node) string {
 
 // object checks that n is an object with only the allowed keys and every
 // required one.
-func (w *walker) object(n *node, path string, allowed, required []string) error {
+func (p *parser) object(n *enode, path jpath, allowed, required []string) error {
+	_, err := p.members(n, path, allowed, required)
+	return err
+}
+
+// members is object that also returns the members, by their index in
+// allowed (nil when absent): one pass over them for the MR, which every
+// line of a large file is.
+func (p *parser) members(n *enode, path jpath, allowed, required []string) (m [12]*enode, err error) {
 	if n.kind != '{' {
-		return w.errf(n, path, "want an object, found %s", kindName(n))
+		return m, p.errf(n, path, "want an object, found %s", enodeKind(n))
 	}
-	for i, k := range n.keys {
-		if !slices.Contains(allowed, k) {
+	for c := n.child; c >= 0; c = p.nodes[c].next {
+		k := p.nodes[c].key
+		i := slices.Index(allowed, k)
+		if i < 0 {
 			msg := fmt.Sprintf("unknown key %q (allowed: %s)", k, strings.Join(allowed, ", "))
 			if s := closest(k, allowed); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
-			return w.errAt(n.koff[i], path+"."+k, "%s", msg)
+			return m, p.errAt(p.nodes[c].kat, path.dot(k), "%s", msg)
 		}
+		m[i] = &p.nodes[c]
 	}
 	for _, k := range required {
-		if _, ok := n.obj[k]; !ok {
-			return w.errf(n, path+"."+k, "missing; %s needs %s", describe(path), strings.Join(required, ", "))
+		if m[slices.Index(allowed, k)] == nil {
+			return m, p.errf(n, path.dot(k), "missing; %s needs %s", describe(path.String()), strings.Join(required, ", "))
 		}
 	}
-	return nil
+	return m, nil
 }
 
 // describe names the object at path for messages: "$.qps[0]" -> "a QP".
@@ -300,18 +252,11 @@ func closest(k string, allowed []string) string {
 	return best
 }
 
-func (w *walker) array(n *node, path string) ([]*node, error) {
-	if n.kind != '[' {
-		return nil, w.errf(n, path, "want an array, found %s", kindName(n))
-	}
-	return n.arr, nil
-}
-
-func (w *walker) str(n *node, path string) (string, error) {
+func (p *parser) str(n *enode, path jpath) (string, error) {
 	if n.kind != '"' {
-		return "", w.errf(n, path, "want a string, found %s", kindName(n))
+		return "", p.errf(n, path, "want a string, found %s", enodeKind(n))
 	}
-	return n.text, nil
+	return string(n.text), nil
 }
 
 // Width hints for uint.
@@ -323,41 +268,78 @@ const (
 
 // uint reads an integer written as a JSON number or a string in decimal or
 // 0x hex, and checks that it fits bits.
-func (w *walker) uint(n *node, path string, bits int, hint string) (uint64, error) {
+func (p *parser) uint(n *enode, path jpath, bits int, hint string) (uint64, error) {
 	const how = `write a JSON number or a string in decimal or 0x hex, e.g. 4096 or "0x1000"`
 	if n.kind != '0' && n.kind != '"' {
-		return 0, w.errf(n, path, "want an integer, found %s (%s)", kindName(n), how)
+		return 0, p.errf(n, path, "want an integer, found %s (%s)", enodeKind(n), how)
 	}
-	s := n.text
-	shown := s
-	if n.kind == '"' {
-		shown = strconv.Quote(s)
-	}
-	var v uint64
-	var err error
-	switch {
-	case strings.HasPrefix(s, "-"):
-		return 0, w.errf(n, path, "%s is negative", shown)
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		v, err = strconv.ParseUint(s[2:], 16, 64)
-	default:
-		v, err = strconv.ParseUint(s, 10, 64)
-	}
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, w.errf(n, path, "%s does not fit 64 bits", s)
-	}
-	if err != nil {
-		return 0, w.errf(n, path, "%s is not an integer (%s)", shown, how)
+	v, ok := plainUint(n.text)
+	if !ok {
+		// Signs, fractions, too many digits, not digits: strconv says which.
+		s := string(n.text)
+		shown := s
+		if n.kind == '"' {
+			shown = strconv.Quote(s)
+		}
+		var err error
+		switch {
+		case strings.HasPrefix(s, "-"):
+			return 0, p.errf(n, path, "%s is negative", shown)
+		case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+			v, err = strconv.ParseUint(s[2:], 16, 64)
+		default:
+			v, err = strconv.ParseUint(s, 10, 64)
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, p.errf(n, path, "%s does not fit 64 bits", s)
+		}
+		if err != nil {
+			return 0, p.errf(n, path, "%s is not an integer (%s)", shown, how)
+		}
 	}
 	if bits < 64 && v>>bits != 0 {
-		return 0, w.errf(n, path, "%s does not fit %d bits%s", s, bits, hint)
+		return 0, p.errf(n, path, "%s does not fit %d bits%s", n.text, bits, hint)
 	}
 	return v, nil
 }
 
+// plainUint reads 1 to 19 decimal digits, or 0x and 1 to 16 hex digits:
+// what no uint64 overflows.
+func plainUint(s []byte) (uint64, bool) {
+	var v uint64
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		if len(s) > 18 {
+			return 0, false
+		}
+		for _, c := range s[2:] {
+			switch {
+			case '0' <= c && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case 'a' <= c && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				v = v<<4 | uint64(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	if len(s) == 0 || len(s) > 19 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
 // addr reads a node address: an IP address or GID, or "lid:N".
-func (w *walker) addr(n *node, path string) (decode.Node, error) {
-	s, err := w.str(n, path)
+func (p *parser) addr(n *enode, path jpath) (decode.Node, error) {
+	s, err := p.str(n, path)
 	if err != nil {
 		return decode.Node{}, err
 	}
@@ -366,28 +348,55 @@ func (w *walker) addr(n *node, path string) (decode.Node, error) {
 		return a, nil
 	}
 	if z := strings.IndexByte(s, '%'); z >= 0 {
-		return decode.Node{}, w.errf(n, path, "%q has a zone; write the address without %s", s, s[z:])
+		return decode.Node{}, p.errf(n, path, "%q has a zone; write the address without %s", s, s[z:])
 	}
 	if len(s) >= 4 && strings.EqualFold(s[:4], "lid:") {
-		return decode.Node{}, w.errf(n, path, "%q is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. \"lid:1\" or \"lid:0x1\")", s)
+		return decode.Node{}, p.errf(n, path, "%q is not a LID: write a number from 1 to 65535 (0xffff), in decimal or 0x hex (e.g. \"lid:1\" or \"lid:0x1\")", s)
 	}
-	return decode.Node{}, w.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID, or a LID (e.g. \"10.77.0.2\", \"fe80::2\" or \"lid:1\")", s)
+	return decode.Node{}, p.errf(n, path, "%q is not an IPv4 address, IPv6 address or GID, or a LID (e.g. \"10.77.0.2\", \"fe80::2\" or \"lid:1\")", s)
 }
 
-func (w *walker) access(n *node, path string) (hca.Access, error) {
-	items, err := w.array(n, path)
-	if err != nil {
-		return 0, err
+// accessFlag returns the flag named b, without allocating.
+func accessFlag(b []byte) (hca.Access, bool) {
+	for _, f := range accessFlags {
+		if string(b) == f.name {
+			return f.a, true
+		}
+	}
+	return 0, false
+}
+
+var accessFlags = func() []struct {
+	a    hca.Access
+	name string
+} {
+	var out []struct {
+		a    hca.Access
+		name string
+	}
+	for _, f := range hca.AccessFlags() {
+		out = append(out, struct {
+			a    hca.Access
+			name string
+		}{f, f.String()})
+	}
+	return out
+}()
+
+func (p *parser) access(n *enode, path jpath) (hca.Access, error) {
+	if n.kind != '[' {
+		return 0, p.errf(n, path, "want an array, found %s", enodeKind(n))
 	}
 	var a hca.Access
-	for i, it := range items {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		s, err := w.str(it, p)
-		if err != nil {
-			return 0, err
+	i := 0
+	for c := n.child; c >= 0; c, i = p.nodes[c].next, i+1 {
+		it := &p.nodes[c]
+		if it.kind != '"' {
+			return 0, p.errf(it, path.at(i), "want a string, found %s", enodeKind(it))
 		}
-		f, ok := hca.AccessByName(s)
+		f, ok := accessFlag(it.text)
 		if !ok {
+			s := string(it.text)
 			var names []string
 			for _, flag := range hca.AccessFlags() {
 				names = append(names, flag.String())
@@ -400,7 +409,7 @@ func (w *walker) access(n *node, path string) (hca.Access, error) {
 			} else if _, ok := hca.AccessByName(strings.ToUpper(s)); ok {
 				msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(s))
 			}
-			return 0, w.errf(it, p, "%s", msg)
+			return 0, p.errf(it, path.at(i), "%s", msg)
 		}
 		a |= f
 	}
@@ -409,22 +418,15 @@ func (w *walker) access(n *node, path string) (hca.Access, error) {
 
 // postedAt reads seconds since the epoch exactly (a float64 would lose the
 // microseconds' last digits).
-func (w *walker) postedAt(n *node, path string) (time.Time, error) {
+func (p *parser) postedAt(n *enode, path jpath) (time.Time, error) {
 	if n.kind != '0' {
-		return time.Time{}, w.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", kindName(n))
+		return time.Time{}, p.errf(n, path, "want a number of seconds since the epoch (e.g. 1763779200.031), found %s", enodeKind(n))
 	}
-	r, ok := new(big.Rat).SetString(n.text)
-	if !ok || r.Sign() < 0 {
-		return time.Time{}, w.errf(n, path, "%s is not a time in seconds since the epoch", n.text)
+	t, msg := epochTime(string(n.text))
+	if msg != "" {
+		return time.Time{}, p.errf(n, path, "%s", msg)
 	}
-	sec, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
-	if !sec.IsInt64() || sec.Int64() > 1<<40 {
-		return time.Time{}, w.errf(n, path, "%s seconds since the epoch is too far in the future", n.text)
-	}
-	// nanoseconds = round(rem * 1e9 / denom)
-	ns := new(big.Int).Mul(rem, big.NewInt(1e9))
-	ns.Mul(ns, big.NewInt(2)).Add(ns, r.Denom()).Quo(ns, new(big.Int).Mul(r.Denom(), big.NewInt(2)))
-	return time.Unix(sec.Int64(), ns.Int64()).UTC(), nil
+	return t, nil
 }
 
 // ---- the schema ----
@@ -442,119 +444,178 @@ var (
 	mwRequired   = []string{"rkey", "type", "va", "length", "pd", "access", "mr_rkey"}
 )
 
-// refs holds what later entries refer to, with the path that defined it.
+// The indexes of mrKeys.
+const (
+	mrRKey = iota
+	mrLKey
+	mrVA
+	mrLength
+	mrPD
+	mrAccess
+)
+
+// refs holds what later entries refer to: where each PD, QP and key is.
 type refs struct {
-	pds   map[uint32]string
+	pds   map[uint32]int // PD id -> index in File.PDs
 	qps   map[uint32]int // QPN -> index in File.QPs
-	mrs   map[uint32]int // nonzero rkey -> index in File.MRs
-	rkeys map[uint32]string
-	lkeys map[uint32]string
+	rkeys keyIndex       // nonzero rkeys: MR i as i+1, MW j as -(j+1)
+	lkeys keyIndex       // nonzero lkeys: MR i as i+1
 }
 
-func (w *walker) build(root *node) (*File, error) {
-	if err := w.object(root, "$", topKeys, topRequired); err != nil {
+// build makes pass 2 over the file check found to be JSON.
+func (p *parser) build(t *top) (*File, error) {
+	if t.kind != '{' {
+		n := &enode{kind: t.kind, at: t.at}
+		if t.kind != '[' {
+			var err error
+			if n, err = p.readAt(t.at); err != nil {
+				return nil, err
+			}
+		}
+		return nil, p.errf(n, root("$"), "want an object, found %s", enodeKind(n))
+	}
+	byKey := map[string]*member{}
+	for i := range t.members {
+		m := &t.members[i]
+		if !slices.Contains(topKeys, m.key) {
+			msg := fmt.Sprintf("unknown key %q (allowed: %s)", m.key, strings.Join(topKeys, ", "))
+			if s := closest(m.key, topKeys); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			return nil, p.errAt(m.kat, root("$."+m.key), "%s", msg)
+		}
+		byKey[m.key] = m
+	}
+	for _, k := range topRequired {
+		if byKey[k] == nil {
+			return nil, p.errAt(t.at, root("$."+k), "missing; the file needs %s", strings.Join(topRequired, ", "))
+		}
+	}
+
+	f := &File{Profile: "ibta"}
+	n, err := p.readAt(byKey["version"].at)
+	if err != nil {
 		return nil, err
 	}
-	f := &File{Profile: "ibta"}
-	v, err := w.uint(root.obj["version"], "$.version", 64, "")
+	v, err := p.uint(n, root("$.version"), 64, "")
 	if err != nil {
 		return nil, err
 	}
 	if v != 1 {
-		return nil, w.errf(root.obj["version"], "$.version", "version %d is not supported (this rocetap reads version 1)", v)
+		return nil, p.errf(n, root("$.version"), "version %d is not supported (this rocetap reads version 1)", v)
 	}
 	f.Version = 1
 
-	resp := root.obj["responder"]
-	if err := w.object(resp, "$.responder", []string{"address"}, []string{"address"}); err != nil {
+	if n, err = p.readAt(byKey["responder"].at); err != nil {
 		return nil, err
 	}
-	if f.Responder, err = w.addr(resp.obj["address"], "$.responder.address"); err != nil {
+	if err := p.object(n, root("$.responder"), []string{"address"}, []string{"address"}); err != nil {
 		return nil, err
 	}
-	if n, ok := root.obj["profile"]; ok {
-		if f.Profile, err = w.str(n, "$.profile"); err != nil {
+	if f.Responder, err = p.addr(p.get(n, "address"), root("$.responder.address")); err != nil {
+		return nil, err
+	}
+	if m := byKey["profile"]; m != nil {
+		if n, err = p.readAt(m.at); err != nil {
+			return nil, err
+		}
+		if f.Profile, err = p.str(n, root("$.profile")); err != nil {
 			return nil, err
 		}
 		if f.Profile == "" {
-			return nil, w.errf(n, "$.profile", "empty; leave the key out for the default (ibta)")
+			return nil, p.errf(n, root("$.profile"), "empty; leave the key out for the default (ibta)")
 		}
 	}
 
-	ix := &refs{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
-		rkeys: map[uint32]string{}, lkeys: map[uint32]string{}}
+	ix := &refs{pds: map[uint32]int{}, qps: map[uint32]int{}}
+	mrs := byKey["mrs"]
+	ix.rkeys = newKeyIndex(mrs.count)
+	ix.lkeys = newKeyIndex(mrs.count)
 	// The order matters: QPs and MRs refer to PDs, MWs to MRs and QPs.
-	pds, err := w.array(root.obj["pds"], "$.pds")
-	if err != nil {
+	if err := section(p, byKey["pds"], "$.pds", &f.PDs, func(i int, n *enode, path jpath) error {
+		pd, err := p.pd(n, path, ix)
+		if err == nil {
+			ix.pds[pd.ID] = i
+			f.PDs = append(f.PDs, pd)
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for i, n := range pds {
-		pd, err := w.pd(n, fmt.Sprintf("$.pds[%d]", i), ix)
-		if err != nil {
-			return nil, err
+	if err := section(p, byKey["qps"], "$.qps", &f.QPs, func(i int, n *enode, path jpath) error {
+		qp, err := p.qp(n, path, ix)
+		if err == nil {
+			ix.qps[qp.QPN] = i
+			f.QPs = append(f.QPs, qp)
 		}
-		f.PDs = append(f.PDs, pd)
-	}
-	qps, err := w.array(root.obj["qps"], "$.qps")
-	if err != nil {
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	for i, n := range qps {
-		qp, err := w.qp(n, fmt.Sprintf("$.qps[%d]", i), ix)
-		if err != nil {
-			return nil, err
-		}
-		ix.qps[qp.QPN] = len(f.QPs)
-		f.QPs = append(f.QPs, qp)
-	}
-	mrs, err := w.array(root.obj["mrs"], "$.mrs")
-	if err != nil {
-		return nil, err
-	}
-	for i, n := range mrs {
-		mr, err := w.mr(n, fmt.Sprintf("$.mrs[%d]", i), ix)
-		if err != nil {
-			return nil, err
-		}
-		if mr.RKey != 0 {
-			ix.mrs[mr.RKey] = len(f.MRs)
-		}
-		f.MRs = append(f.MRs, mr)
-	}
-	if n, ok := root.obj["mws"]; ok {
-		mws, err := w.array(n, "$.mws")
-		if err != nil {
-			return nil, err
-		}
-		for i, n := range mws {
-			mw, err := w.mw(n, fmt.Sprintf("$.mws[%d]", i), ix, f)
-			if err != nil {
-				return nil, err
+	if err := section(p, mrs, "$.mrs", &f.MRs, func(i int, n *enode, path jpath) error {
+		mr, err := p.mr(n, path, ix)
+		if err == nil {
+			f.MRs = append(f.MRs, mr)
+			if mr.RKey != 0 {
+				ix.rkeys.insert(mr.RKey, int32(i+1))
 			}
-			f.MWs = append(f.MWs, mw)
+			if mr.LKey != 0 {
+				ix.lkeys.insert(mr.LKey, int32(i+1))
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if m := byKey["mws"]; m != nil {
+		if err := section(p, m, "$.mws", &f.MWs, func(i int, n *enode, path jpath) error {
+			mw, err := p.mw(n, path, ix, f)
+			if err == nil {
+				f.MWs = append(f.MWs, mw)
+				ix.rkeys.insert(mw.RKey, int32(-(i + 1)))
+			}
+			return err
+		}); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil
 }
 
-func (w *walker) pd(n *node, path string, ix *refs) (hca.PDConfig, error) {
-	if err := w.object(n, path, []string{"id"}, []string{"id"}); err != nil {
+// section reads the top-level array m, named base, into *dst (allocated
+// for its elements), calling fn for each element.
+func section[T any](p *parser, m *member, base string, dst *[]T, fn func(i int, n *enode, path jpath) error) error {
+	if m.kind != '[' {
+		n, err := p.readAt(m.at)
+		if err != nil {
+			return err
+		}
+		return p.errf(n, root(base), "want an array, found %s", enodeKind(n))
+	}
+	if m.count > 0 {
+		*dst = make([]T, 0, m.count)
+	}
+	return p.elements(m.at, func(i int, n *enode) error { return fn(i, n, root(base).at(i)) })
+}
+
+func (p *parser) pd(n *enode, path jpath, ix *refs) (hca.PDConfig, error) {
+	if err := p.object(n, path, []string{"id"}, []string{"id"}); err != nil {
 		return hca.PDConfig{}, err
 	}
-	id, err := w.uint(n.obj["id"], path+".id", 32, " (PD handles are 32-bit)")
+	idn := p.get(n, "id")
+	id, err := p.uint(idn, path.dot("id"), 32, " (PD handles are 32-bit)")
 	if err != nil {
 		return hca.PDConfig{}, err
 	}
 	if prev, dup := ix.pds[uint32(id)]; dup {
-		return hca.PDConfig{}, w.errf(n.obj["id"], path+".id", "PD %d is already %s; PD ids must be unique", id, prev)
+		return hca.PDConfig{}, p.errf(idn, path.dot("id"), "PD %d is already $.pds[%d]; PD ids must be unique", id, prev)
 	}
-	ix.pds[uint32(id)] = path
 	return hca.PDConfig{ID: uint32(id)}, nil
 }
 
 // pdRef reads a "pd" key and checks that it names a PD of $.pds.
-func (w *walker) pdRef(n *node, path string, ix *refs) (uint32, error) {
-	id, err := w.uint(n, path, 32, " (PD handles are 32-bit)")
+func (p *parser) pdRef(n *enode, path jpath, ix *refs) (uint32, error) {
+	id, err := p.uint(n, path, 32, " (PD handles are 32-bit)")
 	if err != nil {
 		return 0, err
 	}
@@ -564,31 +625,31 @@ func (w *walker) pdRef(n *node, path string, ix *refs) (uint32, error) {
 		for i, pid := range pids {
 			ids[i] = strconv.FormatUint(uint64(pid), 10)
 		}
-		return 0, w.errf(n, path, "PD %d is not in $.pds (ids: %s); add {\"id\": %d} to pds or fix the reference", id, strings.Join(ids, ", "), id)
+		return 0, p.errf(n, path, "PD %d is not in $.pds (ids: %s); add {\"id\": %d} to pds or fix the reference", id, strings.Join(ids, ", "), id)
 	}
 	return uint32(id), nil
 }
 
 var qpTypes = []string{"RC", "UC", "UD", "XRC"}
 
-func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
+func (p *parser) qp(n *enode, path jpath, ix *refs) (hca.QPConfig, error) {
 	var qp hca.QPConfig
-	if err := w.object(n, path, qpKeys, qpRequired); err != nil {
+	if err := p.object(n, path, qpKeys, qpRequired); err != nil {
 		return qp, err
 	}
-	o := n.obj
-	v, err := w.uint(o["qpn"], path+".qpn", 24, hintQPN)
+	o := func(k string) *enode { return p.get(n, k) }
+	v, err := p.uint(o("qpn"), path.dot("qpn"), 24, hintQPN)
 	if err != nil {
 		return qp, err
 	}
 	qp.QPN = uint32(v)
 	if i, dup := ix.qps[qp.QPN]; dup {
-		return qp, w.errf(o["qpn"], path+".qpn", "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
+		return qp, p.errf(o("qpn"), path.dot("qpn"), "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
 	}
-	if qp.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if qp.PD, err = p.pdRef(o("pd"), path.dot("pd"), ix); err != nil {
 		return qp, err
 	}
-	typ, err := w.str(o["type"], path+".type")
+	typ, err := p.str(o("type"), path.dot("type"))
 	if err != nil {
 		return qp, err
 	}
@@ -597,13 +658,13 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 		if slices.Contains(qpTypes, strings.ToUpper(typ)) {
 			msg += fmt.Sprintf("; write %q, in capitals", strings.ToUpper(typ))
 		}
-		return qp, w.errf(o["type"], path+".type", "%s", msg)
+		return qp, p.errf(o("type"), path.dot("type"), "%s", msg)
 	}
 	qp.Type, _ = decode.TransportByName(typ)
-	if qp.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if qp.Access, err = p.access(o("access"), path.dot("access")); err != nil {
 		return qp, err
 	}
-	if v, err = w.uint(o["mtu"], path+".mtu", 64, ""); err != nil {
+	if v, err = p.uint(o("mtu"), path.dot("mtu"), 64, ""); err != nil {
 		return qp, err
 	}
 	switch v {
@@ -614,79 +675,85 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 		if v > 4096 || v == 1500 {
 			msg += "; this looks like an Ethernet MTU: write the RoCE path MTU, e.g. 1024 for Ethernet MTU 1500"
 		}
-		return qp, w.errf(o["mtu"], path+".mtu", "%s", msg)
+		return qp, p.errf(o("mtu"), path.dot("mtu"), "%s", msg)
 	}
-	if m, ok := o["expected_psn"]; ok {
-		if v, err = w.uint(m, path+".expected_psn", 24, hintPSN); err != nil {
+	if m := o("expected_psn"); m != nil {
+		if v, err = p.uint(m, path.dot("expected_psn"), 24, hintPSN); err != nil {
 			return qp, err
 		}
 		qp.ExpectedPSN, qp.HasExpectedPSN = decode.PSN(v), true
 	}
-	if m, ok := o["rq_depth"]; ok {
-		if v, err = w.uint(m, path+".rq_depth", 32, ""); err != nil {
+	if m := o("rq_depth"); m != nil {
+		if v, err = p.uint(m, path.dot("rq_depth"), 32, ""); err != nil {
 			return qp, err
 		}
 		qp.RQDepth, qp.HasRQDepth = uint32(v), true
 	}
-	if m, ok := o["max_dest_rd_atomic"]; ok {
-		if v, err = w.uint(m, path+".max_dest_rd_atomic", 8, " (verbs max_dest_rd_atomic is 8-bit)"); err != nil {
+	if m := o("max_dest_rd_atomic"); m != nil {
+		if v, err = p.uint(m, path.dot("max_dest_rd_atomic"), 8, " (verbs max_dest_rd_atomic is 8-bit)"); err != nil {
 			return qp, err
 		}
 		qp.MaxDestRdAtomic, qp.HasMaxDestRdAtomic = uint8(v), true
 	}
-	if m, ok := o["min_rnr_timer"]; ok {
-		if v, err = w.uint(m, path+".min_rnr_timer", 5, " (min_rnr_timer is the 5-bit code 0..31 of the IBTA table, not milliseconds)"); err != nil {
+	if m := o("min_rnr_timer"); m != nil {
+		if v, err = p.uint(m, path.dot("min_rnr_timer"), 5, " (min_rnr_timer is the 5-bit code 0..31 of the IBTA table, not milliseconds)"); err != nil {
 			return qp, err
 		}
 		qp.MinRNRTimer, qp.HasMinRNRTimer = uint8(v), true
 	}
-	if m, ok := o["q_key"]; ok {
-		if v, err = w.uint(m, path+".q_key", 32, ` (Q_Keys are 32-bit, e.g. "0x11111111")`); err != nil {
+	if m := o("q_key"); m != nil {
+		if v, err = p.uint(m, path.dot("q_key"), 32, ` (Q_Keys are 32-bit, e.g. "0x11111111")`); err != nil {
 			return qp, err
 		}
 		qp.QKey, qp.HasQKey = uint32(v), true
 	}
-	if m, ok := o["remote"]; ok {
-		rp := path + ".remote"
-		if err := w.object(m, rp, remoteKeys, remoteKeys); err != nil {
+	if m := o("remote"); m != nil {
+		rp := path.dot("remote")
+		if err := p.object(m, rp, remoteKeys, remoteKeys); err != nil {
 			return qp, err
 		}
 		r := &hca.Peer{}
-		if r.Addr, err = w.addr(m.obj["address"], rp+".address"); err != nil {
+		if r.Addr, err = p.addr(p.get(m, "address"), rp.dot("address")); err != nil {
 			return qp, err
 		}
-		if v, err = w.uint(m.obj["qpn"], rp+".qpn", 24, hintQPN); err != nil {
+		if v, err = p.uint(p.get(m, "qpn"), rp.dot("qpn"), 24, hintQPN); err != nil {
 			return qp, err
 		}
 		r.QPN = uint32(v)
 		qp.Remote = r
 	}
-	if m, ok := o["recv"]; ok {
-		items, err := w.array(m, path+".recv")
-		if err != nil {
-			return qp, err
+	if m := o("recv"); m != nil {
+		recv := path.dot("recv")
+		if m.kind != '[' {
+			return qp, p.errf(m, recv, "want an array, found %s", enodeKind(m))
 		}
-		qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, len(items))
+		count := 0
+		for c := m.child; c >= 0; c = p.nodes[c].next {
+			count++
+		}
+		qp.HasRecv, qp.Recv = true, make([]hca.RecvWQE, 0, count)
 		var last time.Time
 		lastPath := ""
-		for i, it := range items {
-			rp := fmt.Sprintf("%s.recv[%d]", path, i)
-			if err := w.object(it, rp, recvKeys, recvRequired); err != nil {
+		i := 0
+		for c := m.child; c >= 0; c, i = p.nodes[c].next, i+1 {
+			it := &p.nodes[c]
+			rp := recv.at(i)
+			if err := p.object(it, rp, recvKeys, recvRequired); err != nil {
 				return qp, err
 			}
 			var r hca.RecvWQE
-			if r.Length, err = w.uint(it.obj["length"], rp+".length", 64, ""); err != nil {
+			if r.Length, err = p.uint(p.get(it, "length"), rp.dot("length"), 64, ""); err != nil {
 				return qp, err
 			}
-			if pa, ok := it.obj["posted_at"]; ok {
-				if r.PostedAt, err = w.postedAt(pa, rp+".posted_at"); err != nil {
+			if pa := p.get(it, "posted_at"); pa != nil {
+				if r.PostedAt, err = p.postedAt(pa, rp.dot("posted_at")); err != nil {
 					return qp, err
 				}
 				r.HasPostedAt = true
 				if lastPath != "" && r.PostedAt.Before(last) {
-					return qp, w.errf(pa, rp+".posted_at", "%s is earlier than %s.posted_at; list the receives in posting order", pa.text, lastPath)
+					return qp, p.errf(pa, rp.dot("posted_at"), "%s is earlier than %s.posted_at; list the receives in posting order", pa.text, lastPath)
 				}
-				last, lastPath = r.PostedAt, rp
+				last, lastPath = r.PostedAt, rp.String()
 			}
 			qp.Recv = append(qp.Recv, r)
 		}
@@ -696,137 +763,229 @@ func (w *walker) qp(n *node, path string, ix *refs) (hca.QPConfig, error) {
 
 // key reads an rkey or lkey and checks that no other entry in seen has it.
 // Key 0 may repeat: rxe gives rkey 0 to every MR without remote access.
-func (w *walker) key(n *node, path string, seen map[uint32]string, what string) (uint32, error) {
-	v, err := w.uint(n, path, 32, hintKey)
+func (p *parser) key(n *enode, path jpath, seen *keyIndex, what string) (uint32, error) {
+	v, err := p.uint(n, path, 32, hintKey)
 	if err != nil {
 		return 0, err
 	}
 	k := uint32(v)
 	if k != 0 {
-		if prev, dup := seen[k]; dup {
-			return 0, w.errf(n, path, "%s 0x%08x is also %s; %ss must be unique", what, k, prev, what)
+		if e, dup := seen.find(k); dup {
+			prev := fmt.Sprintf("$.mrs[%d].%s", e-1, what)
+			if e < 0 {
+				prev = fmt.Sprintf("$.mws[%d].%s", -e-1, what)
+			}
+			return 0, p.errf(n, path, "%s 0x%08x is also %s; %ss must be unique", what, k, prev, what)
 		}
-		seen[k] = path
 	}
 	return k, nil
 }
 
-func (w *walker) mr(n *node, path string, ix *refs) (hca.MRConfig, error) {
+func (p *parser) mr(n *enode, path jpath, ix *refs) (hca.MRConfig, error) {
 	var mr hca.MRConfig
-	if err := w.object(n, path, mrKeys, mrKeys); err != nil {
+	o, err := p.members(n, path, mrKeys, mrKeys)
+	if err != nil {
 		return mr, err
 	}
-	o := n.obj
-	var err error
-	if mr.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+	if mr.RKey, err = p.key(o[mrRKey], path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
 		return mr, err
 	}
-	if mr.LKey, err = w.key(o["lkey"], path+".lkey", ix.lkeys, "lkey"); err != nil {
+	if mr.LKey, err = p.key(o[mrLKey], path.dot("lkey"), &ix.lkeys, "lkey"); err != nil {
 		return mr, err
 	}
-	if mr.VA, mr.Length, err = w.extent(o, path); err != nil {
+	if mr.VA, mr.Length, err = p.extent(o[mrVA], o[mrLength], path); err != nil {
 		return mr, err
 	}
-	if mr.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if mr.PD, err = p.pdRef(o[mrPD], path.dot("pd"), ix); err != nil {
 		return mr, err
 	}
-	if mr.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if mr.Access, err = p.access(o[mrAccess], path.dot("access")); err != nil {
 		return mr, err
 	}
 	if mr.Access&hca.ZeroBased != 0 && mr.VA != 0 {
-		return mr, w.errf(o["va"], path+".va", "%s with ZERO_BASED; a zero-based MR starts at va 0", o["va"].text)
+		return mr, p.errf(o[mrVA], path.dot("va"), "%s with ZERO_BASED; a zero-based MR starts at va 0", o[mrVA].text)
 	}
 	return mr, nil
 }
 
 // extent reads va and length and checks that the range does not wrap.
-func (w *walker) extent(o map[string]*node, path string) (va, length uint64, err error) {
-	if va, err = w.uint(o["va"], path+".va", 64, ""); err != nil {
+func (p *parser) extent(van, ln *enode, path jpath) (va, length uint64, err error) {
+	if va, err = p.uint(van, path.dot("va"), 64, ""); err != nil {
 		return
 	}
-	if length, err = w.uint(o["length"], path+".length", 64, ""); err != nil {
+	if length, err = p.uint(ln, path.dot("length"), 64, ""); err != nil {
 		return
 	}
 	if length > 0 && va+(length-1) < va {
-		err = w.errf(o["length"], path+".length", "va %#x + length %d wraps past 2^64", va, length)
+		err = p.errf(ln, path.dot("length"), "va %#x + length %d wraps past 2^64", va, length)
 	}
 	return
 }
 
-func (w *walker) mw(n *node, path string, ix *refs, f *File) (hca.MWConfig, error) {
+func (p *parser) mw(n *enode, path jpath, ix *refs, f *File) (hca.MWConfig, error) {
 	var mw hca.MWConfig
-	if err := w.object(n, path, mwKeys, mwRequired); err != nil {
+	if err := p.object(n, path, mwKeys, mwRequired); err != nil {
 		return mw, err
 	}
-	o := n.obj
+	o := func(k string) *enode { return p.get(n, k) }
 	var err error
-	if mw.RKey, err = w.key(o["rkey"], path+".rkey", ix.rkeys, "rkey"); err != nil {
+	if mw.RKey, err = p.key(o("rkey"), path.dot("rkey"), &ix.rkeys, "rkey"); err != nil {
 		return mw, err
 	}
 	if mw.RKey == 0 {
-		return mw, w.errf(o["rkey"], path+".rkey", "a bound window has a nonzero rkey")
+		return mw, p.errf(o("rkey"), path.dot("rkey"), "a bound window has a nonzero rkey")
 	}
-	t, err := w.uint(o["type"], path+".type", 64, "")
+	t, err := p.uint(o("type"), path.dot("type"), 64, "")
 	if err != nil {
 		return mw, err
 	}
 	if t != 1 && t != 2 {
-		return mw, w.errf(o["type"], path+".type", "MW type %d is unknown (1 or 2)", t)
+		return mw, p.errf(o("type"), path.dot("type"), "MW type %d is unknown (1 or 2)", t)
 	}
 	mw.Type = int(t)
-	if mw.VA, mw.Length, err = w.extent(o, path); err != nil {
+	if mw.VA, mw.Length, err = p.extent(o("va"), o("length"), path); err != nil {
 		return mw, err
 	}
-	if mw.PD, err = w.pdRef(o["pd"], path+".pd", ix); err != nil {
+	if mw.PD, err = p.pdRef(o("pd"), path.dot("pd"), ix); err != nil {
 		return mw, err
 	}
-	if mw.Access, err = w.access(o["access"], path+".access"); err != nil {
+	if mw.Access, err = p.access(o("access"), path.dot("access")); err != nil {
 		return mw, err
 	}
 
 	// The MR it is bound to.
-	m := o["mr_rkey"]
-	v, err := w.uint(m, path+".mr_rkey", 32, hintKey)
+	m := o("mr_rkey")
+	v, err := p.uint(m, path.dot("mr_rkey"), 32, hintKey)
 	if err != nil {
 		return mw, err
 	}
 	mw.MRRKey = uint32(v)
-	i, ok := ix.mrs[mw.MRRKey]
-	if !ok {
-		return mw, w.errf(m, path+".mr_rkey", "no MR in $.mrs has rkey 0x%08x; give the rkey of the MR the window is bound to", mw.MRRKey)
+	e, ok := ix.rkeys.find(mw.MRRKey)
+	if !ok || e < 0 {
+		return mw, p.errf(m, path.dot("mr_rkey"), "no MR in $.mrs has rkey 0x%08x; give the rkey of the MR the window is bound to", mw.MRRKey)
 	}
+	i := int(e - 1)
 	mr := f.MRs[i]
 	mrPath := fmt.Sprintf("$.mrs[%d]", i)
 	if mr.Access&hca.MWBind == 0 {
-		return mw, w.errf(m, path+".mr_rkey", "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
+		return mw, p.errf(m, path.dot("mr_rkey"), "%s (rkey 0x%08x) lacks MW_BIND, so no window can be bound to it", mrPath, mw.MRRKey)
 	}
 	if mr.PD != mw.PD {
-		return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
+		return mw, p.errf(o("pd"), path.dot("pd"), "PD %d differs from PD %d of its MR %s", mw.PD, mr.PD, mrPath)
 	}
 	if mr.Access&hca.ZeroBased == 0 && mw.Access&hca.ZeroBased == 0 && mw.Length > 0 &&
 		(mw.VA < mr.VA || mw.VA-mr.VA > mr.Length || mw.Length > mr.Length-(mw.VA-mr.VA)) {
-		return mw, w.errf(o["va"], path+".va", "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
+		return mw, p.errf(o("va"), path.dot("va"), "window [%#x, +%d) is not inside its MR %s [%#x, +%d)", mw.VA, mw.Length, mrPath, mr.VA, mr.Length)
 	}
 
 	// The QP it is bound to (type 2 only).
-	q, hasQ := o["qpn"]
+	q := o("qpn")
 	switch {
-	case mw.Type == 2 && !hasQ:
-		return mw, w.errf(n, path+".qpn", "missing; a type 2 window is bound to a QP: give its qpn")
-	case mw.Type == 1 && hasQ:
-		return mw, w.errf(q, path+".qpn", "a type 1 window is bound to no QP; remove qpn or set type 2")
-	case hasQ:
-		if v, err = w.uint(q, path+".qpn", 24, hintQPN); err != nil {
+	case mw.Type == 2 && q == nil:
+		return mw, p.errf(n, path.dot("qpn"), "missing; a type 2 window is bound to a QP: give its qpn")
+	case mw.Type == 1 && q != nil:
+		return mw, p.errf(q, path.dot("qpn"), "a type 1 window is bound to no QP; remove qpn or set type 2")
+	case q != nil:
+		if v, err = p.uint(q, path.dot("qpn"), 24, hintQPN); err != nil {
 			return mw, err
 		}
 		mw.QPN, mw.HasQPN = uint32(v), true
 		qi, ok := ix.qps[mw.QPN]
 		if !ok {
-			return mw, w.errf(q, path+".qpn", "no QP in $.qps has QPN 0x%06x; give the QP the window is bound to", mw.QPN)
+			return mw, p.errf(q, path.dot("qpn"), "no QP in $.qps has QPN 0x%06x; give the QP the window is bound to", mw.QPN)
 		}
 		if qpd := f.QPs[qi].PD; qpd != mw.PD {
-			return mw, w.errf(o["pd"], path+".pd", "PD %d differs from PD %d of its QP $.qps[%d]", mw.PD, qpd, qi)
+			return mw, p.errf(o("pd"), path.dot("pd"), "PD %d differs from PD %d of its QP $.qps[%d]", mw.PD, qpd, qi)
 		}
 	}
 	return mw, nil
+}
+
+// keyIndex finds an MR or MW by a key, for the uniqueness checks. While
+// the keys come in increasing order, as in a file written from a device's
+// MPT, they are a sorted list: no key can repeat an earlier one, and
+// appending costs no random access. Past the first key out of order they
+// go into an open-addressing table of keys and entries, 8 bytes a slot
+// and at most half full (a map from key to path cost ~60 bytes an MR), at
+// about a cache miss a lookup.
+type keyIndex struct {
+	sorted []keySlot // while in order: every key so far, increasing
+	slots  []keySlot // else: the table
+	shift  uint      // 32 - log2(len(slots))
+	n      int
+}
+
+type keySlot struct {
+	key uint32
+	e   int32 // 0 when empty
+}
+
+func newKeyIndex(n int) keyIndex {
+	return keyIndex{sorted: make([]keySlot, 0, n)}
+}
+
+// home is Fibonacci hashing: the top bits of the key times 2^32/φ.
+func (x *keyIndex) home(k uint32) uint32 { return (k * 0x9e3779b1) >> x.shift }
+
+// find returns the entry with key k.
+func (x *keyIndex) find(k uint32) (int32, bool) {
+	if x.slots == nil {
+		if len(x.sorted) == 0 || k > x.sorted[len(x.sorted)-1].key {
+			return 0, false
+		}
+		i, ok := slices.BinarySearchFunc(x.sorted, k, func(s keySlot, k uint32) int { return cmp.Compare(s.key, k) })
+		if !ok {
+			return 0, false
+		}
+		return x.sorted[i].e, true
+	}
+	mask := uint32(len(x.slots) - 1)
+	for i := x.home(k); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s.e == 0 {
+			return 0, false
+		}
+		if s.key == k {
+			return s.e, true
+		}
+	}
+}
+
+// insert adds entry e, whose key is k and not in x yet.
+func (x *keyIndex) insert(k uint32, e int32) {
+	if x.slots == nil {
+		if len(x.sorted) == 0 || k > x.sorted[len(x.sorted)-1].key {
+			x.sorted = append(x.sorted, keySlot{k, e})
+			return
+		}
+		size, shift := 16, uint(28)
+		for size < 4*len(x.sorted) {
+			size, shift = size<<1, shift-1
+		}
+		x.slots, x.shift = make([]keySlot, size), shift
+		for _, s := range x.sorted {
+			x.put(s)
+		}
+		x.sorted = nil
+	}
+	if 2*(x.n+1) > len(x.slots) {
+		old := x.slots
+		x.slots, x.shift, x.n = make([]keySlot, 2*len(old)), x.shift-1, 0
+		for _, s := range old {
+			if s.e != 0 {
+				x.put(s)
+			}
+		}
+	}
+	x.put(keySlot{k, e})
+}
+
+func (x *keyIndex) put(s keySlot) {
+	mask := uint32(len(x.slots) - 1)
+	i := x.home(s.key)
+	for x.slots[i].e != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = s
+	x.n++
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -427,33 +428,36 @@ status 2.`,
 }
 
 func mptCheckRun(o *MPTCheckOptions, ios IO) error {
-	var data []byte
+	var f *mpt.File
 	var err error
+	name := o.Path
 	if o.Path == "-" {
-		data, err = io.ReadAll(ios.In)
+		name = "<stdin>"
+		var data []byte
+		if data, err = io.ReadAll(ios.In); err != nil {
+			return fmt.Errorf("cannot read the MPT file: %w", err)
+		}
+		f, err = mpt.Parse(name, data)
 	} else {
-		data, err = os.ReadFile(o.Path)
+		f, err = mpt.Load(o.Path) // in a stream: an MPT file may hold a million MRs
 	}
 	if err != nil {
+		var me *mpt.Error
+		if errors.As(err, &me) {
+			return err // exit status 1, as --mpt's
+		}
 		return fmt.Errorf("cannot read the MPT file: %w", err)
 	}
-	name := o.Path
-	if name == "-" {
-		name = "<stdin>"
-	}
-	f, err := mpt.Parse(name, data)
-	if err != nil {
-		return err
-	}
 	out := newOutBuf(ios.Out)
-	out.b = appendMPTSummary(out.b, name, f)
+	writeMPTSummary(out, name, f)
 	out.flush()
 	return out.err
 }
 
-// appendMPTSummary describes an MPT file: one line per PD list, QP, MR and
-// MW.
-func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
+// writeMPTSummary describes an MPT file: one line per PD list, QP, MR and
+// MW, flushed as it goes (a line per MR of a million).
+func writeMPTSummary(out *outBuf, name string, f *mpt.File) {
+	b := out.b
 	b = fmt.Appendf(b, "%s: valid MPT file (version %d)\n", name, f.Version)
 	b = fmt.Appendf(b, "responder %s, profile %s\n", f.Responder, f.Profile)
 	ids := make([]string, len(f.PDs))
@@ -489,10 +493,20 @@ func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
 			b = append(b, "  (no remote and no expected_psn: never reached RTR, drops every packet)"...)
 		}
 		b = append(b, '\n')
+		out.b = b
+		out.maybeFlush()
+		b = out.b
 	}
 	b = fmt.Appendf(b, "MRs %d\n", len(f.MRs))
-	for _, m := range f.MRs {
-		b = fmt.Appendf(b, "  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n", m.RKey, m.LKey, m.VA, m.Length, m.PD, m.Access)
+	lastAccess, access := ^hca.Access(0), ""
+	for i := range f.MRs {
+		if m := &f.MRs[i]; m.Access != lastAccess {
+			lastAccess, access = m.Access, m.Access.String()
+		}
+		b = appendMRLine(b, &f.MRs[i], access)
+		out.b = b
+		out.maybeFlush()
+		b = out.b
 	}
 	b = fmt.Appendf(b, "MWs %d\n", len(f.MWs))
 	for _, w := range f.MWs {
@@ -501,6 +515,43 @@ func appendMPTSummary(b []byte, name string, f *mpt.File) []byte {
 			b = fmt.Appendf(b, "  QP %#06x", w.QPN)
 		}
 		b = append(b, '\n')
+		out.b = b
+		out.maybeFlush()
+		b = out.b
+	}
+	out.b = b
+}
+
+// appendMRLine appends the summary line of MR m, whose access flags read
+// access: what "  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n"
+// prints, without fmt, which took half of `mpt check`'s time on a million
+// MRs.
+func appendMRLine(b []byte, m *hca.MRConfig, access string) []byte {
+	b = append(b, "  rkey "...)
+	b = appendHex0x(b, uint64(m.RKey), 8)
+	b = append(b, " lkey "...)
+	b = appendHex0x(b, uint64(m.LKey), 8)
+	b = append(b, "  ["...)
+	b = appendHex0x(b, m.VA, 16)
+	b = append(b, ", +"...)
+	b = strconv.AppendUint(b, m.Length, 10)
+	b = append(b, ")  pd "...)
+	b = strconv.AppendUint(b, uint64(m.PD), 10)
+	b = append(b, "  "...)
+	b = append(b, access...)
+	return append(b, '\n')
+}
+
+// appendHex0x appends v as %#0<width>x does: 0x, then at least width hex
+// digits. (decode has the same, unexported.)
+func appendHex0x(b []byte, v uint64, width int) []byte {
+	b = append(b, '0', 'x')
+	n := max((bits.Len64(v)+3)/4, 1)
+	for ; width > n; width-- {
+		b = append(b, '0')
+	}
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, "0123456789abcdef"[v>>(4*uint(i))&0xf])
 	}
 	return b
 }

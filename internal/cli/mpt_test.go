@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -337,5 +338,21 @@ func TestMPTFlags(t *testing.T) {
 	cmd.SetArgs([]string{"f.json"})
 	if err := cmd.Execute(); err != nil || co.Path != "f.json" {
 		t.Errorf("check: %v %+v", err, co)
+	}
+}
+
+// TestMPTCheckMRLine: mpt check's MR line, written without fmt, is what
+// the format string it replaced prints.
+func TestMPTCheckMRLine(t *testing.T) {
+	for _, m := range []hca.MRConfig{
+		{},
+		{RKey: 0x1234, LKey: 0x9d2, VA: 0x7f3a5c000000, Length: 65536, PD: 1, Access: hca.LocalWrite | hca.RemoteRead},
+		{RKey: 0xffffffff, LKey: 0x80000000, VA: ^uint64(0), Length: ^uint64(0), PD: 0xffffffff, Access: hca.ZeroBased},
+		{RKey: 1, LKey: 0x10, VA: 0x100, Length: 1},
+	} {
+		want := fmt.Sprintf("  rkey %#08x lkey %#08x  [%#016x, +%d)  pd %d  %s\n", m.RKey, m.LKey, m.VA, m.Length, m.PD, m.Access)
+		if got := string(appendMRLine(nil, &m, m.Access.String())); got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
 	}
 }

@@ -304,6 +304,9 @@ func TestReplayCache(t *testing.T) {
 		{[]string{"--cache-entries", "1"}, cache{Entries: 1, PageSize: 4096, Hits: 6, Misses: 2, Evictions: 1}},
 		{[]string{"--page-size", "8192"}, cache{Entries: 1024, PageSize: 8192, Hits: 6, Misses: 2}},
 		{[]string{"--page-size", "32768"}, cache{Entries: 1024, PageSize: 32768, Hits: 7, Misses: 1}},
+		// The largest cache the flag takes costs what it holds (it
+		// preallocated 57 GB and died out of memory).
+		{[]string{"--cache-entries", "1073741824"}, cache{Entries: 1 << 30, PageSize: 4096, Hits: 6, Misses: 2}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.flags, " "), func(t *testing.T) {
