@@ -3,6 +3,7 @@ package decode
 import (
 	"math/bits"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -275,26 +276,10 @@ func (f *Field) AppendValue(dst []byte, v Value) []byte {
 			return appendHex(dst, v.B)
 		}
 		return append(dst, f.Abbrev...)
-	case FTBoolean:
-		if v.U != 0 {
-			return append(dst, '1')
-		}
-		return append(dst, '0')
-	case FTUint8, FTUint16, FTUint24, FTUint32, FTUint64:
-		switch f.Base {
-		case BaseHex, BaseHexDec:
-			return appendHexInt(dst, v.U, f.Type.width())
-		case BaseOct:
-			dst = append(dst, '0')
-			return strconv.AppendUint(dst, v.U, 8)
-		}
-		return strconv.AppendUint(dst, v.U, 10)
-	case FTInt16, FTInt32:
-		return strconv.AppendInt(dst, int64(v.U), 10)
+	case FTBoolean, FTUint8, FTUint16, FTUint24, FTUint32, FTUint64, FTInt16, FTInt32, FTIPv4, FTRelTime, FTAbsTime:
+		return f.appendU(dst, v.U)
 	case FTEther:
 		return appendMAC(dst, v.B)
-	case FTIPv4:
-		return appendIPv4(dst, uint32(v.U))
 	case FTIPv6:
 		if len(v.B) == 16 {
 			return netip.AddrFrom16([16]byte(v.B)).AppendTo(dst)
@@ -304,12 +289,50 @@ func (f *Field) AppendValue(dst []byte, v Value) []byte {
 		return appendHex(dst, v.B)
 	case FTString:
 		return AppendSanitized(dst, v.S)
-	case FTRelTime:
-		return appendRelTime(dst, int64(v.U))
-	case FTAbsTime:
-		return append(dst, time.Unix(0, int64(v.U)).UTC().Format("Jan _2, 2006 15:04:05.000000000 UTC")...)
 	}
 	return dst
+}
+
+// appendU appends the value u of a field whose values use U (integers,
+// booleans, IPv4 addresses, times): the one formatting of such values,
+// for AppendValue and AppendUint.
+func (f *Field) appendU(dst []byte, u uint64) []byte {
+	switch f.Type {
+	case FTBoolean:
+		if u != 0 {
+			return append(dst, '1')
+		}
+		return append(dst, '0')
+	case FTUint8, FTUint16, FTUint24, FTUint32, FTUint64:
+		switch f.Base {
+		case BaseHex, BaseHexDec:
+			return appendHexInt(dst, u, f.Type.width())
+		case BaseOct:
+			dst = append(dst, '0')
+			return strconv.AppendUint(dst, u, 8)
+		}
+		return strconv.AppendUint(dst, u, 10)
+	case FTInt16, FTInt32:
+		return strconv.AppendInt(dst, int64(u), 10)
+	case FTIPv4:
+		return appendIPv4(dst, uint32(u))
+	case FTRelTime:
+		return appendRelTime(dst, int64(u))
+	case FTAbsTime:
+		return append(dst, time.Unix(0, int64(u)).UTC().Format("Jan _2, 2006 15:04:05.000000000 UTC")...)
+	}
+	return dst
+}
+
+// AppendUint appends the field's value in p as AppendValue prints it,
+// for a field with a direct path (HasUint), without building a Value
+// slice: the printers' fast path. ok is false, and nothing is appended,
+// when the field is absent from p.
+func (f *Field) AppendUint(dst []byte, p *Packet) (out []byte, ok bool) {
+	if p.Has&f.hdr != f.hdr || f.cond != nil && !f.cond(p) {
+		return dst, false
+	}
+	return f.appendU(dst, f.uint(p)), true
 }
 
 // AppendDisplay appends v as the verbose tree shows it: integer values
@@ -340,24 +363,29 @@ func (f *Field) AppendDisplay(dst []byte, v Value) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// appendHex appends b in lower-case hex. It grows dst once and fills it
+// by index: appending two bytes at a time checks the capacity each time,
+// which made the payload of -T json cost more than the rest of a packet.
 func appendHex(dst, b []byte) []byte {
-	for _, c := range b {
-		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xF])
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
+	h := dst[n:]
+	for i, c := range b {
+		h[2*i], h[2*i+1] = hexDigits[c>>4], hexDigits[c&0xF]
 	}
 	return dst
 }
 
+// appendHexInt appends v as 0x and at least width hex digits.
 func appendHexInt(dst []byte, v uint64, width int) []byte {
-	dst = append(dst, '0', 'x')
-	n := (bits.Len64(v) + 3) / 4
-	if n == 0 {
-		n = 1
-	}
-	for i := n; i < width; i++ {
-		dst = append(dst, '0')
-	}
-	for i := n - 1; i >= 0; i-- {
-		dst = append(dst, hexDigits[v>>(4*uint(i))&0xF])
+	n := max((bits.Len64(v)+3)/4, width, 1)
+	l := len(dst)
+	dst = slices.Grow(dst, n+2)[:l+n+2]
+	h := dst[l:]
+	h[0], h[1] = '0', 'x'
+	for i := n + 1; i >= 2; i-- {
+		h[i] = hexDigits[v&0xF]
+		v >>= 4
 	}
 	return dst
 }

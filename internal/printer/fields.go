@@ -80,6 +80,9 @@ func (o *FieldsOptions) ParseE(opt string) error {
 // fields does. It reuses its buffers: printing allocates nothing.
 type FieldsPrinter struct {
 	fields []*decode.Field
+	// direct[i]: fields[i] occurs at most once and has an integer value,
+	// printed without building a Value slice (decode.Field.AppendUint).
+	direct []bool
 	opts   FieldsOptions
 	vals   []decode.Value
 }
@@ -97,6 +100,7 @@ func NewFieldsPrinter(names []string, opts FieldsOptions) (*FieldsPrinter, error
 			return nil, UnknownFieldError(n)
 		}
 		fp.fields = append(fp.fields, f)
+		fp.direct = append(fp.direct, f.HasUint())
 	}
 	return fp, nil
 }
@@ -128,6 +132,21 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 		if i > 0 {
 			dst = append(dst, fp.opts.Separator)
 		}
+		if fp.direct[i] {
+			// One occurrence at most: the occurrence and aggregator
+			// options change nothing.
+			mark := len(dst)
+			if q != 0 {
+				dst = append(dst, q)
+			}
+			var ok bool
+			if dst, ok = f.AppendUint(dst, p); !ok {
+				dst = dst[:mark]
+			} else if q != 0 {
+				dst = append(dst, q)
+			}
+			continue
+		}
 		fp.vals = f.Values(p, fp.vals[:0])
 		vs := fp.vals
 		if len(vs) == 0 {
@@ -158,5 +177,5 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 // Clone returns a printer with the same fields and options and its own
 // scratch buffer, for use on another goroutine.
 func (fp *FieldsPrinter) Clone() *FieldsPrinter {
-	return &FieldsPrinter{fields: fp.fields, opts: fp.opts, vals: make([]decode.Value, 0, 16)}
+	return &FieldsPrinter{fields: fp.fields, direct: fp.direct, opts: fp.opts, vals: make([]decode.Value, 0, 16)}
 }
