@@ -1,6 +1,9 @@
 package decode
 
-import "testing"
+import (
+	"encoding/hex"
+	"testing"
+)
 
 func TestAppendSanitized(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -27,6 +30,20 @@ func TestAppendHexInt(t *testing.T) {
 	for _, c := range cases {
 		if got := string(appendHexInt(nil, c.v, c.width)); got != c.want {
 			t.Errorf("appendHexInt(%x, %d) = %s, want %s", c.v, c.width, got, c.want)
+		}
+	}
+}
+
+// TestAppendHex: every length around the four-byte steps, every byte
+// value, against encoding/hex, appended after what dst held.
+func TestAppendHex(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for n := 0; n <= 256; n++ {
+		if got, want := string(appendHex([]byte("x"), all[256-n:])), "x"+hex.EncodeToString(all[256-n:]); got != want {
+			t.Fatalf("appendHex of %d bytes = %s, want %s", n, got, want)
 		}
 	}
 }
