@@ -312,7 +312,7 @@ func (f *Field) appendU(dst []byte, u uint64) []byte {
 			dst = append(dst, '0')
 			return strconv.AppendUint(dst, u, 8)
 		}
-		return strconv.AppendUint(dst, u, 10)
+		return appendDec(dst, u)
 	case FTInt16, FTInt32:
 		return strconv.AppendInt(dst, int64(u), 10)
 	case FTIPv4:
@@ -323,6 +323,25 @@ func (f *Field) appendU(dst []byte, u uint64) []byte {
 		return time.Unix(0, int64(u)).UTC().AppendFormat(dst, "Jan _2, 2006 15:04:05.000000000 UTC")
 	}
 	return dst
+}
+
+// UintAppender returns the function that appends a value of a field with
+// a direct path (HasUint) as AppendValue prints it: for printers that
+// take the value from UintAccessor's getter, it skips AppendValue's
+// switch on the field's type and base for the common cases.
+func (f *Field) UintAppender() func(dst []byte, u uint64) []byte {
+	switch f.Type {
+	case FTUint8, FTUint16, FTUint24, FTUint32, FTUint64:
+		switch f.Base {
+		case BaseHex, BaseHexDec:
+			w := f.Type.width()
+			return func(dst []byte, u uint64) []byte { return appendHexInt(dst, u, w) }
+		case BaseOct:
+		default:
+			return appendDec
+		}
+	}
+	return f.appendU
 }
 
 // AppendUint appends the field's value in p as AppendValue prints it,
@@ -389,6 +408,43 @@ func appendHex(dst, b []byte) []byte {
 	return dst
 }
 
+// decPairs holds "00" to "99".
+const decPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// appendDec appends u in decimal, as strconv.AppendUint(dst, u, 10) does.
+// It grows dst once and writes the digits in place, two at a time:
+// AppendUint formats into a buffer of its own, then copies it (a call to
+// memmove for a few bytes, for every integer field of every line).
+func appendDec(dst []byte, u uint64) []byte {
+	// Digits: log10 from the bit length (1233/4096 ~ log10 2), then one
+	// comparison.
+	n := bits.Len64(u) * 1233 >> 12
+	if n < len(pow10) && u >= pow10[n] {
+		n++
+	}
+	n = max(n, 1)
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	d := dst[l:]
+	i := n
+	for u >= 100 {
+		r := u % 100 * 2
+		u /= 100
+		i -= 2
+		d[i], d[i+1] = decPairs[r], decPairs[r+1]
+	}
+	if u >= 10 {
+		d[0], d[1] = decPairs[u*2], decPairs[u*2+1]
+	} else {
+		d[0] = byte('0' + u)
+	}
+	return dst
+}
+
 // appendHexInt appends v as 0x and at least width hex digits.
 func appendHexInt(dst []byte, v uint64, width int) []byte {
 	n := max((bits.Len64(v)+3)/4, width, 1)
@@ -396,9 +452,13 @@ func appendHexInt(dst []byte, v uint64, width int) []byte {
 	dst = slices.Grow(dst, n+2)[:l+n+2]
 	h := dst[l:]
 	h[0], h[1] = '0', 'x'
-	for i := n + 1; i >= 2; i-- {
-		h[i] = hexDigits[v&0xF]
-		v >>= 4
+	i := n + 2
+	for ; i >= 4; i -= 2 { // two digits a step, from the pair table
+		binary.LittleEndian.PutUint16(h[i-2:i], hexPairs[v&0xFF])
+		v >>= 8
+	}
+	if i == 3 {
+		h[2] = hexDigits[v&0xF]
 	}
 	return dst
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // TestFieldsDirectPath: a field printed through its direct path
-// (decode.Field.AppendUint) reads as it does through Values and
+// (decode.Field.AppendUint, or UintAccessor's getter and UintAppender)
+// reads as it does through Values and
 // AppendValue, for every such field and every frame of the test captures.
 func TestFieldsDirectPath(t *testing.T) {
 	var p decode.Packet
@@ -32,6 +33,12 @@ func TestFieldsDirectPath(t *testing.T) {
 				got, ok := f.AppendUint(nil, &p)
 				if ok != (len(vals) == 1) || string(got) != string(want) {
 					t.Fatalf("%s in frame %d of %s: %q (present %v), want %q", f.Abbrev, fr.Number, path, got, ok, want)
+				}
+				if ok {
+					_, _, get := f.UintAccessor()
+					if got := f.UintAppender()(nil, get(&p)); string(got) != string(want) {
+						t.Fatalf("%s in frame %d of %s: UintAppender printed %q, want %q", f.Abbrev, fr.Number, path, got, want)
+					}
 				}
 			}
 		}
