@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -305,7 +306,15 @@ func summary(dst []byte, p *decode.Packet) []byte {
 // filter and the limit apply, and a capture cut short emits every packet
 // before the bad one, then says so.
 func TestParallel(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, procs := range []int{4, 1} {
+		t.Run("GOMAXPROCS="+strconv.Itoa(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			testParallel(t)
+		})
+	}
+}
+
+func testParallel(t *testing.T) {
 	path, ref := writeCapture(t, 5000)
 	want := func(flt *filter.Filter, limit int) []string {
 		var out []string
