@@ -607,13 +607,13 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	var crc uint32
 	var ok bool
 	if ip != nil {
-		crc, ok = icrcRoCEv2(ip[:len(ip)-ICRCLen], p.scratch[:])
+		crc, ok = icrcRoCEv2(ip[:len(ip)-ICRCLen], &p.scratch)
 	} else {
 		var l []byte
 		if lrh {
 			l = p.LRH.Contents
 		}
-		crc, ok = ICRCGRH(l, p.Has&HdrGRH != 0, grhOrBTH[:len(grhOrBTH)-ICRCLen])
+		crc, ok = icrcGRH(&p.scratch, l, p.Has&HdrGRH != 0, grhOrBTH[:len(grhOrBTH)-ICRCLen])
 	}
 	if !ok {
 		p.ICRCStatus = CRCUnverifiable

@@ -1,6 +1,11 @@
 package decode
 
-import "testing"
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"testing"
+)
 
 func TestAppendSanitized(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -27,6 +32,34 @@ func TestAppendHexInt(t *testing.T) {
 	for _, c := range cases {
 		if got := string(appendHexInt(nil, c.v, c.width)); got != c.want {
 			t.Errorf("appendHexInt(%x, %d) = %s, want %s", c.v, c.width, got, c.want)
+		}
+	}
+}
+
+// TestAppendHex: every length around the four-byte steps, every byte
+// value, against encoding/hex, appended after what dst held.
+func TestAppendHex(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for n := 0; n <= 256; n++ {
+		if got, want := string(appendHex([]byte("x"), all[256-n:])), "x"+hex.EncodeToString(all[256-n:]); got != want {
+			t.Fatalf("appendHex of %d bytes = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestAppendDec: appendDec against strconv at every digit count and its
+// edges.
+func TestAppendDec(t *testing.T) {
+	vs := []uint64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 16777215, 1<<32 - 1, 1<<63 + 12345, 1<<64 - 1}
+	for p := uint64(1); p < 1e19; p *= 10 {
+		vs = append(vs, p-1, p, p+1, p*7+3)
+	}
+	for _, v := range vs {
+		if got, want := string(appendDec([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Errorf("appendDec(%d) = %s, want %s", v, got, want)
 		}
 	}
 }
@@ -103,6 +136,19 @@ func TestOpcodeTable(t *testing.T) {
 	for _, op := range []Opcode{0x18, 0x1A, 0x2C, 0x60, 0x66, 0x80, 0xE0, 0xFF} {
 		if op.Known() {
 			t.Errorf("%#x known", uint8(op))
+		}
+	}
+}
+
+// TestAppendHexIntWidths: appendHexInt against fmt's %#0*x at every width
+// and digit count.
+func TestAppendHexIntWidths(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0xf, 0x10, 0xabc, 0x12345, 0xffffff, 0x1000000, 0xdeadbeef, 1<<64 - 1, 0x0123456789abcdef} {
+		for w := 0; w <= 16; w++ {
+			want := "0x" + fmt.Sprintf("%0*x", max(w, 1), v)
+			if got := string(appendHexInt([]byte("y"), v, w)); got != "y"+want {
+				t.Errorf("appendHexInt(%#x, %d) = %s, want y%s", v, w, got, want)
+			}
 		}
 	}
 }

@@ -115,49 +115,59 @@ func (h *VCRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 
 func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<24 }
 
-// ones is the pseudo-LRH: eight bytes of 1s in place of the LRH of every
-// packet that carries a GRH or an IP header (IBA 7.8.1, A16, A17).
-var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
-
-// crcOnes is the CRC-32 state after the pseudo-LRH (0xdebb20e3 in rxe's
-// uninverted convention).
-var crcOnes = crc32.Update(0, crc32.IEEETable, ones[:])
-
-// Masked bytes count as 1s in the ICRC. They are fed to the CRC from these
-// package-level arrays rather than from a patched copy of the headers:
-// crc32.Update calls through a function variable, so a stack buffer would
-// escape to the heap on every packet.
-var (
-	ff = [4]byte{0xFF, 0xFF, 0xFF, 0xFF}
-	// hiOnes[n] is the byte n<<4 | 0x0F (version nibble kept, traffic class
-	// high nibble masked); loOnes[n] is 0xF0 | n (VL masked, LVer kept).
-	hiOnes, loOnes [16][1]byte
+// The ICRC is a CRC-32 over masked headers and then the rest of the
+// packet. hash/crc32 is fast only on whole 16-byte blocks, at least 64
+// bytes of them (PCLMULQDQ; VPCLMULQDQ from 1024 bytes where the CPU has
+// it): a shorter input, and the tail of any input, goes through
+// slicing-by-8 or a byte at a time. Fed as the masked headers and then the
+// rest, most of an ICRC took that slow path (a third of rocetap stats, by
+// callgrind). So the ICRC is computed in two calls that both run on whole
+// blocks: the masked headers, with the few bytes after them that make the
+// rest of the packet a whole number of blocks, are copied into a scratch
+// buffer behind zero bytes, and the rest is fed from the frame. This rests
+// on two properties of the CRC register:
+//
+//   - a CRC started from the all-ones register equals the CRC started from
+//     a zero register over the same bytes with the first four complemented
+//     (the register is XORed into the next four bytes);
+//   - from a zero register, leading zero bytes leave the register at zero.
+//
+// So the scratch holds zeros, then the head (pseudo-LRH or LRH, masked
+// headers) with its first four bytes complemented, and the CRC starts from
+// a zero register: crc32.Update(^0, ...). A short packet is copied whole.
+//
+// The scratch is icrcPad zero bytes (the most a head shorter than 64 bytes
+// needs in front), then room for the longest head (pseudo-LRH, IPv4 with
+// options, UDP, BTH: 88 bytes) and up to 78 bytes copied after it.
+const (
+	icrcPad     = 48
+	icrcScratch = icrcPad + 176
 )
 
-func init() {
-	for i := range 16 {
-		hiOnes[i][0] = byte(i)<<4 | 0x0F
-		loOnes[i][0] = 0xF0 | byte(i)
+// icrcSum returns the CRC-32 of a head followed by body. The head is
+// s[icrcPad:icrcPad+h], masked, with its first four bytes complemented.
+func icrcSum(s *[icrcScratch]byte, h int, body []byte) uint32 {
+	// k bytes of body go to the scratch so that the rest is whole blocks;
+	// all of it when the rest would be shorter than 64 bytes.
+	k := len(body) & 15
+	if len(body)-k < 64 {
+		k = len(body)
 	}
+	n := h + copy(s[icrcPad+h:], body[:k])
+	z := max(64, (n+15)&^15) - n // zeros in front: whole blocks, at least 64 bytes
+	clear(s[icrcPad-z : icrcPad])
+	crc := crc32.Update(^uint32(0), crc32.IEEETable, s[icrcPad-z:icrcPad+n])
+	if k < len(body) {
+		crc = crc32.Update(crc, crc32.IEEETable, body[k:])
+	}
+	return crc
 }
 
-func upd(crc uint32, b []byte) uint32 { return crc32.Update(crc, crc32.IEEETable, b) }
-
-// updGRH feeds an IPv6 header or GRH (40 bytes) with traffic class, flow
-// label and hop limit masked.
-func updGRH(crc uint32, h []byte) uint32 {
-	crc = upd(crc, hiOnes[h[0]>>4][:])
-	crc = upd(crc, ff[:3])
-	crc = upd(crc, h[4:7])
-	crc = upd(crc, ff[:1])
-	return upd(crc, h[8:40])
-}
-
-// updBTH feeds a BTH with byte 4 (FECN, BECN, reserved) masked.
-func updBTH(crc uint32, h []byte) uint32 {
-	crc = upd(crc, h[0:4])
-	crc = upd(crc, ff[:1])
-	return upd(crc, h[5:BTHLen])
+// putOnes writes the pseudo-LRH, eight bytes of 1s in place of the LRH of
+// every packet that carries a GRH or an IP header (IBA 7.8.1, A16, A17),
+// as the head's first bytes (the first four complemented, see icrcSum).
+func putOnes(s *[icrcScratch]byte) {
+	*(*[8]byte)(s[icrcPad:]) = [8]byte{0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}
 }
 
 // ICRCRoCEv2 computes the ICRC of a RoCEv2 packet. ip is the frame from the
@@ -167,14 +177,13 @@ func updBTH(crc uint32, h []byte) uint32 {
 // limit; UDP checksum; BTH FECN/BECN/reserved byte) count as all 1s, after a
 // pseudo-LRH of eight 1-bytes.
 func ICRCRoCEv2(ip []byte) (uint32, bool) {
-	var scratch [60 + 8 + BTHLen]byte
-	return icrcRoCEv2(ip, scratch[:])
+	return icrcRoCEv2(ip, new([icrcScratch]byte))
 }
 
-// icrcRoCEv2 is ICRCRoCEv2 with a caller-owned scratch buffer of at least
-// 80 bytes: the masked headers are copied there and fed to the CRC in one
-// call, then the rest of the packet in another.
-func icrcRoCEv2(ip, scratch []byte) (uint32, bool) {
+// icrcRoCEv2 is ICRCRoCEv2 with a caller-owned scratch buffer (the
+// Packet's: a buffer on the stack would escape, since crc32.Update calls
+// through a function variable).
+func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 	if len(ip) < 1 {
 		return 0, false
 	}
@@ -182,32 +191,33 @@ func icrcRoCEv2(ip, scratch []byte) (uint32, bool) {
 	switch ip[0] >> 4 {
 	case 4:
 		n = int(ip[0]&0x0F) * 4
-		if n < 20 || len(ip) < n+8+BTHLen {
+		if n < 20 {
 			return 0, false
 		}
-		h := scratch[:n+8+BTHLen]
-		copy(h, ip)
-		h[1] = 0xFF               // TOS
-		h[8] = 0xFF               // TTL
-		h[10], h[11] = 0xFF, 0xFF // header checksum
 	case 6:
 		n = 40
-		if len(ip) < n+8+BTHLen {
-			return 0, false
-		}
-		h := scratch[:n+8+BTHLen]
-		copy(h, ip)
-		h[0] |= 0x0F // traffic class
-		h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
-		h[7] = 0xFF // hop limit
 	default:
 		return 0, false
 	}
-	h := scratch[:n+8+BTHLen]
+	m := n + 8 + BTHLen
+	if len(ip) < m {
+		return 0, false
+	}
+	putOnes(s)
+	h := s[icrcPad+8 : icrcPad+8+m]
+	copy(h, ip)
+	if ip[0]>>4 == 6 {
+		h[0] |= 0x0F // traffic class
+		h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
+		h[7] = 0xFF // hop limit
+	} else {
+		h[1] = 0xFF               // TOS
+		h[8] = 0xFF               // TTL
+		h[10], h[11] = 0xFF, 0xFF // header checksum
+	}
 	h[n+6], h[n+7] = 0xFF, 0xFF // UDP checksum
 	h[n+8+4] = 0xFF             // BTH FECN, BECN, reserved
-	crc := upd(crcOnes, h)
-	return upd(crc, ip[len(h):]), true
+	return icrcSum(s, 8+m, ip[m:]), true
 }
 
 // ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand
@@ -223,13 +233,23 @@ func icrcRoCEv2(ip, scratch []byte) (uint32, bool) {
 // masked. The GRH's traffic class, flow label and hop limit, and BTH byte
 // 4, count as 1s.
 func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
-	crc := crcOnes
+	return icrcGRH(new([icrcScratch]byte), lrh, hasGRH, rest)
+}
+
+// icrcGRH is ICRCGRH with a caller-owned scratch buffer.
+func icrcGRH(s *[icrcScratch]byte, lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
 	if lrh != nil && !hasGRH {
 		if len(lrh) < LRHLen {
 			return 0, false
 		}
-		crc = upd(0, loOnes[lrh[0]&0x0F][:]) // VL masked
-		crc = upd(crc, lrh[1:LRHLen])
+		l := s[icrcPad : icrcPad+LRHLen]
+		copy(l, lrh)
+		l[0] |= 0xF0 // VL masked
+		for i := range 4 {
+			l[i] = ^l[i] // the head's first four bytes complemented (icrcSum)
+		}
+	} else {
+		putOnes(s)
 	}
 	n := BTHLen
 	if hasGRH {
@@ -238,11 +258,15 @@ func ICRCGRH(lrh []byte, hasGRH bool, rest []byte) (uint32, bool) {
 	if len(rest) < n {
 		return 0, false
 	}
+	h := s[icrcPad+8 : icrcPad+8+n]
+	copy(h, rest)
 	if hasGRH {
-		crc = updGRH(crc, rest)
+		h[0] |= 0x0F // traffic class
+		h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
+		h[7] = 0xFF // hop limit
 	}
-	crc = updBTH(crc, rest[n-BTHLen:])
-	return upd(crc, rest[n:]), true
+	h[n-BTHLen+4] = 0xFF // BTH FECN, BECN, reserved
+	return icrcSum(s, 8+n, rest[n:]), true
 }
 
 var vcrcTable = func() (t [256]uint16) {

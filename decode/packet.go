@@ -230,9 +230,10 @@ type Packet struct {
 	// frame (0 when absent).
 	L3Off, L4Off int
 
-	// scratch holds the masked headers while the ICRC is computed. It lives
-	// in the Packet (which the caller owns) so nothing escapes per packet.
-	scratch [GRHLen + 60 + 8 + BTHLen]byte
+	// scratch holds the masked headers while the ICRC is computed (see
+	// icrcSum). It lives in the Packet (which the caller owns) so nothing
+	// escapes per packet.
+	scratch [icrcScratch]byte
 
 	// Err describes the first decoding problem, for display; nil when none.
 	Err error

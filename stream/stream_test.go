@@ -5,15 +5,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/rocetap/rocetap/capture"
@@ -303,7 +306,15 @@ func summary(dst []byte, p *decode.Packet) []byte {
 // filter and the limit apply, and a capture cut short emits every packet
 // before the bad one, then says so.
 func TestParallel(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, procs := range []int{4, 1} {
+		t.Run("GOMAXPROCS="+strconv.Itoa(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			testParallel(t)
+		})
+	}
+}
+
+func testParallel(t *testing.T) {
 	path, ref := writeCapture(t, 5000)
 	want := func(flt *filter.Filter, limit int) []string {
 		var out []string
@@ -359,6 +370,34 @@ func TestParallel(t *testing.T) {
 			}
 		})
 	}
+	t.Run("bytes kept in the reader's buffers", func(t *testing.T) {
+		// A stream that comes in pieces makes the capture reader move to a
+		// new buffer before nearly every packet: each packet's bytes must
+		// still be the ones the reader returned when a worker decodes them.
+		bytesOf := func(dst []byte, p *decode.Packet) []byte {
+			return fmt.Appendf(dst, "%d %08x\n", p.Frame.Number, crc32.ChecksumIEEE(p.Frame.Data))
+		}
+		var want []string
+		for _, r := range ref {
+			want = append(want, fmt.Sprintf("%d %08x\n", len(want)+1, crc32.ChecksumIEEE(r.data)))
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		src, err := Open("-", "", iotest.HalfReader(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var got []string
+		_, err = src.Parallel(ParallelOptions{Decoder: decode.NewDecoder(), Workers: 2,
+			NewRender: func() Render { return bytesOf }, Emit: func(i int, out []byte) { got = append(got, string(out)) }})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Parallel over a stream read in pieces: %d outputs, %v; want the %d packets' bytes", len(got), err, len(want))
+		}
+	})
 	t.Run("cut short", func(t *testing.T) {
 		var got int
 		n, err := open(t, cutCapture(t, path, 3001)).Parallel(ParallelOptions{Decoder: decode.NewDecoder(), Workers: 2,

@@ -183,10 +183,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	case opts.Output == "json":
 		out.b = append(out.b, "[\n"...)
 		do.sep = []byte(",\n")
-		do.newRender = func() stream.Render {
-			vals := make([]decode.Value, 0, 16)
-			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendJSON(dst, p, vals) }
-		}
+		do.newRender = func() stream.Render { return printer.NewJSONPrinter().Append }
 		do.closing = func(n int) {
 			if n > 0 {
 				out.b = append(out.b, '\n')

@@ -80,6 +80,9 @@ func (o *FieldsOptions) ParseE(opt string) error {
 // fields does. It reuses its buffers: printing allocates nothing.
 type FieldsPrinter struct {
 	fields []*decode.Field
+	// direct[i].get is set when fields[i] occurs at most once and has an
+	// integer value: it is printed without building a Value slice.
+	direct []directField
 	opts   FieldsOptions
 	vals   []decode.Value
 }
@@ -97,8 +100,23 @@ func NewFieldsPrinter(names []string, opts FieldsOptions) (*FieldsPrinter, error
 			return nil, UnknownFieldError(n)
 		}
 		fp.fields = append(fp.fields, f)
+		var d directField
+		if d.hdr, d.cond, d.get = f.UintAccessor(); d.get != nil {
+			d.app = f.UintAppender()
+		}
+		fp.direct = append(fp.direct, d)
 	}
 	return fp, nil
+}
+
+// directField is a field with a direct path: its presence test, getter
+// and formatter (decode.Field.UintAccessor and UintAppender), called
+// without going through the Field for every line.
+type directField struct {
+	hdr  decode.Hdr
+	cond func(*decode.Packet) bool
+	get  func(*decode.Packet) uint64
+	app  func([]byte, uint64) []byte
 }
 
 // UnknownFieldError says a field name is unknown and suggests close ones.
@@ -127,6 +145,21 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	for i, f := range fp.fields {
 		if i > 0 {
 			dst = append(dst, fp.opts.Separator)
+		}
+		if d := &fp.direct[i]; d.get != nil {
+			// One occurrence at most: the occurrence and aggregator
+			// options change nothing.
+			if p.Has&d.hdr != d.hdr || d.cond != nil && !d.cond(p) {
+				continue
+			}
+			if q != 0 {
+				dst = append(dst, q)
+			}
+			dst = d.app(dst, d.get(p))
+			if q != 0 {
+				dst = append(dst, q)
+			}
+			continue
 		}
 		fp.vals = f.Values(p, fp.vals[:0])
 		vs := fp.vals
@@ -158,5 +191,5 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 // Clone returns a printer with the same fields and options and its own
 // scratch buffer, for use on another goroutine.
 func (fp *FieldsPrinter) Clone() *FieldsPrinter {
-	return &FieldsPrinter{fields: fp.fields, opts: fp.opts, vals: make([]decode.Value, 0, 16)}
+	return &FieldsPrinter{fields: fp.fields, direct: fp.direct, opts: fp.opts, vals: make([]decode.Value, 0, 16)}
 }

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
@@ -18,7 +19,71 @@ import (
 // a field that occurs more than once is an array of strings. Layers are
 // keyed by their protocol (the root of the field registry) and appear in
 // registry order. The schema is documented in docs/json.md.
+//
+// vals is scratch space; a JSONPrinter also keeps its other scratch
+// buffer and allocates nothing.
 func AppendJSON(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
+	jp := JSONPrinter{vals: vals}
+	return jp.Append(dst, p)
+}
+
+// JSONPrinter prints packets as AppendJSON does, reusing its scratch
+// buffers: printing allocates nothing. Use one per goroutine.
+type JSONPrinter struct {
+	vals []decode.Value
+	tmp  []byte
+}
+
+// NewJSONPrinter returns a JSONPrinter.
+func NewJSONPrinter() *JSONPrinter {
+	return &JSONPrinter{vals: make([]decode.Value, 0, 16), tmp: make([]byte, 0, 256)}
+}
+
+// jsonField is a field of the registry as JSON prints it.
+type jsonField struct {
+	// The field's presence test and direct getter (decode.Field.UintAccessor),
+	// copied here: most fields are absent from a packet, and the loop over
+	// the registry then touches this slice only.
+	hdr  decode.Hdr
+	cond func(*decode.Packet) bool
+	get  func(*decode.Packet) uint64
+	f    *decode.Field
+	root *decode.Field // its protocol, the layer's key
+	// safe: what AppendValue prints for it never needs escaping in a
+	// JSON string (digits, hex, addresses, times, field names), so it is
+	// appended as it is, not scanned byte by byte.
+	safe  bool
+	key   []byte // "abbrev":
+	layer []byte // "root":{
+}
+
+var (
+	jsonFieldsOnce sync.Once
+	jsonFieldList  []jsonField
+)
+
+// jsonFields returns every field JSON prints (all but the protocols,
+// which are the layers' keys), in registry order.
+func jsonFields() []jsonField {
+	jsonFieldsOnce.Do(func() {
+		for _, f := range decode.Fields() {
+			r := f
+			for r.Parent != nil {
+				r = r.Parent
+			}
+			if r == f {
+				continue
+			}
+			hdr, cond, get := f.UintAccessor()
+			jsonFieldList = append(jsonFieldList, jsonField{hdr: hdr, cond: cond, get: get, f: f, root: r, safe: f.Type != decode.FTString,
+				key: append(appendJSONString(nil, f.Abbrev), ':'), layer: append(appendJSONString(nil, r.Abbrev), ":{"...)})
+		}
+	})
+	return jsonFieldList
+}
+
+// Append appends p as AppendJSON does.
+func (jp *JSONPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, `{"frame":{"number":`...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
 	dst = append(dst, `,"time":"`...)
@@ -33,33 +98,41 @@ func AppendJSON(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 	dst = strconv.AppendInt(dst, int64(p.Frame.LinkType), 10)
 	dst = append(dst, `,"interface_id":`...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Interface), 10)
-	dst = append(dst, `},"summary":{"source":`...)
-	tmp := appendAddr(nil, p, true)
-	dst = appendJSONString(dst, string(tmp))
-	dst = append(dst, `,"destination":`...)
-	tmp = appendAddr(tmp[:0], p, false)
-	dst = appendJSONString(dst, string(tmp))
-	dst = append(dst, `,"protocol":`...)
+	dst = append(dst, `},"summary":{"source":"`...)
+	mark := len(dst)
+	dst = jp.escape(appendAddr(dst, p, true), mark)
+	dst = append(dst, `","destination":"`...)
+	mark = len(dst)
+	dst = jp.escape(appendAddr(dst, p, false), mark)
+	dst = append(dst, `","protocol":`...)
 	dst = appendJSONString(dst, Protocol(p))
-	dst = append(dst, `,"info":`...)
-	tmp = AppendInfo(tmp[:0], p)
-	dst = appendJSONString(dst, string(tmp))
-	dst = append(dst, `},"layers":{`...)
+	dst = append(dst, `,"info":"`...)
+	mark = len(dst)
+	dst = jp.escape(AppendInfo(dst, p), mark)
+	dst = append(dst, `"},"layers":{`...)
 	var root *decode.Field
 	firstLayer, firstField := true, true
-	for _, f := range decode.Fields() {
-		r := f
-		for r.Parent != nil {
-			r = r.Parent
-		}
-		if r == f {
-			continue // protocols themselves are the keys
-		}
-		vals = f.Values(p, vals[:0])
-		if len(vals) == 0 {
+	for i := range jsonFields() {
+		jf := &jsonFieldList[i]
+		if p.Has&jf.hdr != jf.hdr {
 			continue
 		}
-		if r != root {
+		f := jf.f
+		var u uint64
+		n := 1
+		if jf.get != nil {
+			// At most one occurrence, an integer: no Value slice.
+			if jf.cond != nil && !jf.cond(p) {
+				continue
+			}
+			u = jf.get(p)
+		} else {
+			jp.vals = f.Values(p, jp.vals[:0])
+			if n = len(jp.vals); n == 0 {
+				continue
+			}
+		}
+		if jf.root != root {
 			if root != nil {
 				dst = append(dst, '}')
 			}
@@ -67,27 +140,36 @@ func AppendJSON(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 				dst = append(dst, ',')
 			}
 			firstLayer, firstField = false, true
-			root = r
-			dst = appendJSONString(dst, r.Abbrev)
-			dst = append(dst, ":{"...)
+			root = jf.root
+			dst = append(dst, jf.layer...)
 		}
 		if !firstField {
 			dst = append(dst, ',')
 		}
 		firstField = false
-		dst = appendJSONString(dst, f.Abbrev)
-		dst = append(dst, ':')
-		if len(vals) > 1 {
+		dst = append(dst, jf.key...)
+		if jf.get != nil {
+			dst = append(dst, '"')
+			dst = f.AppendValue(dst, decode.Value{U: u})
+			dst = append(dst, '"')
+			continue
+		}
+		if n > 1 {
 			dst = append(dst, '[')
 		}
-		for i, v := range vals {
+		for i, v := range jp.vals {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			tmp = f.AppendValue(tmp[:0], v)
-			dst = appendJSONString(dst, string(tmp))
+			dst = append(dst, '"')
+			mark := len(dst)
+			dst = f.AppendValue(dst, v)
+			if !jf.safe {
+				dst = jp.escape(dst, mark)
+			}
+			dst = append(dst, '"')
 		}
-		if len(vals) > 1 {
+		if n > 1 {
 			dst = append(dst, ']')
 		}
 	}
@@ -95,18 +177,45 @@ func AppendJSON(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"flags":[`...)
-	for i, n := range p.Flags.Names() {
-		if i > 0 {
-			dst = append(dst, ',')
+	if p.Flags != 0 {
+		for i, n := range p.Flags.Names() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, n)
 		}
-		dst = appendJSONString(dst, n)
 	}
 	return append(dst, "]}"...)
 }
 
+// escape makes dst[mark:], text appended as it is, the inside of a JSON
+// string, as appendJSONString writes it. Most text needs nothing: it is
+// only scanned.
+func (jp *JSONPrinter) escape(dst []byte, mark int) []byte {
+	i := mark
+	for ; i < len(dst); i++ {
+		if c := dst[i]; c < 0x20 || c >= 0x7F || c == '"' || c == '\\' {
+			break
+		}
+	}
+	if i == len(dst) {
+		return dst
+	}
+	jp.tmp = append(jp.tmp[:0], dst[i:]...)
+	dst = appendJSONText(dst[:i], jp.tmp)
+	return dst
+}
+
 func appendJSONString(dst []byte, s string) []byte {
-	const hx = "0123456789abcdef"
 	dst = append(dst, '"')
+	return append(appendJSONText(dst, s), '"')
+}
+
+// appendJSONText appends s escaped for the inside of a JSON string:
+// quotes, backslashes and control characters escaped, invalid UTF-8 as
+// U+FFFD.
+func appendJSONText[T string | []byte](dst []byte, s T) []byte {
+	const hx = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -121,7 +230,7 @@ func appendJSONString(dst []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && n == 1 {
 			dst = append(dst, `\ufffd`...)
 		} else {
@@ -129,5 +238,5 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		i += n
 	}
-	return append(dst, '"')
+	return dst
 }

@@ -99,7 +99,8 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 		sp()
 		dst = append(dst, name...)
 		dst = append(dst, "=0x"...)
-		s := strconv.FormatUint(v, 16)
+		var b [16]byte
+		s := strconv.AppendUint(b[:0], v, 16) // FormatUint allocated
 		for i := len(s); i < width; i++ {
 			dst = append(dst, '0')
 		}
