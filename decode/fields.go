@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -507,8 +508,12 @@ func AppendSeconds(dst []byte, ns int64, decimals int) []byte {
 	return append(dst, b[:min(decimals, 9)]...)
 }
 
-// AppendSanitized appends s with control characters, DEL and invalid UTF-8
-// escaped (\xNN), so packet data can never drive a terminal.
+// AppendSanitized appends s with control characters (C0, DEL, C1),
+// invalid UTF-8 (\xNN), and bidi controls and line separators (\uNNNN)
+// escaped, so packet data, file names and any other text from outside
+// rocetap can never drive a terminal or reorder what it shows. It is the
+// one escaping function: everything that did not come from rocetap itself
+// goes through it (or Sanitize) before a terminal.
 func AppendSanitized(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -520,7 +525,15 @@ func AppendSanitized(dst []byte, s string) []byte {
 		if c >= 0x80 {
 			r, n := decodeRune(s[i:])
 			if r >= 0xA0 && n > 1 {
-				dst = append(dst, s[i:i+n]...)
+				if unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029 {
+					// Bidi controls reorder what follows on the line
+					// ("Trojan Source"); line and paragraph separators
+					// break it.
+					dst = append(dst, '\\', 'u')
+					dst = append(dst, hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+				} else {
+					dst = append(dst, s[i:i+n]...)
+				}
 				i += n
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/internal/text"
 )
@@ -24,8 +25,9 @@ func (r *Report) Verdict() string {
 // the completions the model predicts, the divergences grouped by session,
 // and the verdict line.
 func (r *Report) AppendText(b []byte) []byte {
-	b = append(b, "Replay of "+nonEmpty(r.Capture, "the capture")+" into the model of "+nonEmpty(r.MPT, "the MPT")+"\n"...)
-	b = append(b, "Responder: "+r.Responder.String()+", profile "+nonEmpty(r.Profile, "?")+"\n"...)
+	// File names come from the user: escaped like packet data.
+	b = append(b, "Replay of "+decode.Sanitize(nonEmpty(r.Capture, "the capture"))+" into the model of "+decode.Sanitize(nonEmpty(r.MPT, "the MPT"))+"\n"...)
+	b = append(b, "Responder: "+r.Responder.String()+", profile "+decode.Sanitize(nonEmpty(r.Profile, "?"))+"\n"...)
 	b = append(b, "Packets: "+strconv.Itoa(r.Packets)+": "+text.Plural(r.Requests, "request")+" to the responder, "+
 		text.Plural(r.CapturedResponses, "response")+" from it, "+strconv.Itoa(r.Ignored.Total())+" ignored"...)
 	if parts := r.Ignored.parts(); len(parts) > 0 {

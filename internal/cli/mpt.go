@@ -145,7 +145,7 @@ func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 	fmt.Fprintf(ios.ErrOut, "rocetap mpt learn: responder %s (%s): %s, %s%s\n", f.Responder, res.ResponderFrom,
 		text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range res.Notes {
-		fmt.Fprintln(ios.ErrOut, "  note: "+n)
+		fmt.Fprintln(ios.ErrOut, "  note: "+sanitizeLines(n))
 	}
 	return readErr // exit status 2 for a capture corrupt part-way, after the file of what came before
 }
@@ -356,7 +356,7 @@ func mptImportRun(o *MPTImportOptions, ios IO) error {
 	f := imp.File
 	fmt.Fprintf(ios.ErrOut, "rocetap mpt import: %s: %s, %s, %s%s\n", o.Dev, text.Plural(len(f.PDs), "PD"), text.Plural(len(f.QPs), "QP"), text.Plural(len(f.MRs), "MR"), outName(o.Out))
 	for _, n := range imp.Notes {
-		fmt.Fprintln(ios.ErrOut, "  note: "+n)
+		fmt.Fprintln(ios.ErrOut, "  note: "+sanitizeLines(n))
 	}
 	return nil
 }
@@ -458,8 +458,8 @@ func mptCheckRun(o *MPTCheckOptions, ios IO) error {
 // MW, flushed as it goes (a line per MR of a million).
 func writeMPTSummary(out *outBuf, name string, f *mpt.File) {
 	b := out.b
-	b = fmt.Appendf(b, "%s: valid MPT file (version %d)\n", name, f.Version)
-	b = fmt.Appendf(b, "responder %s, profile %s\n", f.Responder, f.Profile)
+	b = fmt.Appendf(b, "%s: valid MPT file (version %d)\n", decode.Sanitize(name), f.Version)
+	b = fmt.Appendf(b, "responder %s, profile %s\n", f.Responder, decode.Sanitize(f.Profile))
 	ids := make([]string, len(f.PDs))
 	for i, pd := range f.PDs {
 		ids[i] = strconv.FormatUint(uint64(pd.ID), 10)

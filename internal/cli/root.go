@@ -10,7 +10,9 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/spf13/cobra"
 )
 
@@ -135,8 +137,23 @@ func Main(args []string, ios IO) int {
 	root := NewRootCmd(ios)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(ios.ErrOut, "rocetap:", err)
+		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(err.Error()))
 		return exitStatus(err)
 	}
 	return ExitOK
+}
+
+// sanitizeLines escapes what an error or a note may carry from outside
+// rocetap (file names, an MPT file's keys and strings, the rdma tool's
+// comm) line by line, keeping the lines: a filter error's caret line
+// stays under the filter.
+func sanitizeLines(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r >= 0x7f }) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = decode.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
 }

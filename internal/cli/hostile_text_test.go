@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// hostile is text an attacker puts in a file name, an MPT file or the
+// rdma tool's comm: ESC sequences (a screen clear), OSC 52 (a clipboard
+// write), a C1 CSI, and bidi controls that reorder the line.
+var hostile = []string{"\x1b[2J", "\x1b]52;c;cm0gLXJmIH4K\x07", "\u009b31m", "\u202eevil\u202c", "\u2066x\u2069"}
+
+// rawControl returns the first character of s that drives a terminal:
+// C0 but newline and tab, DEL, C1, a bidi control or a line separator.
+func rawControl(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0, r == utf8.RuneError:
+			return r, true
+		case unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029:
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// TestHostileText (issue 18.2): what comes from outside rocetap reaches
+// the terminal escaped, whatever path it takes: an MPT file's JSON path
+// and profile in mpt check, replay and decode --mpt errors; the rdma
+// tool's comm in mpt import's notes; file names in replay's header, exit
+// messages and mpt check. (-T json output is data for programs: JSON
+// escapes its C0 controls, and keeps other characters as they are.)
+func TestHostileText(t *testing.T) {
+	dir := t.TempDir()
+	evil := strings.Join(hostile, "")
+	check := func(what, out, errOut string) {
+		t.Helper()
+		for _, s := range []string{out, errOut} {
+			if r, bad := rawControl(s); bad {
+				t.Errorf("%s: %U reaches the terminal:\n%q", what, r, s)
+			}
+		}
+	}
+	// An MPT file with a hostile key and profile.
+	mptf := filepath.Join(dir, "m.mpt.json")
+	os.WriteFile(mptf, []byte(`{"version": 1, "responder": {"address": "10.77.0.2"}, "profile": "rxe`+jsonEsc(evil)+`", "k`+jsonEsc(evil)+`": 1}`), 0o644)
+	out, errOut, code := run(t, nil, "mpt", "check", mptf)
+	if code != ExitInput {
+		t.Errorf("mpt check of a hostile file: exit %d", code)
+	}
+	check("mpt check", out, errOut)
+	for _, c := range [][]string{{"replay", "-r", rxe + "pt_write.pcap", "--mpt", mptf}, {"decode", "-r", rxe + "pt_write.pcap", "--mpt", mptf}} {
+		out, errOut, _ := run(t, nil, c...)
+		check(c[0]+" --mpt", out, errOut)
+	}
+	// File names.
+	named := filepath.Join(dir, "cap"+strings.ReplaceAll(evil, "/", "")+".pcap")
+	data, _ := os.ReadFile(rxe + "pt_write.pcap")
+	os.WriteFile(named, data, 0o644)
+	good := filepath.Join(dir, "ok"+strings.ReplaceAll(evil, "/", "")+".mpt.json")
+	m, _ := os.ReadFile(rxe + "pt_write.mpt.json")
+	os.WriteFile(good, m, 0o644)
+	for _, c := range [][]string{
+		{"replay", "-r", named, "--mpt", good},
+		{"mpt", "check", good},
+		{"decode", "-r", named + ".missing"},
+		{"sessions", "-r", named},
+		{"mpt", "learn", "-r", named},
+	} {
+		out, errOut, code := run(t, nil, c...)
+		if c[0] == "replay" && len(c) == 5 && (code != 0 || !strings.Contains(out, "Replay of ")) {
+			t.Errorf("replay of a capture with a hostile name: exit %d: %s", code, errOut)
+		}
+		check(strings.Join(c[:2], " "), out, errOut)
+	}
+	// rdma's comm (any local user sets it with prctl) in mpt import.
+	res, _ := os.ReadFile(rxe + "read_atomic.rdma-res.json")
+	res = regexp.MustCompile(`"comm": ?"ib_core"`).ReplaceAll(res, []byte(`"comm": "ib`+jsonEsc(evil)+`"`))
+	resf := filepath.Join(dir, "res.json")
+	os.WriteFile(resf, res, 0o644)
+	out, errOut, _ = run(t, nil, append([]string{"mpt", "import", "--rdma-json", resf, "--dev", "rxe1"}, readAtomicFill...)...)
+	if !strings.Contains(errOut, `ib\x1b[2J`) {
+		t.Errorf("mpt import's notes do not name the comm (escaped):\n%s", errOut)
+	}
+	check("mpt import", out, errOut)
+}
+
+// jsonEsc writes s as the inside of a JSON string, every control and
+// non-ASCII character as \uNNNN.
+func jsonEsc(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r >= 0x7f {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
