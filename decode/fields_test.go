@@ -14,7 +14,7 @@ func TestAppendSanitized(t *testing.T) {
 		{"a\nb\tc\x7f", `a\x0ab\x09c\x7f`},
 		{"caf\xc3\xa9", "café"},
 		{"bad\xff", `bad\xff`},
-		{"\xc2\x9b31m", `\xc2\x9b31m`}, // C1 CSI
+		{"\xc2\x9b31m", `\xc2\x9b31m`},               // C1 CSI
 		{"\x1b]52;c;AAAA\x07", `\x1b]52;c;AAAA\x07`}, // OSC 52: a clipboard write
 		{"file\u202etxt.exe", `file\u202etxt.exe`},   // RIGHT-TO-LEFT OVERRIDE
 		{"\u2066a\u2069\u200f\u061c", `\u2066a\u2069\u200f\u061c`},
