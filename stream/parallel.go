@@ -28,6 +28,10 @@ type ParallelOptions struct {
 	// Flush, when set, is called after every batch of packets emitted;
 	// its error stops the reading.
 	Flush func() error
+	// Inline reads, decodes, renders and emits each packet in turn on the
+	// caller's goroutine, as with one P: for a live source, whose packets
+	// must be printed as they come, not when a batch is full.
+	Inline bool
 }
 
 const (
@@ -101,7 +105,7 @@ func (s *Source) Parallel(o ParallelOptions) (emitted int, err error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if runtime.GOMAXPROCS(0) == 1 && os.Getenv("ROCETAP_WORKERS") == "" {
+	if o.Inline || runtime.GOMAXPROCS(0) == 1 && os.Getenv("ROCETAP_WORKERS") == "" {
 		return s.parallelInline(&o)
 	}
 	free := newBatches(true)

@@ -24,6 +24,8 @@ type Source struct {
 	prog   *progress
 	max    int // stop after this many packets (0: all)
 	stop   atomic.Bool
+	stream bool   // stdin is a pipe or another stream (IsStream)
+	idle   func() // OnIdle's function, for streams
 }
 
 // Open opens a capture file (pcap, pcapng or ERF) in format ("" detects
@@ -34,11 +36,19 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		r, err := capture.NewReaderFormat(stdin, format)
+		s := &Source{stream: IsStream(stdin)}
+		in := stdin
+		if s.stream {
+			// Before a read that may wait for the writer, OnIdle's
+			// function runs (decode flushes what it printed).
+			in = &waitReader{r: stdin, s: s}
+		}
+		r, err := capture.NewReaderFormat(in, format)
 		if err != nil {
 			return nil, err
 		}
-		return &Source{src: r, r: r}, nil
+		s.src, s.r = r, r
+		return s, nil
 	}
 	var size int64
 	if st, err := os.Stat(path); err == nil {
@@ -83,6 +93,39 @@ func (s *Source) OnIdle(fn func()) {
 	if s.follow != nil {
 		s.follow.idle = fn
 	}
+	s.idle = fn
+}
+
+// IsStream says whether in is a stream whose packets come as they are
+// made (a pipe, a terminal, a socket), not a regular file read as fast as
+// the disk allows.
+func IsStream(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && !st.Mode().IsRegular()
+}
+
+// Live says whether the source's packets come as they are made: a live
+// capture, or a stream on stdin (IsStream). Its consumers print each
+// packet as it comes (decode flushes at least every 100 ms and before
+// every wait) instead of in batches.
+func (s *Source) Live() bool { return s.live != nil || s.stream }
+
+// waitReader runs the source's idle function before each read of a
+// stream: the read may wait for the writer.
+type waitReader struct {
+	r io.Reader
+	s *Source
+}
+
+func (w *waitReader) Read(p []byte) (int, error) {
+	if w.s.idle != nil {
+		w.s.idle()
+	}
+	return w.r.Read(p)
 }
 
 // ShowProgress prints the progress line (bytes of total, packets/s, time

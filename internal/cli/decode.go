@@ -24,18 +24,19 @@ import (
 // DecodeOptions are the flags of `rocetap decode`.
 type DecodeOptions struct {
 	readOptions
-	Count   int      // -c: read this many packets (tshark: filtered-out ones count)
-	Show    int      // -a packets:N: stop after this many packets shown
-	Output  string   // -T text|fields|json
-	Fields  []string // -e
-	E       []string // -E
-	Verbose bool     // -V
-	Filter  string   // -Y
-	MPT     string   // --mpt: check remote accesses against this MPT file
-	Write   string   // -w: write the packets -Y keeps to this capture file
-	WriteAs string   // -F: pcapng or pcap
-	Print   bool     // -P: print packets while writing them
-	Force   bool     // --force: -w may replace an existing file
+	Count        int      // -c: read this many packets (tshark: filtered-out ones count)
+	Show         int      // -a packets:N: stop after this many packets shown
+	Output       string   // -T text|fields|json
+	Fields       []string // -e
+	E            []string // -E
+	Verbose      bool     // -V
+	Filter       string   // -Y
+	MPT          string   // --mpt: check remote accesses against this MPT file
+	Write        string   // -w: write the packets -Y keeps to this capture file
+	WriteAs      string   // -F: pcapng or pcap
+	Print        bool     // -P: print packets while writing them
+	Force        bool     // --force: -w may replace an existing file
+	LineBuffered bool     // -l: flush the output after every packet
 	modelFlags
 	trackFlags
 	autostop []string // -a, parsed into Show
@@ -112,6 +113,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringVarP(&opts.WriteAs, "file-format", "F", "pcapng", "format of -w: pcapng or pcap")
 	f.BoolVarP(&opts.Print, "print", "P", false, "with -w, print the packets too")
 	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file (never the capture being read)")
+	f.BoolVarP(&opts.LineBuffered, "line-buffered", "l", false, "flush the output after every packet (as tshark -l); a pipe on stdin is flushed at least every 100 ms anyway")
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
 	return cmd
@@ -147,6 +149,8 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		return decodeWrite(opts, ios, flt, mpt)
 	}
 	out := newOutBuf(ios.Out)
+	out.each = opts.LineBuffered
+	opts.readOptions.out = out
 	defer out.flush()
 	var do decodeOutput
 	switch {
@@ -259,11 +263,15 @@ func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, li
 	}
 	defer src.Close()
 	n, err := src.Parallel(stream.ParallelOptions{Decoder: dec, NewRender: do.newRender, Filter: flt, Limit: limit, Workers: do.workers,
+		Inline: o.live,
 		Emit: func(i int, b []byte) {
 			if i > 0 && do.sep != nil {
 				out.b = append(out.b, do.sep...)
 			}
 			out.b = append(out.b, b...)
+			if o.live || out.each {
+				out.maybeFlush()
+			}
 		},
 		Flush: func() error { out.maybeFlush(); return out.err }})
 	return n, exitCorrupt(err)

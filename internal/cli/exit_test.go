@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -306,5 +307,81 @@ func TestDecodeWriteSignal(t *testing.T) {
 		if !strings.Contains(stderr.String(), "was not written") {
 			t.Errorf("%v: stderr %q", sig, stderr.String())
 		}
+	}
+}
+
+// TestPipedInputIsLive (issue 16.1): `slow writer | rocetap decode -r -`
+// prints each packet within 200 ms of its arrival, as tshark does, for
+// the summary (tracked), -T fields (parallel) and -l; a file keeps the
+// batched path.
+func TestPipedInputIsLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds rocetap (-short)")
+	}
+	bin := buildRocetap(t)
+	data, err := os.ReadFile(rxe + "read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pcap header and the records of read_atomic.pcap, one by one.
+	var recs [][]byte
+	for off := 24; off+16 <= len(data); {
+		n := int(binary.LittleEndian.Uint32(data[off+8:]))
+		recs = append(recs, data[off:off+16+n])
+		off += 16 + n
+	}
+	for _, args := range [][]string{
+		{"decode", "-r", "-"},
+		{"decode", "-r", "-", "-T", "fields", "-e", "frame.number"},
+		{"decode", "-r", "-", "-T", "fields", "-e", "frame.number", "-e", "rocetap.session.id"},
+		{"decode", "-r", "-", "-l", "-T", "json"},
+	} {
+		t.Run(strings.Join(args[3:], " "), func(t *testing.T) {
+			cmd := exec.Command(bin, args...)
+			in, _ := cmd.StdinPipe()
+			outR, outW, _ := os.Pipe()
+			cmd.Stdout = outW
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			outW.Close()
+			defer cmd.Process.Kill()
+			lines := make(chan time.Time, 100)
+			go func() {
+				buf := make([]byte, 1<<16)
+				for {
+					n, err := outR.Read(buf)
+					for range bytes.Count(buf[:n], []byte("\n")) {
+						lines <- time.Now()
+					}
+					if err != nil {
+						close(lines)
+						return
+					}
+				}
+			}()
+			in.Write(data[:24])
+			for i := range 3 {
+				sent := time.Now()
+				in.Write(recs[i])
+				select {
+				case at, ok := <-lines:
+					if !ok {
+						t.Fatal("rocetap ended")
+					}
+					if d := at.Sub(sent); d > 200*time.Millisecond {
+						t.Errorf("packet %d printed %v after it was written", i+1, d)
+					}
+					for len(lines) > 0 { // JSON's "[" line and the like
+						<-lines
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatalf("packet %d not printed 2 s after it was written (the stream stays open)", i+1)
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			in.Close()
+			cmd.Wait()
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package cli
 
-import "io"
+import (
+	"io"
+	"time"
+)
 
 // outBuf batches output: printers append to b, and it is written out in
 // large chunks.
@@ -8,14 +11,26 @@ type outBuf struct {
 	w   io.Writer
 	b   []byte
 	err error
+	// live: the packets come as they are made (a pipe, a live capture):
+	// what was printed goes out at least every liveFlush (and before the
+	// reader waits, see readOptions.out). each: after every packet (-l).
+	live, each bool
+	last       time.Time // the last flush, when live
 }
+
+// liveFlush is the longest a live source's printed packet waits in the
+// buffer (tshark prints each packet as it comes).
+const liveFlush = 100 * time.Millisecond
 
 const outChunk = 256 << 10
 
 func newOutBuf(w io.Writer) *outBuf { return &outBuf{w: w, b: make([]byte, 0, outChunk+64<<10)} }
 
 func (o *outBuf) maybeFlush() {
-	if len(o.b) >= outChunk {
+	switch {
+	case len(o.b) >= outChunk, o.each:
+		o.flush()
+	case o.live && len(o.b) > 0 && time.Since(o.last) >= liveFlush:
 		o.flush()
 	}
 }
@@ -25,4 +40,7 @@ func (o *outBuf) flush() {
 		_, o.err = o.w.Write(o.b)
 	}
 	o.b = o.b[:0]
+	if o.live || o.each {
+		o.last = time.Now()
+	}
 }

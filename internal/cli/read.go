@@ -16,6 +16,12 @@ type readOptions struct {
 	// Read is how many packets to read (decode -c, as tshark: packets
 	// the display filter drops count too); 0 reads them all.
 	Read int
+	// out, when set, is the command's output: if the source is live (a
+	// pipe on stdin, see stream.Source.Live) it is flushed as packets
+	// come and before every wait, and the packets go one at a time
+	// instead of in batches (live is then set).
+	out  *outBuf
+	live bool
 }
 
 // decoder builds the Decoder for -d options.
@@ -86,6 +92,10 @@ func openSource(o *readOptions, ios IO, skipCRCs bool) (*decode.Decoder, *stream
 	if o.Read > 0 {
 		src.StopAfter(o.Read)
 	}
+	if src.Live() && o.out != nil {
+		o.live, o.out.live = true, true
+		src.OnIdle(o.out.flush)
+	}
 	return dec, src, nil
 }
 
@@ -99,6 +109,9 @@ func runTracked(o *readOptions, ios IO, skipCRCs bool, to stream.TrackOptions) (
 	}
 	defer src.Close()
 	to.Decoder = dec
+	if o.live {
+		to.OneGoroutine = true // each packet as it comes, not in batches
+	}
 	n, err := src.Track(to)
 	return n, exitCorrupt(err)
 }
