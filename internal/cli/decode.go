@@ -37,6 +37,9 @@ type DecodeOptions struct {
 	Print        bool     // -P: print packets while writing them
 	Force        bool     // --force: -w may replace an existing file
 	LineBuffered bool     // -l: flush the output after every packet
+	Hex          bool     // -x: hex and ASCII dump of every packet
+	Quiet        bool     // -q: no packet output
+	TimeFormat   string   // -t: r, a, ad, d, dd, e, u, ud
 	modelFlags
 	trackFlags
 	autostop []string // -a, parsed into Show
@@ -64,9 +67,9 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.Output {
-			case "text", "fields", "json":
+			case "text", "fields", "json", "ek":
 			default:
-				return fmt.Errorf("-T %q: want text, fields or json", opts.Output)
+				return fmt.Errorf("-T %q: want text, fields, json or ek", opts.Output)
 			}
 			if opts.Count < 0 {
 				return fmt.Errorf("-c %d: want a positive packet count", opts.Count)
@@ -82,14 +85,14 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 				opts.Show = int(n)
 			}
 			opts.Read = opts.Count
-			if opts.Write == "" && (opts.Print || opts.Force || cmd.Flags().Changed("file-format")) {
-				return errors.New("-P, -F and --force go with -w FILE")
+			if opts.Write == "" && (opts.Print && !opts.Hex || opts.Force || cmd.Flags().Changed("file-format")) {
+				return errors.New("-P goes with -w FILE or -x; -F and --force with -w FILE")
 			}
 			if opts.Write == "-" {
 				return errors.New("-w -: rocetap decode writes capture files; to stream pcap, use rocetap capture -w - or rocetap edit")
 			}
-			if opts.Output != "fields" && len(opts.Fields) > 0 {
-				return fmt.Errorf("-e needs -T fields (for example: -T fields -e %s)", opts.Fields[0])
+			if opts.Output != "fields" && opts.Output != "ek" && len(opts.Fields) > 0 {
+				return fmt.Errorf("-e needs -T fields or -T ek (for example: -T fields -e %s)", opts.Fields[0])
 			}
 			if runF != nil {
 				return runF(opts)
@@ -103,7 +106,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
 	f.IntVarP(&opts.Count, "count", "c", 0, "read only this many packets (as tshark's -c, packets -Y leaves out count; see -a packets:N)")
 	f.StringArrayVarP(&opts.autostop, "autostop", "a", nil, "packets:N: stop after N packets are shown (as tshark's -a packets:N, only packets -Y keeps count)")
-	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields or json")
+	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields, json or ek")
 	f.StringArrayVarP(&opts.Fields, "field", "e", nil, "`FIELD` to print with -T fields (repeatable; rocetap fields lists them)")
 	f.StringArrayVarP(&opts.E, "fields-option", "E", nil, "-T fields option: header=y|n, separator=/t|/s|C, occurrence=f|l|a, aggregator=C, quote=d|s|n")
 	f.BoolVarP(&opts.Verbose, "verbose", "V", false, "print the full tree of every header and field")
@@ -113,6 +116,9 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f.StringVarP(&opts.WriteAs, "file-format", "F", "pcapng", "format of -w: pcapng or pcap")
 	f.BoolVarP(&opts.Print, "print", "P", false, "with -w, print the packets too")
 	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file (never the capture being read)")
+	f.BoolVarP(&opts.Hex, "hex", "x", false, "print a hex and ASCII dump of every packet (alone, as tshark -x; with -V after the tree; with -P after the summary line)")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no packets (for -w, or the exit status)")
+	f.StringVarP(&opts.TimeFormat, "time-format", "t", "r", "summary time: r relative, a absolute, ad absolute with date, d delta, dd delta from the previous shown, e epoch, u UTC, ud UTC with date (as tshark -t)")
 	f.BoolVarP(&opts.LineBuffered, "line-buffered", "l", false, "flush the output after every packet (as tshark -l); a pipe on stdin is flushed at least every 100 ms anyway")
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
@@ -194,16 +200,54 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			}
 			out.b = append(out.b, "]\n"...)
 		}
+	case opts.Output == "ek":
+		ep, err := printer.NewEKPrinter(opts.Fields)
+		if err != nil {
+			return err
+		}
+		do.newRender = func() stream.Render { return ep.Clone().Append }
+	case opts.Quiet && !opts.Hex:
+		// -q: no packet output (the exit status, -w and errors remain).
+		do.newRender = func() stream.Render {
+			return func(dst []byte, _ *decode.Packet) []byte { return dst }
+		}
 	case opts.Verbose:
 		do.sep = []byte("\n")
+		if opts.Hex {
+			do.sep = nil // the dump ends with a blank line
+		}
 		do.newRender = func() stream.Render {
 			vals := make([]decode.Value, 0, 16)
-			return func(dst []byte, p *decode.Packet) []byte { return printer.AppendVerbose(dst, p, vals) }
+			return func(dst []byte, p *decode.Packet) []byte {
+				dst = printer.AppendVerbose(dst, p, vals)
+				if opts.Hex {
+					dst = printer.AppendHexDump(append(dst, '\n'), p)
+				}
+				return dst
+			}
 		}
 	default:
+		// As tshark: -x alone prints the dump; with -P the summary line,
+		// a blank line and the dump.
+		summary, hexdump := !opts.Hex || opts.Print, opts.Hex
+		tf, err := printer.ParseTimeFormat(opts.TimeFormat)
+		if err != nil {
+			return err
+		}
 		do.newRender = func() stream.Render {
+			var prevShown int64 // -t dd: the summary runs in capture order (tracked)
 			return func(dst []byte, p *decode.Packet) []byte {
-				return append(printer.AppendSummary(dst, p), '\n')
+				if summary {
+					dst = append(printer.AppendSummaryTime(dst, p, tf, prevShown), '\n')
+					prevShown = p.Frame.Time.UnixNano()
+					if hexdump {
+						dst = append(dst, '\n')
+					}
+				}
+				if hexdump {
+					dst = printer.AppendHexDump(dst, p)
+				}
+				return dst
 			}
 		}
 	}

@@ -385,3 +385,15 @@ func TestPipedInputIsLive(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeQuiet: -q prints no packets, and keeps the exit status.
+func TestDecodeQuiet(t *testing.T) {
+	out, _, code := run(t, nil, "decode", "-r", rxe+"read_atomic.pcap", "-q")
+	if code != 0 || out != "" {
+		t.Errorf("-q: exit %d, stdout %q", code, out)
+	}
+	damaged, _, _ := corruptCapture(t)
+	if out, _, code := run(t, nil, "decode", "-r", damaged, "-q"); code != ExitDamaged || out != "" {
+		t.Errorf("-q on a damaged capture: exit %d, stdout %q", code, out)
+	}
+}

@@ -1,10 +1,15 @@
 package conformance
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rocetap/rocetap/internal/printer"
 )
 
 // TestDecodeWriteLikeTshark: `rocetap decode -r IN -Y F -w OUT [-F fmt]`
@@ -51,5 +56,160 @@ func TestDecodeWriteLikeTshark(t *testing.T) {
 				t.Errorf("bytes differ (tshark -x): %d vs %d lines", strings.Count(a, "\n"), strings.Count(b, "\n"))
 			}
 		})
+	}
+}
+
+// TestHexDumpLikeTshark: decode -x prints each frame's bytes as tshark -x
+// does (alone, with -P after the summary line). Where tshark adds other
+// data sources (a reassembly its heuristics made), only its "Frame (N
+// bytes):" dump is compared; captures tshark cannot open are compared
+// wrapped in ERF (ibInERF).
+func TestHexDumpLikeTshark(t *testing.T) {
+	ts := tsharkPath(t)
+	for _, file := range captures(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			if conv := ibInERF(t, file); conv != "" {
+				file = conv
+			}
+			extra := perFile[filepath.Base(file)]
+			want, err := exec.Command(ts, append([]string{"-r", file, "-x"}, extra...)...).Output()
+			if err != nil {
+				t.Fatalf("tshark: %v", err)
+			}
+			got, err := rocetapOut(append([]string{"decode", "-r", file, "-x"}, extra...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, g := frameDumps(string(want)), strings.Split(string(got), "\n\n"); len(w) != len(g)-1 {
+				t.Fatalf("tshark dumps %d frames, rocetap %d", len(w), len(g)-1)
+			} else {
+				for i := range w {
+					if strings.TrimRight(w[i], "\n") != strings.TrimRight(g[i], "\n") {
+						t.Errorf("frame %d:\ntshark:\n%s\nrocetap:\n%s", i+1, w[i], g[i])
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// frameDumps splits tshark -x output into one dump per frame: the frame's
+// own bytes, without the other data sources' dumps.
+func frameDumps(out string) []string {
+	var dumps []string
+	for _, pkt := range strings.Split(strings.TrimSuffix(out, "\n"), "\n\n") {
+		lines := strings.Split(pkt, "\n")
+		if strings.HasPrefix(lines[0], "Frame (") {
+			var keep []string
+			for _, l := range lines[1:] {
+				if strings.HasSuffix(l, " bytes):") {
+					break
+				}
+				keep = append(keep, l)
+			}
+			lines = keep
+		}
+		dumps = append(dumps, strings.Join(lines, "\n"))
+	}
+	return dumps
+}
+
+// TestEKLikeTshark: decode -T ek writes tshark's -T ek: two lines a
+// packet, each valid JSON; the same index and timestamp; layer keys named
+// as tshark names them, with the same values for the fields both decode;
+// with -e, the same documents.
+func TestEKLikeTshark(t *testing.T) {
+	ts := tsharkPath(t)
+	for _, name := range []string{"rxe/read_atomic.pcap", "rxe/cm_rping.pcap", "rxe/err_rnr.pcap", "synth/rocev1.pcap"} {
+		t.Run(name, func(t *testing.T) {
+			file := "../../testdata/" + name
+			for _, extra := range [][]string{nil, {"-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "ip.src", "-e", "udp.port"}} {
+				want, err := exec.Command(ts, append([]string{"-r", file, "-T", "ek"}, extra...)...).Output()
+				if err != nil {
+					t.Fatalf("tshark: %v", err)
+				}
+				got, err := rocetapOut(append([]string{"decode", "-r", file, "-T", "ek"}, extra...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wl, gl := lines(want), lines(got)
+				if len(wl) != len(gl) {
+					t.Fatalf("%v: tshark %d lines, rocetap %d", extra, len(wl), len(gl))
+				}
+				for i := range gl {
+					var g, w map[string]any
+					if err := json.Unmarshal([]byte(gl[i]), &g); err != nil {
+						t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, gl[i])
+					}
+					json.Unmarshal([]byte(wl[i]), &w)
+					if i%2 == 0 || extra != nil {
+						if !reflect.DeepEqual(g, w) {
+							t.Errorf("%v line %d:\ntshark  %s\nrocetap %s", extra, i+1, wl[i], gl[i])
+						}
+						continue
+					}
+					if g["timestamp"] != w["timestamp"] {
+						t.Errorf("line %d: timestamp %v, tshark %v", i+1, g["timestamp"], w["timestamp"])
+					}
+					gLayers, _ := g["layers"].(map[string]any)
+					wLayers, _ := w["layers"].(map[string]any)
+					// frame.protocols: tshark names the payload's sub-dissector
+					// (":data"); see conformance_test.go.
+					for _, layer := range []string{"frame", "eth", "ip", "udp"} {
+						gf, _ := gLayers[layer].(map[string]any)
+						wf, _ := wLayers[layer].(map[string]any)
+						for k, v := range gf {
+							if wv, ok := wf[k]; ok && !reflect.DeepEqual(v, wv) && !strings.HasSuffix(k, "_addr") && !strings.HasSuffix(k, "_host") && k != "frame_frame_protocols" {
+								t.Errorf("line %d: %s = %v, tshark %v", i+1, k, v, wv)
+							}
+						}
+					}
+					for _, k := range []string{"infiniband_infiniband_bth_opcode", "infiniband_infiniband_bth_psn", "infiniband_infiniband_bth_destqp"} {
+						gv := gLayers["infiniband"].(map[string]any)[k]
+						wv := wLayers["infiniband"].(map[string]any)[k]
+						if !reflect.DeepEqual(gv, wv) {
+							t.Errorf("line %d: %s = %v, tshark %v", i+1, k, gv, wv)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTimeFormatsLikeTshark: decode -t shows the summary's time as
+// tshark -t does, for every format, with a filter (dd counts from the
+// previous packet shown).
+func TestTimeFormatsLikeTshark(t *testing.T) {
+	ts := tsharkPath(t)
+	t.Setenv("TZ", "UTC")
+	const file = "../../testdata/rxe/read_atomic.pcap"
+	timeOf := func(out []byte) []string {
+		var ts []string
+		for _, l := range lines(out) {
+			f := strings.Fields(l)
+			if len(f) > 2 {
+				ts = append(ts, f[1])
+				if _, err := strconv.Atoi(strings.ReplaceAll(f[2], "-", "")); err == nil || strings.Count(f[1], "-") == 2 {
+					ts[len(ts)-1] += " " + f[2] // a date, then the time
+				}
+			}
+		}
+		return ts
+	}
+	for _, tf := range printer.TimeFormats {
+		args := []string{"-r", file, "-t", tf, "-Y", "infiniband.bth.opcode == 16"}
+		want, err := exec.Command(ts, args...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rocetapOut(append([]string{"decode"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := timeOf(want), timeOf(got); !reflect.DeepEqual(w, g) || len(g) == 0 {
+			t.Errorf("-t %s: tshark %q, rocetap %q", tf, w, g)
+		}
 	}
 }

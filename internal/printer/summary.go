@@ -4,8 +4,10 @@
 package printer
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/rocetap/rocetap/decode"
 )
@@ -316,12 +318,68 @@ const spaces = "                                                  "
 // AppendSummary appends the one-line summary tshark prints without -V:
 // number, relative time, source → destination, protocol, length, info.
 func AppendSummary(dst []byte, p *decode.Packet) []byte {
+	return AppendSummaryTime(dst, p, TimeRelative, 0)
+}
+
+// TimeFormat is how the summary shows a packet's time: tshark's -t.
+type TimeFormat uint8
+
+const (
+	TimeRelative     TimeFormat = iota // r: seconds since the first packet (the default)
+	TimeAbsolute                       // a: local time of day
+	TimeAbsoluteDate                   // ad: local date and time
+	TimeDelta                          // d: since the previous packet
+	TimeDeltaShown                     // dd: since the previous packet shown
+	TimeEpoch                          // e: seconds since 1970
+	TimeUTC                            // u: UTC time of day
+	TimeUTCDate                        // ud: UTC date and time
+)
+
+// TimeFormats are -t's values, by TimeFormat.
+var TimeFormats = []string{"r", "a", "ad", "d", "dd", "e", "u", "ud"}
+
+// ParseTimeFormat reads -t's value.
+func ParseTimeFormat(s string) (TimeFormat, error) {
+	for i, n := range TimeFormats {
+		if n == s {
+			return TimeFormat(i), nil
+		}
+	}
+	return 0, fmt.Errorf("-t %q: want one of %s (as tshark: relative, absolute, absolute with date, delta, delta shown, epoch, UTC, UTC with date)", s, strings.Join(TimeFormats, ", "))
+}
+
+// AppendSummaryTime is AppendSummary with the time shown as tf; prevShown
+// is the time (Unix ns) of the previous packet shown, for TimeDeltaShown
+// (0 for the first).
+func AppendSummaryTime(dst []byte, p *decode.Packet, tf TimeFormat, prevShown int64) []byte {
 	s := len(dst)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
 	dst = pad(dst, s, 5, false)
 	dst = append(dst, ' ')
 	s = len(dst)
-	dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 6)
+	t := p.Frame.Time
+	switch tf {
+	case TimeAbsolute:
+		dst = t.Local().AppendFormat(dst, "15:04:05.000000")
+	case TimeAbsoluteDate:
+		dst = t.Local().AppendFormat(dst, "2006-01-02 15:04:05.000000")
+	case TimeUTC:
+		dst = t.UTC().AppendFormat(dst, "15:04:05.000000")
+	case TimeUTCDate:
+		dst = t.UTC().AppendFormat(dst, "2006-01-02 15:04:05.000000")
+	case TimeEpoch:
+		dst = decode.AppendSeconds(dst, t.UnixNano(), 6)
+	case TimeDelta:
+		dst = decode.AppendSeconds(dst, int64(p.Frame.TimeDelta), 6)
+	case TimeDeltaShown:
+		var d int64
+		if prevShown != 0 {
+			d = t.UnixNano() - prevShown
+		}
+		dst = decode.AppendSeconds(dst, d, 6)
+	default:
+		dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 6)
+	}
 	dst = pad(dst, s, 11, false)
 	dst = append(dst, ' ')
 	s = len(dst)
