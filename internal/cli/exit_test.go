@@ -220,7 +220,7 @@ func TestDecodeWrite(t *testing.T) {
 		{[]string{"-w", in, "--force"}, "is the input file"},
 		{[]string{"-w", existing}, "add --force"},
 		{[]string{"-w", filepath.Join(dir, "x.cap"), "-F", "erf"}, `-F "erf": want pcapng or pcap`},
-		{[]string{"-P"}, "-P, -F and --force go with -w FILE"},
+		{[]string{"-P"}, "-P goes with -w FILE or -x"},
 	} {
 		_, errOut, code := run(t, nil, append([]string{"decode", "-r", in}, c.args...)...)
 		if code != ExitInput || !strings.Contains(errOut, c.want) {
