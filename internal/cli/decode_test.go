@@ -198,7 +198,7 @@ func TestFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"decode"}, "use -r FILE"},
-		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "pdml"}, "want text, fields or json"},
+		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "pdml"}, "want text, fields, json or ek"},
 		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-e", "frame.number"}, "-e needs -T fields"},
 		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "fields"}, "at least one -e"},
 		{[]string{"decode", "-r", td + "rxe/pt_ud.pcap", "-T", "fields", "-e", "infiniband.reth.rkey"}, "did you mean infiniband.reth.r_key"},
