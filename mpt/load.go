@@ -47,6 +47,29 @@ type File struct {
 	hca.Config
 }
 
+// qp0or1 says why QP 0 or 1 is no QP of an MPT file.
+func qp0or1(qpn uint32) string {
+	name := map[uint32]string{0: "QP0, the SMI QP", 1: "QP1, the GSI QP"}[qpn]
+	return fmt.Sprintf("QPN 0x%06x is %s: it carries management datagrams (subnet management, CM), not RDMA; an MPT file lists the responder's RC, UC, UD and XRC QPs, numbered 2 and up", qpn, name)
+}
+
+// NewModel builds the reference model the file describes, with opt's
+// cache and page size; the profile is opt's when set, else the file's.
+// It is the one way every command (mpt check, --mpt, replay) turns a
+// file into a model, so a file mpt check calls valid every command
+// accepts, and an error reads the same everywhere: "FILE: cannot build
+// the model: what".
+func (f *File) NewModel(name string, opt hca.Options, profileSet bool) (*hca.Model, error) {
+	if !profileSet {
+		opt.Profile, _ = hca.ProfileByName(f.Profile) // checked when loaded
+	}
+	m, err := hca.NewModel(&f.Config, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot build the model: %w", name, err)
+	}
+	return m, nil
+}
+
 // Error is a problem in an MPT file: which file, where in it (1-based
 // line and byte column, 0 when unknown), the JSON path of the value
 // ("$.mrs[2].rkey", "" for the file as a whole) and what is wrong.
@@ -525,6 +548,10 @@ func (p *parser) build(t *top) (*File, error) {
 		if f.Profile == "" {
 			return nil, p.errf(n, root("$.profile"), "empty; leave the key out for the default (ibta)")
 		}
+		if _, err := hca.ProfileByName(f.Profile); err != nil {
+			// Every command refuses it: mpt check says so too.
+			return nil, p.errf(n, root("$.profile"), "%v", err)
+		}
 	}
 
 	ix := &refs{pds: map[uint32]int{}, qps: map[uint32]int{}}
@@ -643,6 +670,9 @@ func (p *parser) qp(n *enode, path jpath, ix *refs) (hca.QPConfig, error) {
 		return qp, err
 	}
 	qp.QPN = uint32(v)
+	if qp.QPN <= 1 {
+		return qp, p.errf(o("qpn"), path.dot("qpn"), "%s", qp0or1(qp.QPN))
+	}
 	if i, dup := ix.qps[qp.QPN]; dup {
 		return qp, p.errf(o("qpn"), path.dot("qpn"), "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
 	}

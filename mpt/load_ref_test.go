@@ -192,6 +192,9 @@ func (w *walker) build(root *node) (*File, error) {
 		if f.Profile == "" {
 			return nil, w.errf(n, "$.profile", "empty; leave the key out for the default (ibta)")
 		}
+		if _, err := hca.ProfileByName(f.Profile); err != nil {
+			return nil, w.errf(n, "$.profile", "%v", err)
+		}
 	}
 
 	ix := &refRefs{pds: map[uint32]string{}, qps: map[uint32]int{}, mrs: map[uint32]int{},
@@ -293,6 +296,9 @@ func (w *walker) qp(n *node, path string, ix *refRefs) (hca.QPConfig, error) {
 		return qp, err
 	}
 	qp.QPN = uint32(v)
+	if qp.QPN <= 1 {
+		return qp, w.errf(o["qpn"], path+".qpn", "%s", qp0or1(qp.QPN))
+	}
 	if i, dup := ix.qps[qp.QPN]; dup {
 		return qp, w.errf(o["qpn"], path+".qpn", "QPN 0x%06x is already $.qps[%d]; QPNs must be unique", qp.QPN, i)
 	}

@@ -103,14 +103,14 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"empty recv, no QPs' optional keys", func(f *File) {
-			f.QPs[0] = hca.QPConfig{QPN: 1, Type: decode.TransportRC, Access: hca.RemoteRead, MTU: 4096, HasRecv: true, Recv: []hca.RecvWQE{}}
+			f.QPs[0] = hca.QPConfig{QPN: 2, Type: decode.TransportRC, Access: hca.RemoteRead, MTU: 4096, HasRecv: true, Recv: []hca.RecvWQE{}}
 		}, `{
   "version": 1,
   "responder": { "address": "fd77::2" },
   "pds": [ { "id": 0 } ],
   "qps": [
     {
-      "qpn": "0x000001",
+      "qpn": "0x000002",
       "pd": 0,
       "type": "RC",
       "access": ["REMOTE_READ"],
@@ -122,7 +122,7 @@ func TestWriteMPTLayout(t *testing.T) {
 }
 `},
 		{"long recv list, one per line", func(f *File) {
-			f.QPs[0] = hca.QPConfig{QPN: 1, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []hca.RecvWQE{
+			f.QPs[0] = hca.QPConfig{QPN: 2, Type: decode.TransportRC, MTU: 1024, HasRecv: true, Recv: []hca.RecvWQE{
 				{Length: 512, PostedAt: at, HasPostedAt: true}, {Length: 4096, PostedAt: at.Add(time.Second), HasPostedAt: true},
 				{Length: 1}}}
 		}, `{
@@ -131,7 +131,7 @@ func TestWriteMPTLayout(t *testing.T) {
   "pds": [ { "id": 0 } ],
   "qps": [
     {
-      "qpn": "0x000001",
+      "qpn": "0x000002",
       "pd": 0,
       "type": "RC",
       "access": [],
@@ -228,7 +228,7 @@ func TestWriteMPTLayout(t *testing.T) {
 func TestWriteMPTErrors(t *testing.T) {
 	ok := func() *File {
 		return &File{Version: 1, Config: hca.Config{Responder: decode.MustParseNode("10.0.0.1"), PDs: []hca.PDConfig{{}},
-			QPs: []hca.QPConfig{{QPN: 1, Type: decode.TransportRC, MTU: 1024}}}}
+			QPs: []hca.QPConfig{{QPN: 2, Type: decode.TransportRC, MTU: 1024}}}}
 	}
 	tests := []struct {
 		name string

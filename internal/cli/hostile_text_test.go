@@ -105,3 +105,52 @@ func jsonEsc(s string) string {
 	}
 	return b.String()
 }
+
+// TestMPTValidMeansAccepted (issue 18.3, 18.7): mpt check, --mpt and
+// replay load a file one way: an unknown profile, an MR too large for the
+// model, and QP 1 (the GSI QP) are refused by each, with the same
+// message; a valid file passes each.
+func TestMPTValidMeansAccepted(t *testing.T) {
+	dir := t.TempDir()
+	base, err := os.ReadFile(rxe + "read_atomic.mpt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name, from, to string) string {
+		t.Helper()
+		s := string(base)
+		if !strings.Contains(s, from) {
+			t.Fatalf("%s: %q not in read_atomic.mpt.json", name, from)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(strings.Replace(s, from, to, 1)), 0o644)
+		return p
+	}
+	cases := []struct{ file, want string }{
+		{edit("profile.json", `"profile": "rxe"`, `"profile": "bogus"`), `$.profile: unknown responder profile "bogus": use one of ibta, rxe`},
+		{edit("huge.json", `"length": 8192`, `"length": 1125899906842624`), "cannot build the model: memory region rkey 0x000009d2"},
+		{edit("gsi.json", `"qpn": "0x000017"`, `"qpn": "0x000001"`), "QPN 0x000001 is QP1, the GSI QP"},
+	}
+	for _, c := range cases {
+		var msgs []string
+		for _, args := range [][]string{
+			{"mpt", "check", c.file},
+			{"replay", "-r", rxe + "read_atomic.pcap", "--mpt", c.file},
+			{"decode", "-r", rxe + "read_atomic.pcap", "--mpt", c.file},
+		} {
+			_, errOut, code := run(t, nil, args...)
+			if code != ExitInput || !strings.Contains(errOut, c.want) {
+				t.Errorf("%v: exit %d, %q; want exit 1 and %q", args[:2], code, errOut, c.want)
+			}
+			msgs = append(msgs, errOut)
+		}
+		if msgs[0] != msgs[1] || msgs[1] != msgs[2] {
+			t.Errorf("%s: the messages differ:\n%s", filepath.Base(c.file), strings.Join(msgs, ""))
+		}
+	}
+	for _, args := range [][]string{{"mpt", "check", rxe + "read_atomic.mpt.json"}, {"replay", "-r", rxe + "read_atomic.pcap", "--mpt", rxe + "read_atomic.mpt.json"}} {
+		if _, errOut, code := run(t, nil, args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args[:2], code, errOut)
+		}
+	}
+}

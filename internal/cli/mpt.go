@@ -444,9 +444,15 @@ func mptCheckRun(o *MPTCheckOptions, ios IO) error {
 	if err != nil {
 		var me *mpt.Error
 		if errors.As(err, &me) {
-			return err // exit status 1, as --mpt's
+			return fmt.Errorf("%w (rocetap help mpt-format describes the format)", err) // as --mpt's
 		}
 		return fmt.Errorf("cannot read the MPT file: %w", err)
+	}
+	// Valid means every command accepts it: the model --mpt and replay
+	// build must build (an MR too large for the emulated memory fails
+	// here, as it would there).
+	if _, err := f.NewModel(name, hca.Options{}, false); err != nil { // the default cache and page size
+		return err
 	}
 	out := newOutBuf(ios.Out)
 	writeMPTSummary(out, name, f)

@@ -128,13 +128,9 @@ type replaySetup struct {
 // error says what to do.
 func (o *ReplayOptions) setup() (*replaySetup, error) {
 	st := &replaySetup{}
-	f, err := mpt.Load(o.MPT)
+	f, err := loadMPTFile(o.MPT)
 	if err != nil {
-		var me *mpt.Error
-		if errors.As(err, &me) {
-			return nil, fmt.Errorf("--mpt: %w (rocetap help mpt-format describes the format)", err)
-		}
-		return nil, fmt.Errorf("--mpt: cannot read the MPT file: %w (give the path of the responder's MPT file)", err)
+		return nil, err
 	}
 	st.file = f
 	name, from := f.Profile, "the MPT file's profile ("+o.MPT+")"
@@ -167,9 +163,9 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return err
 	}
-	m, err := hca.NewModel(&st.file.Config, mo)
+	m, err := st.file.NewModel(o.MPT, mo, true)
 	if err != nil {
-		return fmt.Errorf("--mpt %s: cannot build the model: %w", o.MPT, err)
+		return err
 	}
 	rp, err := replay.New(m, replay.Options{Responder: st.responder, QPs: st.file.QPs,
 		MaxDivergences: o.MaxDivergences, MaxCompletions: o.MaxCompletions,

@@ -70,7 +70,7 @@ func TestReplayExitStatus(t *testing.T) {
 		{"no --mpt", []string{"replay", "-r", rxe + "pt_ud.pcap"}, ExitInput, []string{"no MPT file given: use --mpt FILE"}},
 		{"MPT missing", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", dir + "/none.json"}, ExitInput, []string{"--mpt: cannot read the MPT file", "none.json", "no such file"}},
 		{"MPT malformed", []string{"replay", "-r", rxe + "pt_ud.pcap", "--mpt", badMPT}, ExitInput, []string{badMPT + ":3:", "$.qps[0]", "rocetap help mpt-format"}},
-		{"MPT profile unknown", []string{"replay", "-r", rxe + "read_atomic.pcap", "--mpt", badProfile}, ExitInput, []string{"the MPT file's profile", `unknown responder profile "mlx5"`, "ibta, rxe"}},
+		{"MPT profile unknown", []string{"replay", "-r", rxe + "read_atomic.pcap", "--mpt", badProfile}, ExitInput, []string{"$.profile", `unknown responder profile "mlx5"`, "ibta, rxe"}},
 		{"--profile unknown", replayArgs("pt_ud", "--profile", "mlx5"), ExitInput, []string{"--profile: unknown responder profile", "use one of ibta, rxe"}},
 		{"--responder bad", replayArgs("pt_ud", "--responder", "host-b"), ExitInput, []string{`--responder "host-b": want an IPv4 address`}},
 		{"--responder wrong", replayArgs("pt_ud", "--responder", "10.77.0.9"), ExitInput, []string{"nothing to replay", "10.77.0.9", "go to 10.77.0.2", "pass --responder"}},

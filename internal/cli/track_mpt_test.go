@@ -115,7 +115,7 @@ func TestMPTFileErrors(t *testing.T) {
 		want string
 	}{
 		{bad, bad + ":4:"},
-		{filepath.Join(dir, "missing.json"), "--mpt: open " + filepath.Join(dir, "missing.json")},
+		{filepath.Join(dir, "missing.json"), "--mpt: cannot read the MPT file: open " + filepath.Join(dir, "missing.json")},
 	}
 	for _, c := range cases {
 		for _, cmd := range []string{"decode", "sessions", "stats", "expert"} {

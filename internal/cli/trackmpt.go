@@ -23,20 +23,24 @@ func trackMPT(path string, mf *modelFlags) (*hca.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, err := loadMPTFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.NewModel(path, opt, false)
+}
+
+// loadMPTFile reads an MPT file as every command does (mpt check, --mpt,
+// replay): the same checks, the same messages. The model is then built
+// with File.NewModel, which mpt check runs too.
+func loadMPTFile(path string) (*mpt.File, error) {
 	f, err := mpt.Load(path)
 	if err != nil {
 		var me *mpt.Error
 		if errors.As(err, &me) {
-			return nil, err
+			return nil, fmt.Errorf("%w (rocetap help mpt-format describes the format)", err)
 		}
-		return nil, fmt.Errorf("--mpt: %w", err)
+		return nil, fmt.Errorf("--mpt: cannot read the MPT file: %w (give the path of the responder's MPT file)", err)
 	}
-	// The profile changes how a responder answers, not what the MPT
-	// allows; an unknown one is the replay's concern.
-	opt.Profile, _ = hca.ProfileByName(f.Profile)
-	m, err := hca.NewModel(&f.Config, opt)
-	if err != nil {
-		return nil, fmt.Errorf("--mpt %s: %w", path, err)
-	}
-	return m, nil
+	return f, nil
 }

@@ -46,9 +46,9 @@ func TestTUIFlagErrors(t *testing.T) {
 				"  infiniband.bth.opcod == 1\n" +
 				"  ^~~~~~~~~~~~~~~~~~~~\n"},
 		{"missing --mpt", []string{"tui", "--mpt", "/nonexistent/m.json", capf},
-			"rocetap: --mpt: open /nonexistent/m.json: no such file or directory\n"},
+			"rocetap: --mpt: cannot read the MPT file: open /nonexistent/m.json: no such file or directory (give the path of the responder's MPT file)\n"},
 		{"--mpt not JSON", []string{"tui", "--mpt", td + "rxe/README.md", capf},
-			"rocetap: " + td + "rxe/README.md:1:2: JSON syntax error: invalid character '#' looking for beginning of value\n"},
+			"rocetap: " + td + "rxe/README.md:1:2: JSON syntax error: invalid character '#' looking for beginning of value (rocetap help mpt-format describes the format)\n"},
 		{"bad --page-size", []string{"tui", "--mpt", td + "rxe/err_bad_rkey.mpt.json", "--page-size", "100", capf},
 			"rocetap: --page-size 100: want a power of two from 64 to 1073741824 bytes, e.g. 4096 or 2097152 (2 MiB huge pages)\n"},
 		{"missing capture", []string{"tui", "/nonexistent/x.pcap"},
