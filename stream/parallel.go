@@ -34,6 +34,16 @@ type ParallelOptions struct {
 	Inline bool
 }
 
+// minParallelProcs: with this many Ps or fewer, Parallel and Track run
+// on one goroutine. Measured on 2 cores (bench/RESULTS.md, 5 interleaved
+// runs, 1M packets): the reader/worker pipeline gave the same wall time
+// as one goroutine (decode -T fields with the ICRC 0.241 s vs 0.244 s,
+// stats 0.279 s vs 0.283 s) for 40-50% more CPU (0.368 vs 0.240, 0.399 vs
+// 0.282 CPU s), and was slower whenever the other core was busy: the
+// hand-offs and the cache misses of data read on the other core cost what
+// the second core gives. From 3 Ps on, the pipeline runs.
+const minParallelProcs = 2
+
 const (
 	batchSize = 512
 	inFlight  = 8 // batches being read, decoded or written at once
@@ -86,8 +96,8 @@ func newBatches(withOutput bool) chan *batch {
 // number of packets emitted; a capture that stops part-way ends with a
 // *CorruptError after every packet before it was emitted.
 //
-// With one P (GOMAXPROCS=1, or a process limited to one CPU) and no
-// ROCETAP_WORKERS, it reads, decodes, renders and emits each packet in
+// With one or two Ps (minParallelProcs) and no ROCETAP_WORKERS, it
+// reads, decodes, renders and emits each packet in
 // turn on the caller's goroutine (parallelInline): goroutines that take
 // turns on one core only add hand-offs, and a packet decoded as soon as
 // it is read is still in the cache. On the 1 KiB mix this cut decode
@@ -105,7 +115,7 @@ func (s *Source) Parallel(o ParallelOptions) (emitted int, err error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if o.Inline || runtime.GOMAXPROCS(0) == 1 && os.Getenv("ROCETAP_WORKERS") == "" {
+	if o.Inline || runtime.GOMAXPROCS(0) <= minParallelProcs && os.Getenv("ROCETAP_WORKERS") == "" {
 		return s.parallelInline(&o)
 	}
 	free := newBatches(true)

@@ -458,7 +458,7 @@ func TestTrackPaths(t *testing.T) {
 			for _, p := range []struct {
 				workers string
 				one     bool
-			}{{"", false}, {"", true}, {"2", true}} {
+			}{{"", false}, {"", true}, {"2", true}, {"2", false}} {
 				got, n, events, err := run(path, p.workers, p.one, c.flt, c.limit)
 				if err != nil || n != len(got) || !slices.Equal(got, ref) || events != refEvents {
 					t.Errorf("ROCETAP_WORKERS=%q OneGoroutine %v: %d passed, %d events, %v; one goroutine passes %d, %d events",

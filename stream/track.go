@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
@@ -94,19 +95,16 @@ type TrackOptions struct {
 // open (Flush); a capture that stops part-way ends with a *CorruptError
 // after every packet before it went through.
 //
-// With more than one core (and ROCETAP_WORKERS other than 1), a reader
+// With more than minParallelProcs cores (or ROCETAP_WORKERS=2 and up), a reader
 // goroutine reads the capture into batches (as Parallel's does) while this goroutine decodes, tracks, filters and
 // hands them on in order. Measured on 2 cores, this split beats a third
 // stage that decodes in parallel: the tracker is fast, and every hand-off
 // costs.
 func (s *Source) Track(o TrackOptions) (int, error) {
-	procs := runtime.GOMAXPROCS(0) > 1
-	workers := os.Getenv("ROCETAP_WORKERS")
-	if o.OneGoroutine {
-		procs = procs && workers == "2"
-	} else {
-		procs = procs && workers != "1"
-	}
+	// ROCETAP_WORKERS=1 forces one goroutine, 2 or more the pipeline (to
+	// compare them); else the pipeline runs from minParallelProcs+1 Ps.
+	w, _ := strconv.Atoi(os.Getenv("ROCETAP_WORKERS"))
+	procs := w >= 2 || w == 0 && !o.OneGoroutine && runtime.GOMAXPROCS(0) > minParallelProcs
 	if procs {
 		return s.trackBatches(&o)
 	}

@@ -302,6 +302,7 @@ func TestTrackedPaths(t *testing.T) {
 		{"decode", "-r", td + "rxe/pt_send.pcap", "-c", "7"},
 	}
 	for _, c := range cmds {
+		t.Setenv("ROCETAP_WORKERS", "2") // the pipeline, whatever the core count
 		a, _, codeA := run(t, nil, c...)
 		t.Setenv("ROCETAP_WORKERS", "1")
 		b, _, codeB := run(t, nil, c...)
@@ -311,7 +312,7 @@ func TestTrackedPaths(t *testing.T) {
 		}
 	}
 	path, _, _ := corruptCapture(t)
-	for _, workers := range []string{"", "1"} {
+	for _, workers := range []string{"2", "1"} {
 		t.Setenv("ROCETAP_WORKERS", workers)
 		out, errOut, code := run(t, nil, "stats", "-r", path)
 		if code != 2 || !strings.Contains(out, "Packets: 8 ") || !strings.Contains(errOut, "packet 9") {

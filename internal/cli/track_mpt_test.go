@@ -88,6 +88,7 @@ func TestMPTCommands(t *testing.T) {
 	}
 	// The tracked paths agree with --mpt too.
 	for _, c := range [][]string{{"decode", "-r", pcapf, "--mpt", file}, {"expert", "-r", pcapf, "--mpt", file}} {
+		t.Setenv("ROCETAP_WORKERS", "2")
 		a, _, _ := run(t, nil, c...)
 		t.Setenv("ROCETAP_WORKERS", "1")
 		b, _, _ := run(t, nil, c...)
