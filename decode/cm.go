@@ -449,6 +449,17 @@ var cmAttrNames = map[uint16]string{
 // or returns "".
 func CMAttrString(attr uint16) string { return cmAttrNames[attr] }
 
+// CMAttrName names a CM attribute as CMAttrString does, and one it does
+// not know by its number ("0x001b"): never "", so that counts by name
+// never merge two attributes.
+func CMAttrName(attr uint16) string {
+	if n := cmAttrNames[attr]; n != "" {
+		return n
+	}
+	const hx = "0123456789abcdef"
+	return string([]byte{'0', 'x', hx[attr>>12], hx[attr>>8&0xf], hx[attr>>4&0xf], hx[attr&0xf]})
+}
+
 var cmRejReasonNames = map[uint16]string{
 	1:  "No QP available",
 	2:  "No EEC available",
@@ -509,7 +520,7 @@ func registerCMFields(ib *Field) {
 		}
 		return "CM (Unknown CM Attribute)" // tshark's words
 	}
-	stringField(cm, "rocetap.cm.attribute", "CM attribute", HdrCM, func(p *Packet) string { return CMAttrString(p.CM.AttributeID) })
+	stringField(cm, "rocetap.cm.attribute", "CM attribute", HdrCM, func(p *Packet) string { return CMAttrName(p.CM.AttributeID) })
 
 	// u registers an integer field of attribute attr, present when the
 	// capture holds its bytes and when(p), if given, holds.

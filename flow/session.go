@@ -12,6 +12,7 @@ package flow
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -367,7 +368,31 @@ type Totals struct {
 	PFCResumes  [8]uint64  // PFC frames resuming it (enabled, quanta 0)
 	PauseFrames uint64     // 802.3x PAUSE
 	CMMessages  [32]uint64 // by attribute ID - 0x10 (REQ..APR)
-	Other       uint64     // packets without an InfiniBand transport or PFC
+	// CMOther counts CM MADs of the attribute IDs outside 0x10-0x2f
+	// (vendor, reserved): never dropped, never merged (CMCounts).
+	CMOther map[uint16]uint64
+	Other   uint64 // packets without an InfiniBand transport or PFC
+}
+
+// CMCount is the number of CM MADs of one attribute ID.
+type CMCount struct {
+	Attr uint16
+	N    uint64
+}
+
+// CMCounts returns the CM MADs counted, by attribute ID, in ID order.
+func (tt *Totals) CMCounts() []CMCount {
+	var out []CMCount
+	for i, n := range tt.CMMessages {
+		if n > 0 {
+			out = append(out, CMCount{uint16(0x10 + i), n})
+		}
+	}
+	for id, n := range tt.CMOther {
+		out = append(out, CMCount{id, n})
+	}
+	slices.SortFunc(out, func(a, b CMCount) int { return int(a.Attr) - int(b.Attr) })
+	return out
 }
 
 // hexN formats v as 0x and digits hex digits, as tshark shows QPNs (6)
@@ -429,6 +454,11 @@ func (tt *Totals) Add(p *decode.Packet) {
 	if p.Has&decode.HdrCM != 0 {
 		if id := int(p.CM.AttributeID) - 0x10; id >= 0 && id < len(tt.CMMessages) {
 			tt.CMMessages[id]++
+		} else {
+			if tt.CMOther == nil {
+				tt.CMOther = map[uint16]uint64{}
+			}
+			tt.CMOther[p.CM.AttributeID]++
 		}
 	}
 }

@@ -205,7 +205,7 @@ func ladderLabel(r *ladderRow) string {
 	case r.broken:
 		return "(cannot read the packet)"
 	case r.cm != 0:
-		return "CM " + decode.CMAttrString(r.cm)
+		return "CM " + decode.CMAttrName(r.cm)
 	case r.has&rowBTH == 0:
 		return "(not InfiniBand)"
 	}

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +12,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // hostile is text an attacker puts in a file name, an MPT file or the
@@ -152,5 +157,43 @@ func TestMPTValidMeansAccepted(t *testing.T) {
 		if _, errOut, code := run(t, nil, args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", args[:2], code, errOut)
 		}
+	}
+}
+
+// TestUnknownCMAttributes (issue 18.4): CM MADs of attribute IDs rocetap
+// does not name are counted by their number, each on its own (text and
+// JSON), never dropped or merged; Info names them by number too.
+func TestUnknownCMAttributes(t *testing.T) {
+	data, err := os.ReadFile(rxe + "cm_reject.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Clone(data)
+	off := 24
+	for _, attr := range []uint16{0x001b, 0x0050} { // frames 1 and 2
+		n := int(binary.LittleEndian.Uint32(data[off+8:]))
+		frame := data[off+16 : off+16+n]
+		binary.BigEndian.PutUint16(frame[14+20+8+12+8+16:], attr) // MAD attribute ID after Eth, IPv4, UDP, BTH, DETH
+		if err := decode.FixCRCs(frame, decode.LinkTypeEthernet); err != nil {
+			t.Fatal(err)
+		}
+		off += 16 + n
+	}
+	path := filepath.Join(t.TempDir(), "cm_unknown.pcap")
+	os.WriteFile(path, data, 0o644)
+	out, errOut, code := run(t, nil, "stats", "-r", path)
+	if code != 0 || !strings.Contains(out, "CM messages\n  0x001b: 1\n  0x0050: 1\n") {
+		t.Errorf("stats: exit %d %s\n%s", code, errOut, out)
+	}
+	out, _, _ = run(t, nil, "stats", "-r", path, "-T", "json")
+	var js struct {
+		CM map[string]uint64 `json:"cm_messages"`
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || js.CM["0x001b"] != 1 || js.CM["0x0050"] != 1 || js.CM[""] != 0 {
+		t.Errorf("stats -T json: %v %v\n%s", err, js.CM, out)
+	}
+	out, _, _ = run(t, nil, "decode", "-r", path)
+	if !strings.Contains(out, "CM: 0x001b") || !strings.Contains(out, "CM: 0x0050") {
+		t.Errorf("decode's Info:\n%s", out)
 	}
 }

@@ -421,16 +421,11 @@ func AppendStatsHead(dst []byte, tt *flow.Totals, n int) []byte {
 			fmt.Fprintf(&b, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
 		}
 	}
-	anyCM := false
-	for i, n := range tt.CMMessages {
-		if n == 0 {
-			continue
+	if cms := tt.CMCounts(); len(cms) > 0 {
+		b.WriteString("\nCM messages\n")
+		for _, c := range cms {
+			fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrName(c.Attr), c.N)
 		}
-		if !anyCM {
-			b.WriteString("\nCM messages\n")
-			anyCM = true
-		}
-		fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrString(uint16(0x10+i)), n)
 	}
 	fmt.Fprintf(&b, "\nSessions: %d\n", n)
 	return append(dst, b.Bytes()...)
@@ -613,10 +608,8 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 		}
 	}
 	cm := map[string]uint64{}
-	for i, n := range tt.CMMessages {
-		if n > 0 {
-			cm[decode.CMAttrString(uint16(0x10+i))] = n
-		}
+	for _, c := range tt.CMCounts() {
+		cm[decode.CMAttrName(c.Attr)] = c.N // unknown IDs by number: one key each
 	}
 	v := map[string]any{
 		"packets": tt.Packets, "bytes": tt.Bytes, "infiniband": tt.IB, "other": tt.Other,
