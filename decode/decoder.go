@@ -553,7 +553,14 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 		row := extRow(h)
 		err := row.decode(p, body)
 		if err != nil {
-			p.Flags |= FlagTruncated
+			// Cut by the capture, or shorter than its opcode's headers
+			// on the wire: a whole packet is malformed, not truncated
+			// (and its ICRC is checked).
+			if snapped {
+				p.Flags |= FlagTruncated
+			} else {
+				p.Flags |= FlagMalformed
+			}
 			if p.Err == nil {
 				p.Err = err
 			}

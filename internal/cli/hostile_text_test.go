@@ -197,3 +197,36 @@ func TestUnknownCMAttributes(t *testing.T) {
 		t.Errorf("decode's Info:\n%s", out)
 	}
 }
+
+// TestMalformedIsNotTruncated (issue 18.5): a packet captured whole that
+// is too short for its opcode's headers (a READ Request made a
+// CompareSwap: 16 bytes where the AtomicETH needs 28) is malformed, not
+// truncated, and its ICRC is checked; one the capture cut stays
+// truncated.
+func TestMalformedIsNotTruncated(t *testing.T) {
+	data, err := os.ReadFile(rxe + "read_atomic.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Clone(data)
+	n := int(binary.LittleEndian.Uint32(data[24+8:]))
+	frame := data[24+16 : 24+16+n]
+	frame[14+20+8] = byte(decode.OpCompareSwap) // BTH opcode of frame 1 (RC READ Request)
+	if err := decode.FixCRCs(frame, decode.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "short.pcap")
+	os.WriteFile(path, data, 0o644)
+	out, _, _ := run(t, nil, "decode", "-r", path, "-c", "1", "-T", "fields", "-e", "rocetap.truncated", "-e", "rocetap.malformed", "-e", "rocetap.icrc.status")
+	if out != "\t1\tgood\n" { // flags print 1 when set, nothing when not
+		t.Errorf("a whole packet too short for its opcode: truncated, malformed, ICRC = %q, want False, True, good", out)
+	}
+	out, _, _ = run(t, nil, "stats", "-r", path, "-T", "json")
+	var js struct {
+		Truncated int `json:"truncated"`
+	}
+	json.Unmarshal([]byte(out), &js)
+	if js.Truncated != 0 {
+		t.Errorf("stats counts %d truncated packets, want 0", js.Truncated)
+	}
+}
