@@ -279,7 +279,7 @@ func (m *Model) duplicate(qp *QP, rq *request) {
 				continue
 			}
 			va, length := rq.acc.VA, rq.acc.Len
-			if res.rkey != rq.acc.RKey || va < res.va || va+length > res.va+res.length {
+			if res.rkey != rq.acc.RKey || va < res.va || va-res.va > res.length || length > res.length-(va-res.va) { // no sum that may pass 2^64
 				break
 			}
 			mr := m.keyMR(res.rkey)
@@ -339,9 +339,15 @@ func (m *Model) executeUD(qp *QP, rq *request) {
 // lookup per page, as an HCA's DMA engine does.
 func (m *Model) translate(qpn, key uint32, t *MTT, va, n uint64) {
 	ps := t.PageSize()
-	end := va + n
-	for a := va; a < end; a = (a/ps + 1) * ps {
+	// Page by page, counting what is left: va+n may be 2^64 (an MR at the
+	// top of memory), where an end address wraps to 0.
+	for a, left := va, n; left > 0; {
 		m.cache.Lookup(qpn, key, t, a)
+		step := ps - a%ps
+		if step >= left {
+			break
+		}
+		a, left = a+step, left-step
 	}
 }
 

@@ -2,6 +2,7 @@ package hca
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -521,14 +522,16 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 	if op == OpAtomic {
 		length = 8
 	}
-	end := va + length
-	switch {
-	case end < va: // wraps
-		c.Over = length
-	case va < c.Base:
-		c.Over = min(c.Base-va, length) + sat(end, c.Base+c.Size)
-	default:
-		c.Over = sat(end, c.Base+c.Size)
+	// How far the access reaches outside the MR: the bytes before its
+	// start, plus the distance from its end to the access's end. Both
+	// ends are 65-bit sums (va+length and Base+Size may pass 2^64: an
+	// access 257 bytes past an MR that ends at 2^64 is 257 out of bounds,
+	// not its whole length).
+	end := wide(va, length)
+	mrEnd := wide(c.Base, c.Size)
+	c.Over = end.minus(mrEnd)
+	if va < c.Base {
+		c.Over = satAdd(min(c.Base-va, length), c.Over)
 	}
 	if cached && c.Over == 0 && va >= c.Base && va-c.Base < c.Size {
 		if pa, hit, ok := m.cache.Lookup(qpn, rkey, mr.MTT, va); ok {
@@ -549,14 +552,6 @@ func (m *Model) check(qpn uint32, op AccessOp, rkey uint32, va, length uint64, c
 	return c
 }
 
-// sat returns a-b, or 0 when a ≤ b.
-func sat(a, b uint64) uint64 {
-	if a > b {
-		return a - b
-	}
-	return 0
-}
-
 // Register registers a memory region the way an HCA does: it picks the
 // next MPT index and a key byte, and makes lkey = rkey = index<<8 | key.
 // An MR without remote access gets rkey 0 (as rxe gives it). Use
@@ -575,4 +570,34 @@ func (m *Model) Register(pd uint32, va, length uint64, access Access) (*MR, erro
 		rkey = 0
 	}
 	return m.RegisterMR(MRConfig{RKey: rkey, LKey: lkey, VA: va, Length: length, PD: pd, Access: access})
+}
+
+// u65 is a sum of two uint64s that may pass 2^64.
+type u65 struct {
+	hi, lo uint64
+}
+
+func wide(a, b uint64) u65 {
+	lo, carry := bits.Add64(a, b, 0)
+	return u65{carry, lo}
+}
+
+// minus returns x - y when x > y, else 0, capped at 2^64-1.
+func (x u65) minus(y u65) uint64 {
+	if x.hi < y.hi || x.hi == y.hi && x.lo <= y.lo {
+		return 0
+	}
+	lo, borrow := bits.Sub64(x.lo, y.lo, 0)
+	if x.hi-y.hi-borrow > 0 {
+		return ^uint64(0)
+	}
+	return lo
+}
+
+// satAdd adds, stopping at 2^64-1.
+func satAdd(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return ^uint64(0)
 }

@@ -97,3 +97,30 @@ func TestMemoryWindows(t *testing.T) {
 		t.Error("remote invalidation of the type 2 window failed")
 	}
 }
+
+// TestOverAtTheTopOfMemory (issue 18.6): VA + length may pass 2^64; the
+// bytes out of bounds are still those outside the MR, not the whole
+// access.
+func TestOverAtTheTopOfMemory(t *testing.T) {
+	m := newTestModel(t, ProfileIBTA, nil)
+	top := ^uint64(0) - 4095 // the last page: the MR ends at 2^64
+	mr, err := m.Register(1, top, 4096, LocalWrite|RemoteWrite|RemoteRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		va, n, over uint64
+	}{
+		{top + 4096 - 255, 512, 257}, // 255 bytes inside, then past 2^64
+		{top, 4096, 0},               // the whole MR
+		{top - 16, 4096 + 16, 16},    // 16 bytes before it
+		{top - 16, ^uint64(0), 1<<64 - 1 - 4096},
+		{^uint64(0), 2, 1}, // the last byte, then past 2^64
+	}
+	for _, c := range cases {
+		got := m.Check(0x11, OpWrite, mr.RKey, c.va, c.n)
+		if got.Over != c.over || (c.over == 0) != (got.Verdict == VerdictOK) {
+			t.Errorf("va %#x length %d: over %d (%s), want %d", c.va, c.n, got.Over, got.Verdict, c.over)
+		}
+	}
+}
