@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -116,5 +117,59 @@ func readFile(t *testing.T, path string) []readPacket {
 			t.Fatal(err)
 		}
 		out = append(out, readPacket{bytes.Clone(data), info})
+	}
+}
+
+// TestPcapngCorruptLengths (issue 18.7): a Simple Packet Block whose
+// original length no packet has, and an option longer than its block,
+// are a corrupt file (as tshark says), not packets read silently.
+func TestPcapngCorruptLengths(t *testing.T) {
+	blk := func(typ uint32, body []byte) []byte {
+		for len(body)%4 != 0 {
+			body = append(body, 0)
+		}
+		n := uint32(12 + len(body))
+		b := binary.LittleEndian.AppendUint32(nil, typ)
+		b = binary.LittleEndian.AppendUint32(b, n)
+		b = append(b, body...)
+		return binary.LittleEndian.AppendUint32(b, n)
+	}
+	shb := blk(0x0A0D0D0A, []byte{0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	idb := blk(1, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	spb := func(orig uint32) []byte {
+		return blk(3, append(binary.LittleEndian.AppendUint32(nil, orig), make([]byte, 60)...))
+	}
+	badOpt := blk(1, []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0xff, 0xff, 'a', 'b', 'c', 'd', 0, 0, 0, 0})
+	epb := func(opts []byte) []byte {
+		b := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 60, 0, 0, 0}
+		return blk(6, append(append(b, make([]byte, 60)...), opts...))
+	}
+	cases := []struct {
+		name string
+		file []byte
+		want string // "" for a clean read
+	}{
+		{"SPB of 60 bytes", append(append(bytes.Clone(shb), idb...), spb(60)...), ""},
+		{"SPB of 2^32-1 bytes", append(append(bytes.Clone(shb), idb...), spb(0xffffffff)...), "Simple Packet Block says the packet was 4294967295 bytes long"},
+		{"IDB option of 65535 bytes", append(append(bytes.Clone(shb), badOpt...), spb(60)...), "option (code 2) of 65535 bytes"},
+		{"EPB option of 65535 bytes", append(append(bytes.Clone(shb), idb...), epb([]byte{1, 0, 0xff, 0xff, 0, 0, 0, 0})...), "Enhanced Packet Block has an option (code 1) of 65535 bytes"},
+		{"EPB with options", append(append(bytes.Clone(shb), idb...), epb([]byte{1, 0, 2, 0, 'h', 'i', 0, 0, 0, 0, 0, 0})...), ""},
+	}
+	for _, c := range cases {
+		r, err := NewReader(bytes.NewReader(c.file))
+		if err == nil {
+			for {
+				if _, _, err = r.Next(); err != nil {
+					break
+				}
+			}
+		}
+		var fe *FormatError
+		switch {
+		case c.want == "" && err != io.EOF:
+			t.Errorf("%s: %v, want a clean read", c.name, err)
+		case c.want != "" && (!errors.As(err, &fe) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want a corrupt file: %q", c.name, err, c.want)
+		}
 	}
 }

@@ -208,6 +208,11 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 				return r.fail(false, "Simple Packet Block before any Interface Description Block in its section")
 			}
 			orig := r.u32(body)
+			if limit := max(uint32(standardSnaplen), r.ifaces[0].snaplen); orig > limit {
+				// As Wireshark: an SPB's captured length is its original
+				// length (cut to the block), which no packet this long has.
+				return r.fail(false, "Simple Packet Block says the packet was %d bytes long, more than the largest packet (%d bytes)", orig, limit)
+			}
 			caplen := min(orig, uint32(len(body)-4))
 			if s := r.ifaces[0].snaplen; s != 0 {
 				caplen = min(caplen, s)
@@ -226,6 +231,9 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 		case ngBlockIDB:
 			if len(body) < 8 {
 				return r.fail(false, "Interface Description Block of %d bytes is too short (minimum 20)", n)
+			}
+			if err := r.checkOptions(body[8:], "Interface Description Block"); err != nil {
+				return nil, err
 			}
 			f := ngInterface{linkType: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:])}
 			if v, ok := r.ngOption(body[8:], ngOptTSResol, 1); ok && !f.setResolution(v[0]) {
@@ -261,6 +269,11 @@ func (r *Reader) packetBlock(info *PacketInfo, n int, body []byte, ifid uint32, 
 	if caplen > uint32(len(body)-20) {
 		return r.fail(false, "%s says %d bytes captured but the block only has room for %d", name, caplen, len(body)-20)
 	}
+	if name == "Enhanced Packet Block" {
+		if err := r.checkOptions(body[min(len(body), 20+(int(caplen)+3)&^3):], name); err != nil {
+			return nil, err
+		}
+	}
 	f := &r.ifaces[ifid]
 	ts := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
 	info.Timestamp = f.timestamp(ts)
@@ -290,6 +303,23 @@ func (r *Reader) failIface(ifid uint32) ([]byte, error) {
 // ngOption finds option code in an option list and returns its value if it
 // has at least minLen bytes. A malformed list ends the search: options do not
 // affect framing, so they are read leniently.
+// checkOptions reports a corrupt block when one of its options runs past
+// the block (Wireshark: "Not enough data to handle option").
+func (r *Reader) checkOptions(opts []byte, block string) error {
+	for len(opts) >= 4 {
+		c, l := r.u16(opts), int(r.u16(opts[2:]))
+		if c == ngOptEnd {
+			return nil
+		}
+		if 4+l > len(opts) {
+			_, err := r.fail(false, "%s has an option (code %d) of %d bytes where %d remain in the block", block, c, l, len(opts)-4)
+			return err
+		}
+		opts = opts[min(len(opts), 4+(l+3)&^3):]
+	}
+	return nil
+}
+
 func (r *Reader) ngOption(opts []byte, code uint16, minLen int) ([]byte, bool) {
 	for len(opts) >= 4 {
 		c, l := r.u16(opts), int(r.u16(opts[2:]))
