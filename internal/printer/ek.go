@@ -27,7 +27,6 @@ type EKPrinter struct {
 	fields []*decode.Field // -e, or nil for every field
 	keys   [][]byte        // "frame_number": for fields
 	vals   []decode.Value
-	tmp    []byte
 	jp     JSONPrinter
 }
 
