@@ -134,6 +134,11 @@ func New(o Options) *App {
 	a.pages = tview.NewPages().AddPage("main", root, true, true)
 	a.app.SetRoot(a.pages, true)
 	a.app.SetInputCapture(a.keys)
+	a.app.SetBeforeDrawFunc(func(screen tcell.Screen) bool {
+		w, _ := screen.Size()
+		a.content.narrow.Store(w < narrowWidth)
+		return false
+	})
 	if o.Filter != "" {
 		a.filter.SetText(o.Filter)
 		a.applyFilter(o.Filter)

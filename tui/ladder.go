@@ -118,6 +118,7 @@ type ladderContent struct {
 	skipped int  // the session's packets before rows[0]
 	working bool // scanning the index
 	focus   int  // the packet index the ladder opened on (-1: the first)
+	notesW  int  // the widest note of the rows, up to 40 (publish)
 	placed  bool // the selection went to the focus; later rows keep the user's
 	width   int  // the table's inner width, from the last Draw
 	b       []byte
@@ -128,9 +129,11 @@ var ladderCols = []string{"No.", "Time", "", "Notes"}
 func (c *ladderContent) GetRowCount() int    { return 1 + len(c.rows) }
 func (c *ladderContent) GetColumnCount() int { return len(ladderCols) }
 
-// lane is the width of the arrows' column.
+// lane is the width of the arrows' column: what No., Time and the
+// widest note leave (an empty Notes column takes no room from the
+// arrows: at 80 columns the PSNs were cut).
 func (c *ladderContent) lane() int {
-	return min(100, max(36, c.width-40))
+	return min(100, max(36, c.width-20-c.notesW))
 }
 
 func (c *ladderContent) GetCell(r, col int) *tview.TableCell {
@@ -494,6 +497,12 @@ func (v *ladderView) publish(complete bool) {
 			selPI = c.rows[r-1].pi
 		}
 		c.s, c.rows, c.total, c.skipped, c.working = s, rows, total, skipped, !complete
+		c.notesW = 0
+		for i := range rows {
+			if rows[i].ev != 0 {
+				c.notesW = max(c.notesW, min(40, len(eventNotes(rows[i].ev))))
+			}
+		}
 		switch {
 		case selPI >= 0:
 			v.selectPacket(selPI)

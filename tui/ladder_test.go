@@ -526,3 +526,24 @@ func TestLadderOpensWhereYouAre(t *testing.T) {
 	rh.key(tcell.KeyEnter)
 	rh.wait("frame 2 selected in the list", func(*rvScreen) bool { return rh.front() == "main" && rh.selected() == 1 })
 }
+
+// TestLayoutAt80Columns (issue 17.11): at 80×24 the packet list leaves
+// out QP and PSN (Info holds them) so Info has room, and the ladder's
+// arrows take what an empty Notes column does not need: no PSN is cut.
+func TestLayoutAt80Columns(t *testing.T) {
+	rh := rvStart(t, "err_psn_seq.pcap", "", 80, 24, rvNoDetails)
+	s := rh.waitText("Frame 1:")
+	header := s.lines[s.line("No.")]
+	if strings.Contains(header, " QP ") || strings.Contains(header, " PSN ") {
+		t.Errorf("at 80 columns the list keeps QP and PSN:\n%s", header)
+	}
+	if s.line("RC RDMA Write Only QP=") < 0 { // 9 characters before
+		t.Errorf("Info is cut short at 80 columns:\n%s", s)
+	}
+	rh.goTo(0)
+	rh.press('l')
+	s = rh.waitText("Ladder: session 1")
+	if y := ladderLine(s, 1); y < 0 || !strings.Contains(s.lines[y], "PSN 6144 ") {
+		t.Errorf("the ladder cuts frame 1's PSN at 80 columns:\n%s", s)
+	}
+}

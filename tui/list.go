@@ -3,6 +3,7 @@ package tui
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -95,9 +96,12 @@ type listContent struct {
 	shown []int32 // packet indexes shown; nil: all packets
 	cache map[int]row
 	marks map[int]bool
-	p     decode.Packet
-	buf   []byte
-	b     []byte
+	// narrow: the screen is narrower than narrowWidth (set before each
+	// draw).
+	narrow atomic.Bool
+	p      decode.Packet
+	buf    []byte
+	b      []byte
 }
 
 const rowCacheSize = 1024
@@ -179,10 +183,23 @@ func (c *listContent) positionOf(pi int) int {
 	return lo
 }
 
-func (c *listContent) GetRowCount() int    { return 1 + c.count() }
-func (c *listContent) GetColumnCount() int { return len(columns) }
+func (c *listContent) GetRowCount() int { return 1 + c.count() }
+func (c *listContent) GetColumnCount() int {
+	if c.narrow.Load() {
+		return len(columns) - 2
+	}
+	return len(columns)
+}
+
+// narrowWidth: below this many columns the list leaves out QP and PSN
+// (the Info text has them) so that Info keeps room: at 80×24 it had 9
+// characters.
+const narrowWidth = 120
 
 func (c *listContent) GetCell(r, col int) *tview.TableCell {
+	if c.narrow.Load() && col >= 6 {
+		col += 2 // QP and PSN left out
+	}
 	if col < 0 || col >= len(columns) {
 		return nil
 	}
