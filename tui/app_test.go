@@ -766,9 +766,10 @@ func TestAppSessions(t *testing.T) {
 func TestAppExpert(t *testing.T) {
 	h := startApp(t, td+"rxe/err_psn_seq.pcap")
 	h.waitText("Frame 1:")
-	var frames []int
+	var frames []int // by row: a group's heading (its first event's frame), then its events
 	h.ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
 		for _, g := range l.Groups() {
+			frames = append(frames, g.Events[0].Frame)
 			for _, e := range g.Events {
 				frames = append(frames, e.Frame)
 			}
@@ -783,9 +784,9 @@ func TestAppExpert(t *testing.T) {
 	h.waitText("shown: 1")
 	h.typ("e")
 	s := h.waitText(" Expert information ", "NAK PSN Sequence Error", "Retransmission of PSN 6144")
-	var ls []string // the header and the rows
-	for _, l := range s.boxLines(" Expert information ") {
-		if strings.TrimSpace(l) != "" {
+	var ls []string // the header and the groups' headings, as the CLI groups them
+	for i, l := range s.boxLines(" Expert information ") {
+		if f := strings.Fields(l); i == 0 || len(f) > 0 && (f[0] == "error" || f[0] == "warning" || f[0] == "note") {
 			ls = append(ls, l)
 		}
 	}
@@ -1062,4 +1063,44 @@ func TestGoToHiddenPacket(t *testing.T) {
 	if s.find("filtering") >= 0 || s.find("shown:") >= 0 {
 		t.Errorf("after the go-to:\n%s", s)
 	}
+}
+
+// TestViewsShowTheCLI (issue 17.8): the sessions view has the columns
+// and cells of `rocetap sessions` (IPv4 as the CLI prints it, not
+// ::ffff:, a UD MTU as ?); the expert view groups as `rocetap expert`.
+func TestViewsShowTheCLI(t *testing.T) {
+	h := startApp(t, td+"rxe/pt_ud.pcap")
+	h.waitText("Frame 1:")
+	h.typ("s")
+	s := h.waitText(" Sessions ")
+	box := strings.Join(s.boxLines(" Sessions "), "\n")
+	var header []string // the table's, wider than the screen
+	done := make(chan struct{})
+	h.app.Application().QueueUpdate(func() {
+		tb := h.app.views["sessions"].(*sessionsView).table
+		for c := range tb.GetColumnCount() {
+			header = append(header, tb.GetCell(0, c).Text)
+		}
+		close(done)
+	})
+	<-done
+	if want := printer.SessionColumns(); !slices.Equal(header, want) {
+		t.Errorf("the sessions view's columns %q, the CLI's %q", header, want)
+	}
+	if strings.Contains(box, "::ffff:") || !strings.Contains(box, "10.77.0.1/0x") {
+		t.Errorf("addresses not as the CLI prints them:\n%s", box)
+	}
+	if !regexp.MustCompile(`UD .* \? `).MatchString(box) {
+		t.Errorf("a UD session's unknown MTU is not ?:\n%s", box)
+	}
+}
+
+// TestStatsViewShowsTheCLI (issue 17.8): the statistics view has what
+// rocetap stats prints besides its bars: the congestion section (CNP, ECN,
+// PFC) and the busiest sessions' message and latency tables.
+func TestStatsViewShowsTheCLI(t *testing.T) {
+	h := startApp(t, td+"rxe/read_atomic.pcap")
+	h.waitText("Frame 1:")
+	h.typ("S")
+	h.waitText("Congestion", "CNPs: 0, ECN-CE marked: 0", "message  count  bytes  completed   min  median    p99    max", "READ      4   4032          4")
 }

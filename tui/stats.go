@@ -48,6 +48,7 @@ type statsResult struct {
 	totals   flow.Totals
 	span     time.Duration // from the first packet to the last
 	sessions []sessionRate // busiest first
+	reports  string        // their message and latency tables, as rocetap stats prints them
 }
 
 // statsView computes in the background (bgJob): the totals go on from
@@ -127,6 +128,21 @@ func (v *statsView) compute() {
 	}
 	r := &statsResult{counted: v.counted, indexed: n, complete: true, totals: v.totals} // until the index grows again
 	r.sessions, r.span = v.rates(n)
+	// The busiest sessions' messages and latencies (request→completion:
+	// min, median, p99, max), as rocetap stats prints them.
+	var rep []byte
+	start := v.a.ix.Start()
+	v.a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
+		if t == nil {
+			return
+		}
+		for _, sr := range r.sessions {
+			if s := t.Session(t.Resolve(sr.id)); s != nil {
+				rep = printer.AppendStatsSession(rep, s, start)
+			}
+		}
+	})
+	r.reports = string(rep)
 	v.publish(r)
 }
 
@@ -257,6 +273,13 @@ func renderStats(r *statsResult, w int) string {
 			fmt.Fprintf(&b, "  %s  %d packets, %d bytes, peak %s\n", tview.Escape(decode.Sanitize(label)), s.packets, s.bytes, rate)
 			b.WriteString("    [green]" + sparkline(s.buckets[:]) + "[-]\n")
 		}
+	}
+	// What rocetap stats prints besides: congestion (CNP, ECN, PFC), CM
+	// messages, and the busiest sessions' message and latency tables.
+	b.WriteString(tview.Escape(string(printer.AppendCongestion(nil, tt))))
+	if r.reports != "" {
+		b.WriteString("\n[yellow::b]Sessions[-::-] (the busiest, as rocetap stats prints them)\n")
+		b.WriteString(tview.Escape(r.reports))
 	}
 	return b.String()
 }

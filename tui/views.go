@@ -8,6 +8,7 @@ import (
 	"github.com/rivo/tview"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/printer"
 )
 
 // AddStandardViews adds the sessions (s) and expert (e) views, and the
@@ -31,8 +32,6 @@ type sessionsView struct {
 	ids     []uint32
 	filters []string // the filter that shows each session's packets
 }
-
-var sessionCols = []string{"ID", "Type", "A", "B", "Packets", "Bytes", "Messages", "MTU", "NAK", "Retrans", "Lost", "Paired by"}
 
 func newSessionsView(a *App) *sessionsView {
 	v := &sessionsView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
@@ -58,19 +57,20 @@ func (v *sessionsView) pickedSession() uint32 {
 	return 0
 }
 
+// Refresh shows the sessions as `rocetap sessions` prints them: the same
+// columns (printer.SessionColumns), the same cells.
 func (v *sessionsView) Refresh(a *App) {
 	v.table.Clear()
-	for c, h := range sessionCols {
+	for c, h := range printer.SessionColumns() {
 		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
 	}
+	start := a.ix.Start()
 	v.ids, v.filters = v.ids[:0], v.filters[:0]
 	a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
 		if t == nil {
 			return
 		}
 		for _, s := range t.Sessions() {
-			f := s.Findings()
-			pkts, bytes, msgs, naks := s.Packets(), s.Bytes(), s.MessageCount(), s.NAKCount()
 			r := len(v.ids) + 1
 			id, filter := strconv.Itoa(int(s.ID)), "rocetap.session.id == "+strconv.Itoa(int(s.ID))
 			if len(s.Merged()) > 0 {
@@ -83,11 +83,14 @@ func (v *sessionsView) Refresh(a *App) {
 				filter += "}"
 			}
 			v.filters = append(v.filters, filter)
-			cells := []string{id, s.Transport, endpoint(s.A), endpoint(s.B), strconv.FormatUint(pkts, 10),
-				strconv.FormatUint(bytes, 10), strconv.FormatUint(msgs, 10), strconv.Itoa(int(s.MTU)), strconv.FormatUint(naks, 10),
-				strconv.FormatUint(f.Retransmitted, 10), strconv.FormatUint(f.LostPSNs, 10), s.Learned.String()}
+			cells := printer.SessionRow(s, start)
+			cells[0] = id // with the sessions merged into it
 			for c, text := range cells {
-				v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))))
+				cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text)))
+				if c >= 5 && c < len(cells)-1 {
+					cell.SetAlign(tview.AlignRight) // the counts
+				}
+				v.table.SetCell(r, c, cell)
 			}
 			v.ids = append(v.ids, s.ID)
 		}
@@ -130,26 +133,46 @@ func (v *expertView) pickedSession() uint32 {
 var sevColors = map[decode.Severity]tcell.Color{decode.SevChat: tcell.ColorSilver, decode.SevNote: tcell.ColorTeal,
 	decode.SevWarning: tcell.ColorYellow, decode.SevError: tcell.ColorRed}
 
+// Refresh shows the findings as `rocetap expert` prints them: grouped by
+// kind, errors first, each group's heading with its count, then its
+// events with frame, time and session ("... and N more" past the kept
+// ones). A heading row goes to its group's first frame.
 func (v *expertView) Refresh(a *App) {
 	v.table.Clear()
-	for c, h := range []string{"Severity", "Kind", "Frame", "Session", "Text"} {
+	for c, h := range []string{"Frame", "Time", "Session", "Text"} {
 		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
 	}
 	v.frames, v.sessions = v.frames[:0], v.sessions[:0]
+	start := a.ix.Start()
 	a.ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
+		add := func(cells []string, frame int, session uint32, col tcell.Color, bold bool) {
+			r := len(v.frames) + 1
+			for c, text := range cells {
+				cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text))).SetTextColor(col)
+				if bold {
+					cell.SetAttributes(tcell.AttrBold)
+				}
+				v.table.SetCell(r, c, cell)
+			}
+			v.frames = append(v.frames, frame)
+			v.sessions = append(v.sessions, session)
+		}
 		for _, g := range l.Groups() { // errors first
-			for _, e := range g.Events {
-				r := len(v.frames) + 1
-				frame := ""
-				if e.Frame > 0 {
-					frame = strconv.Itoa(e.Frame)
-				}
-				col := sevColors[g.Severity]
-				for c, text := range []string{g.Severity.String(), g.Name, frame, strconv.Itoa(int(e.Session)), e.Text} {
-					v.table.SetCell(r, c, tview.NewTableCell(tview.Escape(decode.Sanitize(text))).SetTextColor(col))
-				}
-				v.frames = append(v.frames, e.Frame)
-				v.sessions = append(v.sessions, e.Session)
+			col := sevColors[g.Severity]
+			first, firstSess := 0, uint32(0)
+			if len(g.Events) > 0 {
+				first, firstSess = g.Events[0].Frame, g.Events[0].Session
+			}
+			// The severity where the frames go, the heading in Text: a
+			// wide heading does not widen the first column.
+			add([]string{g.Severity.String(), "", "", printer.ExpertGroupTitle(&g)}, first, firstSess, col, true)
+			for i := range g.Events {
+				e := &g.Events[i]
+				c := printer.ExpertRow(e, start)
+				add([]string{"  " + c[0], c[1], c[2], c[3]}, e.Frame, e.Session, col, false)
+			}
+			if n := g.Count - uint64(len(g.Events)); n > 0 {
+				add([]string{"", "", "", "... and " + strconv.FormatUint(n, 10) + " more"}, 0, 0, col, false)
 			}
 		}
 	})

@@ -157,11 +157,13 @@ func TestTUIEndToEnd(t *testing.T) {
 		p.send("Escape")
 	}
 
-	// The third expert event (a retransmission, frame 3; the second is the
-	// requester giving up, at the end of the capture) goes to its frame.
+	// The retransmission in frame 3 goes to its frame. The view groups the
+	// events as rocetap expert does: NAK (heading, frame 2), the
+	// requester giving up (heading, at the end), retransmissions
+	// (heading, frame 3, frame 4): frame 3 is the sixth row.
 	p.send("e")
 	p.wait(" Expert information ", "NAK PSN Sequence Error", "Retransmission of PSN 6144")
-	p.send("Down", "Down", "Enter")
+	p.send("Down", "Down", "Down", "Down", "Down", "Enter")
 	p.wait("Frame 3: 138 bytes on wire", " Packets ")
 
 	p.send("q")

@@ -94,6 +94,45 @@ func (t *SessionsTable) row(s *flow.Session) {
 		u(s.NAKCount()), u(s.RNRCount()), u(f.Retransmitted), u(f.Duplicates), u(f.OutOfOrder), u(f.LostPSNs), sessionNotes(s)}
 }
 
+// SessionColumns are the sessions table's column headers, Notes last: the
+// TUI's sessions view shows what the sessions command prints.
+func SessionColumns() []string { return append(sessionCols[:], "Notes") }
+
+// SessionRow returns s's cells as the sessions table prints them (times
+// from start), Notes last.
+func SessionRow(s *flow.Session, start time.Time) []string {
+	t := SessionsTable{start: start}
+	t.row(s)
+	return append([]string(nil), t.cells[:]...)
+}
+
+// ExpertRow returns one event's cells as the expert report prints them:
+// frame ("end" for an event at the end of the capture), time from start,
+// session ("#3", "-") and text.
+func ExpertRow(e *flow.Event, start time.Time) [4]string {
+	frame := "end"
+	if e.Frame > 0 {
+		frame = strconv.Itoa(e.Frame)
+	}
+	sess := "-"
+	if e.Session > 0 {
+		sess = "#" + u(uint64(e.Session))
+	}
+	return [4]string{frame, rel(e.Time, start), sess, decode.Sanitize(e.Text)}
+}
+
+// ExpertGroupLine is a group's heading as the expert report prints it:
+// "Error  NAKs received (rocetap.analysis.nak): 3".
+func ExpertGroupLine(g *flow.ExpertGroup) string {
+	return g.Severity.String() + "  " + ExpertGroupTitle(g)
+}
+
+// ExpertGroupTitle is the heading without the severity:
+// "NAKs received (rocetap.analysis.nak): 3".
+func ExpertGroupTitle(g *flow.ExpertGroup) string {
+	return fmt.Sprintf("%s (rocetap.analysis.%s): %d", g.Summary, g.Name, g.Count)
+}
+
 // AppendHead appends the count line and, with sessions, the column
 // headers.
 func (t *SessionsTable) AppendHead(dst []byte) []byte {
@@ -413,22 +452,30 @@ func AppendStatsHead(dst []byte, tt *flow.Totals, n int) []byte {
 		}
 		fmt.Fprintf(&b, "  0x%02x  %s: %d\n", syn, decode.SyndromeString(uint8(syn)), n)
 	}
-	b.WriteString("\nCongestion\n")
-	fmt.Fprintf(&b, "  CNPs: %d, ECN-CE marked: %d, ECN-capable (ECT): %d\n", tt.CNPs, tt.ECNCE, tt.ECNCapable)
-	fmt.Fprintf(&b, "  PFC frames: %d, PAUSE frames: %d\n", tt.PFCFrames, tt.PauseFrames)
+	b.Write(AppendCongestion(nil, tt))
+	fmt.Fprintf(&b, "\nSessions: %d\n", n)
+	return append(dst, b.Bytes()...)
+}
+
+// AppendCongestion appends the stats report's Congestion section (CNPs,
+// ECN, PFC and PAUSE per priority) and its CM messages: the TUI's
+// statistics view shows them as the stats command prints them.
+func AppendCongestion(dst []byte, tt *flow.Totals) []byte {
+	dst = append(dst, "\nCongestion\n"...)
+	dst = fmt.Appendf(dst, "  CNPs: %d, ECN-CE marked: %d, ECN-capable (ECT): %d\n", tt.CNPs, tt.ECNCE, tt.ECNCapable)
+	dst = fmt.Appendf(dst, "  PFC frames: %d, PAUSE frames: %d\n", tt.PFCFrames, tt.PauseFrames)
 	for prio := range 8 {
 		if tt.PFCPauses[prio]+tt.PFCResumes[prio] > 0 {
-			fmt.Fprintf(&b, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
+			dst = fmt.Appendf(dst, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
 		}
 	}
 	if cms := tt.CMCounts(); len(cms) > 0 {
-		b.WriteString("\nCM messages\n")
+		dst = append(dst, "\nCM messages\n"...)
 		for _, c := range cms {
-			fmt.Fprintf(&b, "  %s: %d\n", decode.CMAttrName(c.Attr), c.N)
+			dst = fmt.Appendf(dst, "  %s: %d\n", decode.CMAttrName(c.Attr), c.N)
 		}
 	}
-	fmt.Fprintf(&b, "\nSessions: %d\n", n)
-	return append(dst, b.Bytes()...)
+	return dst
 }
 
 // AppendStatsSession appends the stats of one session: its messages and
@@ -528,18 +575,11 @@ func AppendExpert(dst []byte, groups []flow.ExpertGroup, start time.Time) []byte
 	}
 	fmt.Fprintf(&b, "Expert events: %d\n", total)
 	for _, g := range groups {
-		fmt.Fprintf(&b, "\n%s  %s (rocetap.analysis.%s): %d\n", g.Severity, g.Summary, g.Name, g.Count)
+		fmt.Fprintf(&b, "\n%s\n", ExpertGroupLine(&g))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		for _, e := range g.Events {
-			frame := "end"
-			if e.Frame > 0 {
-				frame = strconv.Itoa(e.Frame)
-			}
-			sess := "-"
-			if e.Session > 0 {
-				sess = "#" + u(uint64(e.Session))
-			}
-			fmt.Fprintf(tw, "  frame %s\t%s\t%s\t%s\n", frame, rel(e.Time, start), sess, decode.Sanitize(e.Text))
+		for i := range g.Events {
+			c := ExpertRow(&g.Events[i], start)
+			fmt.Fprintf(tw, "  frame %s\t%s\t%s\t%s\n", c[0], c[1], c[2], c[3])
 		}
 		tw.Flush()
 		if n := g.Count - uint64(len(g.Events)); n > 0 {
