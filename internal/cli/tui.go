@@ -185,6 +185,13 @@ func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error
 // is decompressed into a spool first, since the index reads packets back
 // at their offsets.
 func openTUIFile(path string, cleanup *[]func()) (*tui.Index, error) {
+	// An empty file, or one that is not a capture, is refused before the
+	// UI opens, with decode's message (exit status 1).
+	r, err := capture.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r.Close()
 	f, err := os.Open(path)
 	if err != nil {
 		return tui.OpenIndex(path) // its error names the file and what to do

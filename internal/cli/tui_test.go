@@ -51,10 +51,10 @@ func TestTUIFlagErrors(t *testing.T) {
 			"rocetap: " + td + "rxe/README.md:1:2: JSON syntax error: invalid character '#' looking for beginning of value (rocetap help mpt-format describes the format)\n"},
 		{"bad --page-size", []string{"tui", "--mpt", td + "rxe/err_bad_rkey.mpt.json", "--page-size", "100", capf},
 			"rocetap: --page-size 100: want a power of two from 64 to 1073741824 bytes, e.g. 4096 or 2097152 (2 MiB huge pages)\n"},
-		{"missing capture", []string{"tui", "/nonexistent/x.pcap"},
-			"rocetap: cannot open capture \"/nonexistent/x.pcap\": open /nonexistent/x.pcap: no such file or directory\n"},
+		{"missing capture", []string{"tui", "/nonexistent/x.pcap"}, "rocetap: " + notACapture(t, "/nonexistent/x.pcap") + "\n"},
 		{"unknown flag", []string{"tui", "--nosuch", capf},
 			"rocetap: unknown flag: --nosuch\n"},
+		{"not a capture", []string{"tui", td + "rxe/README.md"}, "rocetap: " + notACapture(t, td+"rxe/README.md") + "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -316,4 +316,11 @@ func TestTUICompressed(t *testing.T) {
 	s = startTUI(t, zs.Bytes(), "-r", "-")
 	s.wait("packets: 29", "Frame 1:")
 	s.quit()
+}
+
+// notACapture is decode's message for a file it cannot read as a
+// capture (missing, empty, something else): the TUI's is the same.
+func notACapture(t *testing.T, path string) string {
+	_, errOut, _ := run(t, nil, "decode", "-r", path)
+	return strings.TrimSuffix(strings.TrimPrefix(errOut, "rocetap: "), "\n")
 }
