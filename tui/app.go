@@ -134,6 +134,9 @@ func New(o Options) *App {
 	a.pages = tview.NewPages().AddPage("main", root, true, true)
 	a.app.SetRoot(a.pages, true)
 	a.app.SetInputCapture(a.keys)
+	// The mouse as in termshark: a click selects a row, a tree node or a
+	// pane; the wheel scrolls.
+	a.app.EnableMouse(true)
 	a.app.SetBeforeDrawFunc(func(screen tcell.Screen) bool {
 		w, _ := screen.Size()
 		a.content.narrow.Store(w < narrowWidth)

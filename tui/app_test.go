@@ -1104,3 +1104,17 @@ func TestStatsViewShowsTheCLI(t *testing.T) {
 	h.typ("S")
 	h.waitText("Congestion", "CNPs: 0, ECN-CE marked: 0", "message  count  bytes  completed   min  median    p99    max", "READ      4   4032          4")
 }
+
+// TestMouse (issue 17): a click on a row selects its packet; the wheel
+// scrolls the list.
+func TestMouse(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	s := h.waitText("Frame 1:")
+	y := s.find("║  5 ")
+	if y < 0 {
+		t.Fatalf("no row 5:\n%s", s)
+	}
+	h.sim.InjectMouse(10, y, tcell.Button1, tcell.ModNone)
+	h.sim.InjectMouse(10, y, tcell.ButtonNone, tcell.ModNone)
+	h.waitText("Frame 5:")
+}

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -172,11 +173,19 @@ func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error
 	}
 	*cleanup = append(*cleanup, func() { sp.Close() })
 	ix, err := tui.OpenSpool(sp)
-	start := time.Now()
+	// The rate is the current one: over the last second or so, not the
+	// average since the start.
+	var mu sync.Mutex
+	lastT, lastN, rate := time.Now(), uint64(0), 0.0
 	status := func() string {
 		st, _ := live.Stats()
-		secs := time.Since(start).Seconds()
-		return fmt.Sprintf("live %s: %d packets, %.0f/s, %d dropped by the kernel", live.Interface(), st.Received, float64(st.Received)/max(secs, 0.001), st.KernelDrops)
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); now.Sub(lastT) >= time.Second {
+			rate = float64(st.Received-lastN) / now.Sub(lastT).Seconds()
+			lastT, lastN = now, st.Received
+		}
+		return fmt.Sprintf("live %s: %d packets, %.0f/s, %d dropped by the kernel", live.Interface(), st.Received, rate, st.KernelDrops)
 	}
 	return ix, status, err
 }
