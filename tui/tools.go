@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,7 @@ func init() {
 	AddKey(Key{'m', "m", "mark or unmark the packet", func(a *App) bool { return a.toggleMark() }})
 	AddKey(Key{']', "]", "next marked packet", func(a *App) bool { return a.nextMark(1) }})
 	AddKey(Key{'[', "[", "previous marked packet", func(a *App) bool { return a.nextMark(-1) }})
-	AddKey(Key{'f', "f", "find: text in the summary, hex:0a1b.. in the bytes, or a display filter (filter:EXPR); Ctrl-N finds the next", func(a *App) bool {
+	AddKey(Key{'f', "f", "find: text in the summary and the detail tree, re:REGEXP there too, hex:0a1b.. in the bytes, or a display filter (filter:EXPR); wraps at the end; Ctrl-N finds the next", func(a *App) bool {
 		a.prompt("Find: ", a.find)
 		return true
 	}})
@@ -138,18 +139,32 @@ func (a *App) find(text string) {
 			return
 		}
 		match = func(p *decode.Packet, _ []byte) bool { return flt.Match(p) }
+	case strings.HasPrefix(text, "re:"):
+		re, err := regexp.Compile(text[3:])
+		if err != nil {
+			a.flash(fmt.Sprintf("find %q: %v", text, err))
+			return
+		}
+		var b []byte
+		match = func(p *decode.Packet, _ []byte) bool {
+			b = printer.AppendVerbose(printer.AppendSummary(b[:0], p), p, nil)
+			return re.Match(b)
+		}
 	default:
 		want := strings.ToLower(text)
 		var b []byte
 		match = func(p *decode.Packet, _ []byte) bool {
-			b = printer.AppendSummary(b[:0], p)
+			// The summary and the detail tree (what -V prints).
+			b = printer.AppendVerbose(printer.AppendSummary(b[:0], p), p, nil)
 			return strings.Contains(strings.ToLower(string(b)), want)
 		}
 	}
 	r, _ := a.list.GetSelection()
 	var p decode.Packet
 	var buf []byte
-	for pos := r; pos < a.content.count(); pos++ { // r-1 is the selected one
+	n := a.content.count()
+	for i := range n { // from the packet after the selected one, wrapping at the end
+		pos := (r + i) % n // r-1 is the selected one
 		pi, _ := a.content.packetAt(pos)
 		data, err := a.ix.Decode(pi, &p, buf)
 		if err != nil {
@@ -158,10 +173,13 @@ func (a *App) find(text string) {
 		buf = data
 		if match(&p, data) {
 			a.list.Select(pos+1, 0)
+			if pos < r {
+				a.flash(fmt.Sprintf("find %q: wrapped to the start", text))
+			}
 			return
 		}
 	}
-	a.flash(fmt.Sprintf("find %q: no match after this packet", text))
+	a.flash(fmt.Sprintf("find %q: no match", text))
 }
 
 // save writes the shown packets to a pcapng file, in the background. It

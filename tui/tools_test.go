@@ -116,8 +116,18 @@ func TestAppFind(t *testing.T) {
 	if f := h.waitFrame(4); f != 4 {
 		t.Errorf("Ctrl-N: frame %d, want 4", f)
 	}
-	h.key(tcell.KeyCtrlN)
-	h.waitText(`find "filter:infiniband.bth.opcode == 10": no match after this packet`)
+	h.key(tcell.KeyCtrlN) // wraps to frame 1
+	h.waitText(`find "filter:infiniband.bth.opcode == 10": wrapped to the start`)
+	if f := h.waitFrame(1); f != 1 {
+		t.Errorf("Ctrl-N at the end: frame %d, want 1 (wrapped)", f)
+	}
+	// A regular expression, in the detail tree too (the AETH's MSN field).
+	find(`re:Message Sequence Number: 0\b`)
+	if f := h.waitFrame(2); f != 2 {
+		t.Errorf("find re: frame %d, want 2", f)
+	}
+	find("nosuchtext")
+	h.waitText(`find "nosuchtext": no match`)
 	h.typ(":")
 	h.waitText("Go to packet:")
 	h.typ("1")
