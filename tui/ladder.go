@@ -124,16 +124,16 @@ type ladderContent struct {
 	b       []byte
 }
 
-var ladderCols = []string{"No.", "Time", "", "Notes"}
+var ladderCols = []string{"No.", "Time", "Δt", "", "Notes"}
 
 func (c *ladderContent) GetRowCount() int    { return 1 + len(c.rows) }
 func (c *ladderContent) GetColumnCount() int { return len(ladderCols) }
 
-// lane is the width of the arrows' column: what No., Time and the
+// lane is the width of the arrows' column: what No., Time, Δt and the
 // widest note leave (an empty Notes column takes no room from the
 // arrows: at 80 columns the PSNs were cut).
 func (c *ladderContent) lane() int {
-	return min(100, max(36, c.width-20-c.notesW))
+	return min(100, max(36, c.width-30-c.notesW))
 }
 
 func (c *ladderContent) GetCell(r, col int) *tview.TableCell {
@@ -142,7 +142,7 @@ func (c *ladderContent) GetCell(r, col int) *tview.TableCell {
 	}
 	if r == 0 {
 		text := ladderCols[col]
-		if col == 2 {
+		if col == 3 {
 			text = ladderHeader(c.s, c.lane())
 		}
 		return tview.NewTableCell(tview.Escape(text)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
@@ -162,8 +162,17 @@ func (c *ladderContent) GetCell(r, col int) *tview.TableCell {
 		text = string(c.b)
 		cell.SetAlign(tview.AlignRight)
 	case 2:
-		text = arrow(ladderLabel(row), row.toward(&c.s) == decode.DirBToA, c.lane())
+		// The time since the packet before it in the ladder.
+		var d int64
+		if r >= 2 {
+			d = row.rel - c.rows[r-2].rel
+		}
+		c.b = decode.AppendSeconds(c.b[:0], d, 6)
+		text = string(c.b)
+		cell.SetAlign(tview.AlignRight)
 	case 3:
+		text = arrow(ladderLabel(row), row.toward(&c.s) == decode.DirBToA, c.lane())
+	case 4:
 		text = eventNotes(row.ev)
 		cell.SetExpansion(1)
 	}
@@ -454,6 +463,7 @@ func (v *ladderView) scan() {
 		}
 	}
 	v.scanned = n
+	v.addFindings(ix, live)
 	if focus >= 0 && n > focus {
 		v.decodeBefore(&p, &buf) // the focus is in no session packet: the window ends there
 	}
@@ -555,4 +565,30 @@ func ladderRowOf(p *decode.Packet, e Entry, broken bool, start time.Time, s *lad
 	_, dst, _ := p.Nodes()
 	r.toA, r.toB = s.a.Node() == dst, s.b.Node() == dst
 	return r
+}
+
+// addFindings adds to the rows the tracker's findings that it reported
+// after their packets were indexed (a request never answered, a
+// requester that gave up: known only at the end of the capture), so the
+// ladder's notes show them on their frames.
+func (v *ladderView) addFindings(ix *Index, live uint32) {
+	byPI := map[int32]decode.Event{}
+	ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
+		if l == nil {
+			return
+		}
+		for _, g := range l.Groups() {
+			for _, e := range g.Events {
+				if e.Frame > 0 && (e.Session == live || slices.Contains(v.jalias, e.Session)) {
+					byPI[int32(e.Frame-1)] |= g.Kind
+				}
+			}
+		}
+	})
+	if len(byPI) == 0 {
+		return
+	}
+	for i := range v.acc {
+		v.acc[i].ev |= byPI[v.acc[i].pi]
+	}
 }
