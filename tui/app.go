@@ -424,7 +424,7 @@ func (run *filterRun) advance(ix *Index, n int) {
 		p := &run.p
 		stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
 		prev = p.Frame.Time.UnixNano()
-		decode.Decode(p, data, e.LinkType)
+		ix.decode(p, data, e.LinkType)
 		if run.pass.Match(p) {
 			run.shown = append(run.shown, int32(i))
 		}

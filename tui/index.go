@@ -77,6 +77,23 @@ type Index struct {
 	// spool: another goroutine still writes the file (a stream's or a
 	// live capture's spool).
 	spool *stream.Spool
+
+	// dec decodes the packets (-d adds UDP ports); nil is the default
+	// decoder. Set before Build.
+	dec *decode.Decoder
+}
+
+// SetDecoder makes the index, the list, the views and the filters decode
+// with d (rocetap tui -d udp.port==N,infiniband). Call it before Build.
+func (ix *Index) SetDecoder(d *decode.Decoder) { ix.dec = d }
+
+// decode decodes a packet as the index was told to.
+func (ix *Index) decode(p *decode.Packet, data []byte, lt decode.LinkType) {
+	if ix.dec != nil {
+		ix.dec.Decode(p, data, lt)
+		return
+	}
+	decode.Decode(p, data, lt)
 }
 
 // OpenIndex opens a capture file for indexing. Call Build to fill it.
@@ -221,7 +238,7 @@ func (ix *Index) Decode(i int, p *decode.Packet, buf []byte) ([]byte, error) {
 	}
 	first, prev := ix.times(i)
 	stream.SetFrameAt(&p.Frame, e.Number, e.Time, first, prev, e.Length, e.Interface)
-	decode.Decode(p, data, e.LinkType)
+	ix.decode(p, data, e.LinkType)
 	return data, nil
 }
 
@@ -397,7 +414,7 @@ func (ix *Index) build(o BuildOptions) error {
 		e := entry{off: src.DataOffset(pk.Data), ts: ts, clen: clen | uint32(sl)<<caplenBits, wire: uint32(pk.Info.Length)}
 		if ix.tracker != nil {
 			pk.SetFrame(&p.Frame)
-			decode.Decode(p, pk.Data, pk.Info.LinkType)
+			ix.decode(p, pk.Data, pk.Info.LinkType)
 			ix.trackMu.Lock()
 			ix.tracker.Track(p)
 			ix.trackMu.Unlock()

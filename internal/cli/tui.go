@@ -23,10 +23,11 @@ import (
 
 // TUIOptions are the flags of `rocetap tui`.
 type TUIOptions struct {
-	Path      string // FILE or -r
-	Interface string // -i
-	Filter    string // -Y
-	MPT       string // --mpt
+	Path      string   // FILE or -r
+	Interface string   // -i
+	Filter    string   // -Y
+	MPT       string   // --mpt
+	Decode    []string // -d udp.port==N,infiniband
 	modelFlags
 	trackFlags
 	Backend string
@@ -70,6 +71,7 @@ background. ? lists the keys.`,
 	f.StringVarP(&opts.Interface, "interface", "i", "", "capture live on this interface")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "display filter to start with")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband (as decode)")
 	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
@@ -80,6 +82,10 @@ background. ? lists the keys.`,
 // when set, adjusts the UI options (tests: a simulation screen).
 func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	if err := o.trackFlags.check(); err != nil {
+		return err
+	}
+	dec, err := (&readOptions{Decode: o.Decode}).decoder()
+	if err != nil {
 		return err
 	}
 	if o.Filter != "" {
@@ -103,7 +109,6 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	}
 
 	var ix *tui.Index
-	var err error
 	var status func() string
 	var cleanup []func()
 	defer func() {
@@ -135,6 +140,9 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		return err
 	}
 	cleanup = append(cleanup, func() { ix.Close() })
+	if len(o.Decode) > 0 {
+		ix.SetDecoder(dec)
+	}
 	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-"}
 	if configure != nil {
 		configure(&uo)

@@ -129,6 +129,7 @@ func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
 	opts.Path, _ = f.GetString("read-file")
 	opts.Filter, _ = f.GetString("display-filter")
 	opts.MPT, _ = f.GetString("mpt")
+	opts.Decode, _ = f.GetStringArray("decode-as")
 	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
 	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
 	if rest := f.Args(); len(rest) == 1 {
@@ -323,4 +324,16 @@ func TestTUICompressed(t *testing.T) {
 func notACapture(t *testing.T, path string) string {
 	_, errOut, _ := run(t, nil, "decode", "-r", path)
 	return strings.TrimSuffix(strings.TrimPrefix(errOut, "rocetap: "), "\n")
+}
+
+// TestTUIDecodeAs (issue 17): tui -d decodes another UDP port as RoCEv2,
+// as decode -d does: in the list, the detail tree and the filters.
+func TestTUIDecodeAs(t *testing.T) {
+	capf := td + "synth/vlan_qinq_ipv6.pcap"
+	s := startTUI(t, nil, capf, "-Y", "frame.number == 11")
+	s.wait("shown: 1", "UDP", "50000 → 4792")
+	s.quit()
+	s = startTUI(t, nil, capf, "-d", "udp.port==4792,infiniband", "-Y", "infiniband.bth.opcode == 9")
+	s.wait("shown: 1", "RoCEv2", "RC RDMA Write Last Immediate")
+	s.quit()
 }
