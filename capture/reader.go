@@ -167,6 +167,12 @@ func NewNamedReader(r io.Reader, name string) (*Reader, error) {
 	return newReader(r, name, -1, "", true)
 }
 
+// NewNamedReaderFormat is NewNamedReader with an explicit format, as in
+// OpenFormat ("" detects it).
+func NewNamedReaderFormat(r io.Reader, name, format string) (*Reader, error) {
+	return newReader(r, name, -1, format, true)
+}
+
 func newReader(src io.Reader, name string, size int64, format string, sizeHint bool) (*Reader, error) {
 	r := &Reader{name: name, src: src, size: size}
 	if sizeHint {

@@ -68,13 +68,19 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 // end the source waits for more until the writer is finished, and the
 // writer's error, if any, ends it after the last byte written.
 func ReadAt(f io.ReaderAt, name string, sp *Spool) (*Source, error) {
+	return ReadAtFormat(f, name, "", sp)
+}
+
+// ReadAtFormat is ReadAt with the capture's format given (pcap, pcapng,
+// erf; "" detects it), for a file whose format cannot be detected.
+func ReadAtFormat(f io.ReaderAt, name, format string, sp *Spool) (*Source, error) {
 	s := &Source{}
 	var in io.Reader = io.NewSectionReader(f, 0, 1<<62)
 	if sp != nil {
 		s.follow = &follow{f: f, sp: sp}
 		in = s.follow
 	}
-	r, err := capture.NewNamedReader(in, name)
+	r, err := capture.NewNamedReaderFormat(in, name, format)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,14 @@ type Index struct {
 	// dec decodes the packets (-d adds UDP ports); nil is the default
 	// decoder. Set before Build.
 	dec *decode.Decoder
+	// format is the capture's format when it cannot be detected
+	// (--format erf); "" detects it. Set before Build.
+	format string
 }
+
+// SetFormat gives the capture's format (pcap, pcapng, erf) for a file
+// whose format cannot be detected. Call it before Build.
+func (ix *Index) SetFormat(format string) { ix.format = format }
 
 // SetDecoder makes the index, the list, the views and the filters decode
 // with d (rocetap tui -d udp.port==N,infiniband). Call it before Build.
@@ -343,7 +350,7 @@ func (ix *Index) Build(o BuildOptions) {
 }
 
 func (ix *Index) build(o BuildOptions) error {
-	src, err := stream.ReadAt(ix.f, ix.name, ix.spool)
+	src, err := stream.ReadAtFormat(ix.f, ix.name, ix.format, ix.spool)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ix.name, err)
 	}

@@ -28,6 +28,7 @@ type TUIOptions struct {
 	Filter    string   // -Y
 	MPT       string   // --mpt
 	Decode    []string // -d udp.port==N,infiniband
+	Format    string   // --format
 	modelFlags
 	trackFlags
 	Backend string
@@ -72,6 +73,7 @@ background. ? lists the keys.`,
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "display filter to start with")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband (as decode)")
+	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf (as decode)")
 	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
@@ -134,7 +136,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 			ix, err = tui.OpenSpool(sp)
 		}
 	default:
-		ix, err = openTUIFile(o.Path, &cleanup)
+		ix, err = openTUIFile(o.Path, o.Format, &cleanup)
 	}
 	if err != nil {
 		return err
@@ -201,10 +203,10 @@ func tuiLive(o *TUIOptions, cleanup *[]func()) (*tui.Index, func() string, error
 // openTUIFile indexes a capture file; a compressed one (gzip, zstd, LZ4)
 // is decompressed into a spool first, since the index reads packets back
 // at their offsets.
-func openTUIFile(path string, cleanup *[]func()) (*tui.Index, error) {
+func openTUIFile(path, format string, cleanup *[]func()) (*tui.Index, error) {
 	// An empty file, or one that is not a capture, is refused before the
 	// UI opens, with decode's message (exit status 1).
-	r, err := capture.Open(path)
+	r, err := capture.OpenFormat(path, format)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +221,11 @@ func openTUIFile(path string, cleanup *[]func()) (*tui.Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading capture %q: %w", path, err)
 		}
-		return tui.OpenIndex(path)
+		ix, err := tui.OpenIndex(path)
+		if ix != nil {
+			ix.SetFormat(format)
+		}
+		return ix, err
 	}
 	base := filepath.Base(path)
 	if ext := filepath.Ext(base); ext == ".gz" || ext == ".zst" || ext == ".lz4" {

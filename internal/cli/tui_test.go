@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -130,6 +131,7 @@ func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
 	opts.Filter, _ = f.GetString("display-filter")
 	opts.MPT, _ = f.GetString("mpt")
 	opts.Decode, _ = f.GetStringArray("decode-as")
+	opts.Format, _ = f.GetString("format")
 	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
 	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
 	if rest := f.Args(); len(rest) == 1 {
@@ -336,4 +338,28 @@ func TestTUIDecodeAs(t *testing.T) {
 	s = startTUI(t, nil, capf, "-d", "udp.port==4792,infiniband", "-Y", "infiniband.bth.opcode == 9")
 	s.wait("shown: 1", "RoCEv2", "RC RDMA Write Last Immediate")
 	s.quit()
+}
+
+// TestTUIFormat (issue 17): tui --format is decode's: forced to ERF the
+// file reads as decode reads it; forced to a format it is not, the TUI
+// refuses it with decode's message before it opens.
+func TestTUIFormat(t *testing.T) {
+	erf := filepath.Join(t.TempDir(), "capture.dat") // no .erf in the name
+	data, err := os.ReadFile("../../capture/testdata/read_atomic.erf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(erf, data, 0o644)
+	want, _, code := run(t, nil, "decode", "-r", erf, "--format", "erf")
+	if code != 0 {
+		t.Fatalf("decode --format erf: exit %d", code)
+	}
+	s := startTUI(t, nil, erf, "--format", "erf")
+	s.wait(fmt.Sprintf("packets: %d", strings.Count(want, "\n")), "Frame 1:")
+	s.quit()
+	_, decodeErr, _ := run(t, nil, "decode", "-r", erf, "--format", "pcapng")
+	_, tuiErr, code := run(t, nil, "tui", erf, "--format", "pcapng")
+	if code != ExitInput || tuiErr != decodeErr {
+		t.Errorf("tui --format pcapng on ERF: exit %d, %q; decode says %q", code, tuiErr, decodeErr)
+	}
 }
