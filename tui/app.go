@@ -95,6 +95,7 @@ func New(o Options) *App {
 	a.tree = tview.NewTreeView()
 	a.tree.SetBorder(true).SetTitle(" Details ")
 	a.tree.SetChangedFunc(func(n *tview.TreeNode) { a.highlight(n) })
+	a.tree.SetSelectedFunc(a.treeSelected)
 	a.hex = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.hex.SetBorder(true).SetTitle(" Bytes ")
 	a.filter = tview.NewInputField().SetLabel("Filter: ").SetFieldWidth(0)
@@ -612,6 +613,9 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	}
 	front, _ := a.pages.GetFrontPage()
+	if front == "main" && a.app.GetFocus() == a.tree && a.treeKey(ev) {
+		return nil
+	}
 	if ev.Key() == tcell.KeyEscape {
 		if front != "main" {
 			a.closeView(front)
@@ -838,7 +842,7 @@ func (a *App) showHelp() {
 	for _, k := range Keys {
 		fmt.Fprintf(&b, "  %-6s %s\n", k.Name, k.Help)
 	}
-	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes (Shift-Tab: back)"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"Ctrl-C", "quit at once"}} {
+	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes (Shift-Tab: back)"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"← →", "in the details: close or open a node (e opens all, c closes all); Enter on \"... in frame: N\" goes there"}, {"Ctrl-C", "quit at once"}} {
 		fmt.Fprintf(&b, "  %-6s %s\n", k[0], k[1])
 	}
 	tv := tview.NewTextView().SetText(b.String())
@@ -864,4 +868,68 @@ func completeField(text string) []string {
 		}
 	}
 	return out
+}
+
+// treeSelected is Enter on a node of the detail tree: a link ("Response
+// to the request in frame: 5") goes to its frame; another node with
+// children opens or closes.
+func (a *App) treeSelected(n *tview.TreeNode) {
+	if i, ok := n.GetReference().(int); ok && i >= 0 && i < len(a.lines) {
+		l := a.lines[i]
+		if l.Field != nil && strings.HasSuffix(l.Field.Abbrev, "_frame") {
+			if _, num, ok := strings.Cut(l.Text, ": "); ok {
+				if f, err := strconv.Atoi(strings.Fields(num)[0]); err == nil && f >= 1 && f <= a.ix.Len() {
+					a.GoTo(f - 1)
+					return
+				}
+			}
+		}
+	}
+	if len(n.GetChildren()) > 0 {
+		n.SetExpanded(!n.IsExpanded())
+	}
+}
+
+// treeKey handles the detail tree's keys as tshark's tree in Wireshark:
+// → opens the node, ← closes it (or goes to its parent), e opens every
+// node, c closes every node but the root. It reports whether it took the
+// key.
+func (a *App) treeKey(ev *tcell.EventKey) bool {
+	n := a.tree.GetCurrentNode()
+	root := a.tree.GetRoot()
+	if n == nil || root == nil {
+		return false
+	}
+	switch {
+	case ev.Key() == tcell.KeyRight:
+		n.SetExpanded(true)
+	case ev.Key() == tcell.KeyLeft:
+		if n.IsExpanded() && len(n.GetChildren()) > 0 {
+			n.SetExpanded(false)
+		} else if p := a.parentOf(root, n); p != nil {
+			a.tree.SetCurrentNode(p)
+		}
+	case ev.Key() == tcell.KeyRune && ev.Rune() == 'e':
+		root.ExpandAll()
+	case ev.Key() == tcell.KeyRune && ev.Rune() == 'c':
+		root.CollapseAll()
+		root.SetExpanded(true)
+		a.tree.SetCurrentNode(root)
+	default:
+		return false
+	}
+	return true
+}
+
+// parentOf finds n's parent under root.
+func (a *App) parentOf(root, n *tview.TreeNode) *tview.TreeNode {
+	var found *tview.TreeNode
+	root.Walk(func(node, parent *tview.TreeNode) bool {
+		if node == n {
+			found = parent
+			return false
+		}
+		return found == nil
+	})
+	return found
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
@@ -1117,4 +1118,34 @@ func TestMouse(t *testing.T) {
 	h.sim.InjectMouse(10, y, tcell.Button1, tcell.ModNone)
 	h.sim.InjectMouse(10, y, tcell.ButtonNone, tcell.ModNone)
 	h.waitText("Frame 5:")
+}
+
+// TestTreeKeys (issue 17): the detail tree opens and closes like
+// Wireshark's (c closes every node, e opens them) and a link ("Response
+// to the request in frame: 1") goes to its frame with Enter.
+func TestTreeKeys(t *testing.T) {
+	h := startApp(t, td+"rxe/read_atomic.pcap")
+	h.waitText("Frame 1:")
+	h.typ("j")
+	h.waitText("Frame 2:", "Frame Number: 2")
+	h.key(tcell.KeyTab) // the tree
+	h.typ("c")
+	h.waitFor("the tree closed", func(s *screen) bool { return s.find("Frame Number: 2") < 0 && s.find("Frame 2:") >= 0 })
+	h.typ("e")
+	h.waitText("Frame Number: 2")
+	h.settle() // the full analysis rebuilds the tree once
+	done := make(chan struct{})
+	h.app.Application().QueueUpdate(func() {
+		h.app.tree.GetRoot().Walk(func(n, _ *tview.TreeNode) bool {
+			if strings.Contains(n.GetText(), "Response to the request in frame: 1") {
+				h.app.tree.SetCurrentNode(n)
+				return false
+			}
+			return true
+		})
+		close(done)
+	})
+	<-done
+	h.key(tcell.KeyEnter)
+	h.waitText("Frame 1:")
 }
