@@ -34,6 +34,9 @@ type Options struct {
 	// Follow keeps the end of the list in view as packets come (a stream
 	// or a live capture); otherwise the list stays where it is.
 	Follow bool
+	// TimeFormat is how the list's Time column shows a packet's time
+	// (tshark's -t; printer.TimeRelative by default).
+	TimeFormat printer.TimeFormat
 }
 
 // App is the terminal UI of one capture.
@@ -89,6 +92,7 @@ func New(o Options) *App {
 		a.app.SetScreen(o.Screen)
 	}
 	a.content = newListContent(a.ix)
+	a.content.tf = o.TimeFormat
 	a.list = tview.NewTable().SetContent(a.content).SetSelectable(true, false).SetFixed(1, 0)
 	a.list.SetBorder(true).SetTitle(" Packets ")
 	a.list.SetSelectionChangedFunc(func(r, _ int) { a.selectRow(r) })

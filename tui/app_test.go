@@ -285,7 +285,7 @@ func wantRow(t *testing.T, ix *Index, pi int) row {
 		t.Fatal(err)
 	}
 	e, _ := ix.Entry(pi)
-	return rowOf(&p, e, nil)
+	return rowOf(&p, e, nil, printer.TimeRelative)
 }
 
 // fullLines returns the detail tree lines of packet pi as `rocetap

@@ -67,10 +67,10 @@ type row struct {
 const len9 = 9
 
 // rowOf renders packet p (decoded, with its index entry's findings).
-func rowOf(p *decode.Packet, e Entry, b []byte) row {
+func rowOf(p *decode.Packet, e Entry, b []byte, tf printer.TimeFormat) row {
 	var r row
 	r.cells[0] = strconv.Itoa(e.Number)
-	r.cells[1] = string(decode.AppendSeconds(b[:0], int64(p.Frame.TimeRelative), 6))
+	r.cells[1] = string(printer.AppendTime(b[:0], p, tf, 0)) // TimeDeltaShown: GetCell
 	r.cells[2] = string(printer.AppendAddr(b[:0], p, true))
 	r.cells[3] = string(printer.AppendAddr(b[:0], p, false))
 	r.cells[4] = printer.Protocol(p)
@@ -96,6 +96,7 @@ type listContent struct {
 	shown []int32 // packet indexes shown; nil: all packets
 	cache map[int]row
 	marks map[int]bool
+	tf    printer.TimeFormat // the Time column's format (-t)
 	// narrow: the screen is narrower than narrowWidth (set before each
 	// draw).
 	narrow atomic.Bool
@@ -215,6 +216,17 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 		return tview.NewTableCell("?")
 	}
 	text := rw.cells[col]
+	if col == 1 && c.tf == printer.TimeDeltaShown {
+		// Since the packet shown above it: depends on the filter, so
+		// not cached with the row.
+		var d int64
+		if prev, ok := c.packetAt(r - 2); ok && r >= 2 {
+			e, _ := c.ix.Entry(pi)
+			pe, _ := c.ix.Entry(prev)
+			d = e.Time.UnixNano() - pe.Time.UnixNano()
+		}
+		text = string(decode.AppendSeconds(nil, d, 6))
+	}
 	marked := c.marked(pi)
 	if col == 0 && marked {
 		text = markSign + text
@@ -249,7 +261,7 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
-	r := rowOf(&c.p, e, c.b)
+	r := rowOf(&c.p, e, c.b, c.tf)
 	if len(c.cache) >= rowCacheSize {
 		clear(c.cache)
 	}

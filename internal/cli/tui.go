@@ -16,6 +16,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/stream"
 	"github.com/rocetap/rocetap/tui"
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ type TUIOptions struct {
 	MPT       string   // --mpt
 	Decode    []string // -d udp.port==N,infiniband
 	Format    string   // --format
+	Time      string   // -t
 	modelFlags
 	trackFlags
 	Backend string
@@ -74,6 +76,7 @@ background. ? lists the keys.`,
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband (as decode)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf (as decode)")
+	f.StringVarP(&opts.Time, "time-format", "t", "r", "the Time column: r relative, a absolute, ad with date, d delta, dd delta from the previous shown, e epoch, u UTC, ud UTC with date (as decode -t)")
 	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
@@ -87,6 +90,10 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		return err
 	}
 	dec, err := (&readOptions{Decode: o.Decode}).decoder()
+	if err != nil {
+		return err
+	}
+	tf, err := printer.ParseTimeFormat(o.Time)
 	if err != nil {
 		return err
 	}
@@ -145,7 +152,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	if len(o.Decode) > 0 {
 		ix.SetDecoder(dec)
 	}
-	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-"}
+	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-", TimeFormat: tf}
 	if configure != nil {
 		configure(&uo)
 	}

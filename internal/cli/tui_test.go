@@ -132,6 +132,7 @@ func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
 	opts.MPT, _ = f.GetString("mpt")
 	opts.Decode, _ = f.GetStringArray("decode-as")
 	opts.Format, _ = f.GetString("format")
+	opts.Time, _ = f.GetString("time-format")
 	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
 	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
 	if rest := f.Args(); len(rest) == 1 {
@@ -361,5 +362,23 @@ func TestTUIFormat(t *testing.T) {
 	_, tuiErr, code := run(t, nil, "tui", erf, "--format", "pcapng")
 	if code != ExitInput || tuiErr != decodeErr {
 		t.Errorf("tui --format pcapng on ERF: exit %d, %q; decode says %q", code, tuiErr, decodeErr)
+	}
+}
+
+// TestTUITimeFormat (issue 17): tui -t shows the Time column as decode -t
+// shows it.
+func TestTUITimeFormat(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	capf := td + "rxe/read_atomic.pcap"
+	for _, tf := range []string{"ud", "e", "dd"} {
+		out, _, _ := run(t, nil, "decode", "-r", capf, "-t", tf, "-Y", "infiniband.bth.opcode == 16")
+		f := strings.Fields(strings.Split(out, "\n")[1]) // the second packet shown
+		want := f[1]
+		if tf == "ud" {
+			want = f[1] + " " + f[2]
+		}
+		s := startTUI(t, nil, capf, "-t", tf, "-Y", "infiniband.bth.opcode == 16")
+		s.wait("shown: 3", want)
+		s.quit()
 	}
 }

@@ -357,6 +357,28 @@ func AppendSummaryTime(dst []byte, p *decode.Packet, tf TimeFormat, prevShown in
 	dst = pad(dst, s, 5, false)
 	dst = append(dst, ' ')
 	s = len(dst)
+	dst = AppendTime(dst, p, tf, prevShown)
+	dst = pad(dst, s, 11, false)
+	dst = append(dst, ' ')
+	s = len(dst)
+	dst = appendAddr(dst, p, true)
+	dst = pad(dst, s, 12, false)
+	dst = append(dst, " → "...)
+	s = len(dst)
+	dst = appendAddr(dst, p, false)
+	dst = pad(dst, s, 12, true)
+	dst = append(dst, ' ')
+	dst = append(dst, Protocol(p)...)
+	dst = append(dst, ' ')
+	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
+	dst = append(dst, ' ')
+	return AppendInfo(dst, p)
+}
+
+// AppendTime appends p's time as tf shows it (tshark's -t); prevShown is
+// the time (Unix ns) of the previous packet shown, for TimeDeltaShown (0
+// for the first).
+func AppendTime(dst []byte, p *decode.Packet, tf TimeFormat, prevShown int64) []byte {
 	t := p.Frame.Time
 	switch tf {
 	case TimeAbsolute:
@@ -380,19 +402,5 @@ func AppendSummaryTime(dst []byte, p *decode.Packet, tf TimeFormat, prevShown in
 	default:
 		dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 6)
 	}
-	dst = pad(dst, s, 11, false)
-	dst = append(dst, ' ')
-	s = len(dst)
-	dst = appendAddr(dst, p, true)
-	dst = pad(dst, s, 12, false)
-	dst = append(dst, " → "...)
-	s = len(dst)
-	dst = appendAddr(dst, p, false)
-	dst = pad(dst, s, 12, true)
-	dst = append(dst, ' ')
-	dst = append(dst, Protocol(p)...)
-	dst = append(dst, ' ')
-	dst = strconv.AppendInt(dst, int64(p.Frame.Len), 10)
-	dst = append(dst, ' ')
-	return AppendInfo(dst, p)
+	return dst
 }
