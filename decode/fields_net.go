@@ -1,5 +1,10 @@
 package decode
 
+import (
+	"net/netip"
+	"strconv"
+)
+
 // Frame, link and network fields with Wireshark's names.
 
 // registerNetFields registers the frame, ERF, SLL, Ethernet, VLAN, MAC
@@ -56,7 +61,12 @@ func registerNetFields() {
 	hidden(eth, "eth.addr", "Address", FTEther, BaseNone, HdrEth, func(p *Packet, out []Value) []Value {
 		return append(out, Value{B: p.Eth.Dst[:]}, Value{B: p.Eth.Src[:]})
 	})
-	uintField(eth, "eth.type", "Type", FTUint16, BaseHex, 0, 12, 2, func(p *Packet) uint64 { return uint64(p.Eth.EtherType) })
+	ethType := uintField(eth, "eth.type", "Type", FTUint16, BaseHex, 0, 12, 2, func(p *Packet) uint64 { return uint64(p.Eth.EtherType) })
+	ethType.names = func(v uint64) string { return etherTypeNames[uint16(v)] }
+	// The -V tree names a header with its addresses, as tshark does.
+	eth.label = func(p *Packet) string {
+		return "Ethernet II, Src: " + macString(p.Eth.Src[:]) + ", Dst: " + macString(p.Eth.Dst[:])
+	}
 
 	vlan := hdrField("vlan", "802.1Q Virtual LAN", FTProtocol, HdrVLAN, nil)
 	// Wireshark shows 802.1ad (TPID 0x88a8) service tags as ieee8021ad.*
@@ -111,6 +121,9 @@ func registerNetFields() {
 
 	ip := hdrField("ip", "Internet Protocol Version 4", FTProtocol, HdrIPv4, nil)
 	ip.span = func(p *Packet) []byte { return ipHeader(p) }
+	ip.label = func(p *Packet) string {
+		return "Internet Protocol Version 4, Src: " + netip.AddrFrom4(p.IPv4.Src).String() + ", Dst: " + netip.AddrFrom4(p.IPv4.Dst).String()
+	}
 	// Wireshark's IP dissector reads the version nibble before handing
 	// IPv6 to its own dissector, so ip.version is 6 on IPv6 packets too.
 	ipVer := uintField(ip, "ip.version", "Version", FTUint8, BaseDec, 0, 0, 1, func(p *Packet) uint64 {
@@ -131,7 +144,8 @@ func registerNetFields() {
 	boolField(ip, "ip.flags.mf", "More fragments", 0x20, 6, func(p *Packet) bool { return p.IPv4.Flags&1 != 0 })
 	uintField(ip, "ip.frag_offset", "Fragment Offset", FTUint16, BaseDec, 0x1fff, 6, 2, func(p *Packet) uint64 { return uint64(p.IPv4.FragOff) * 8 })
 	uintField(ip, "ip.ttl", "Time to Live", FTUint8, BaseDec, 0, 8, 1, func(p *Packet) uint64 { return uint64(p.IPv4.TTL) })
-	uintField(ip, "ip.proto", "Protocol", FTUint8, BaseDec, 0, 9, 1, func(p *Packet) uint64 { return uint64(p.IPv4.Protocol) })
+	ipProto := uintField(ip, "ip.proto", "Protocol", FTUint8, BaseDec, 0, 9, 1, func(p *Packet) uint64 { return uint64(p.IPv4.Protocol) })
+	ipProto.names = func(v uint64) string { return ipProtoNames[uint8(v)] }
 	uintField(ip, "ip.checksum", "Header Checksum", FTUint16, BaseHex, 0, 10, 2, func(p *Packet) uint64 { return uint64(p.IPv4.Checksum) })
 	uintField(ip, "ip.src", "Source Address", FTIPv4, BaseNone, 0, 12, 4, func(p *Packet) uint64 { return ipv4U(p.IPv4.Src) })
 	uintField(ip, "ip.dst", "Destination Address", FTIPv4, BaseNone, 0, 16, 4, func(p *Packet) uint64 { return ipv4U(p.IPv4.Dst) })
@@ -141,13 +155,17 @@ func registerNetFields() {
 
 	ip6 := hdrField("ipv6", "Internet Protocol Version 6", FTProtocol, HdrIPv6, nil)
 	ip6.span = func(p *Packet) []byte { return ipHeader(p) }
+	ip6.label = func(p *Packet) string {
+		return "Internet Protocol Version 6, Src: " + netip.AddrFrom16(p.IPv6.Src).String() + ", Dst: " + netip.AddrFrom16(p.IPv6.Dst).String()
+	}
 	uintField(ip6, "ipv6.version", "Version", FTUint8, BaseDec, 0, 0, 1, func(p *Packet) uint64 { return uint64(p.IPv6.Version) })
 	uintField(ip6, "ipv6.tclass", "Traffic Class", FTUint32, BaseHex, 0x0ff00000, 0, 2, func(p *Packet) uint64 { return uint64(p.IPv6.TrafficClass) })
 	uintField(ip6, "ipv6.tclass.dscp", "Differentiated Services Codepoint", FTUint32, BaseDec, 0x0fc00000, 0, 2, func(p *Packet) uint64 { return uint64(p.IPv6.TrafficClass >> 2) })
 	uintField(ip6, "ipv6.tclass.ecn", "Explicit Congestion Notification", FTUint32, BaseDec, 0x00300000, 1, 1, func(p *Packet) uint64 { return uint64(p.IPv6.TrafficClass & 3) })
 	uintField(ip6, "ipv6.flow", "Flow Label", FTUint24, BaseHex, 0xfffff, 1, 3, func(p *Packet) uint64 { return uint64(p.IPv6.FlowLabel) })
 	uintField(ip6, "ipv6.plen", "Payload Length", FTUint16, BaseDec, 0, 4, 2, func(p *Packet) uint64 { return uint64(p.IPv6.PayloadLen) })
-	uintField(ip6, "ipv6.nxt", "Next Header", FTUint8, BaseDec, 0, 6, 1, func(p *Packet) uint64 { return uint64(p.IPv6.NextHeader) })
+	ip6Next := uintField(ip6, "ipv6.nxt", "Next Header", FTUint8, BaseDec, 0, 6, 1, func(p *Packet) uint64 { return uint64(p.IPv6.NextHeader) })
+	ip6Next.names = func(v uint64) string { return ipProtoNames[uint8(v)] }
 	uintField(ip6, "ipv6.hlim", "Hop Limit", FTUint8, BaseDec, 0, 7, 1, func(p *Packet) uint64 { return uint64(p.IPv6.HopLimit) })
 	bytesField(ip6, "ipv6.src", "Source Address", FTIPv6, 8, 16, func(p *Packet) []byte { return p.IPv6.Src[:] })
 	bytesField(ip6, "ipv6.dst", "Destination Address", FTIPv6, 24, 16, func(p *Packet) []byte { return p.IPv6.Dst[:] })
@@ -156,6 +174,9 @@ func registerNetFields() {
 	})
 
 	udp := hdrField("udp", "User Datagram Protocol", FTProtocol, HdrUDP, func(p *Packet) []byte { return p.Frame.Data[p.L4Off : p.L4Off+8] })
+	udp.label = func(p *Packet) string {
+		return "User Datagram Protocol, Src Port: " + strconv.Itoa(int(p.UDP.SrcPort)) + ", Dst Port: " + strconv.Itoa(int(p.UDP.DstPort))
+	}
 	uintField(udp, "udp.srcport", "Source Port", FTUint16, BasePortUDP, 0, 0, 2, func(p *Packet) uint64 { return uint64(p.UDP.SrcPort) })
 	uintField(udp, "udp.dstport", "Destination Port", FTUint16, BasePortUDP, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.UDP.DstPort) })
 	hidden(udp, "udp.port", "Source or Destination Port", FTUint16, BasePortUDP, HdrUDP, func(p *Packet, out []Value) []Value {
@@ -238,3 +259,14 @@ func hasTPID(p *Packet, ad bool) bool {
 	}
 	return false
 }
+
+// Value names of the verbose tree, as Wireshark's ("Protocol: UDP (17)",
+// "Type: IPv4 (0x0800)").
+var (
+	etherTypeNames = map[uint16]string{0x0800: "IPv4", 0x0806: "ARP", 0x86dd: "IPv6", 0x8100: "802.1Q Virtual LAN",
+		0x88a8: "802.1ad Provider Bridge (Q-in-Q)", 0x8808: "MAC Control", 0x8915: "RRoCE"}
+	ipProtoNames = map[uint8]string{1: "ICMP", 2: "IGMP", 6: "TCP", 17: "UDP", 41: "IPv6", 47: "GRE", 50: "ESP", 58: "ICMPv6", 132: "SCTP"}
+)
+
+// macString is "02:00:0a:4d:00:01".
+func macString(b []byte) string { return string(appendMAC(nil, b)) }

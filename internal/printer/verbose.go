@@ -40,7 +40,13 @@ func Lines(p *decode.Packet, vals []decode.Value) []Line {
 		isHeader := f.Parent == nil || f.Type == decode.FTProtocol || (f.Type == decode.FTBytes && f.Span(p) != nil && f.Len == 0 && f.Off <= 0 && isContainer(f))
 		off, n := fieldRange(p, f)
 		for _, v := range vals {
-			b = append(b[:0], f.Label(p)...)
+			b = b[:0]
+			if !isHeader && f.Bitmask != 0 && off >= 0 && n >= 1 && n <= 8 && off+n <= len(p.Frame.Data) {
+				// As tshark: the field's bits in its bytes ("0100 .... = ").
+				b = appendBits(b, p.Frame.Data[off:off+n], f.Bitmask)
+				b = append(b, " = "...)
+			}
+			b = append(b, f.Label(p)...)
 			if !isHeader {
 				b = append(b, ": "...)
 				if f.Type == decode.FTBytes && len(v.B) > 64 {
@@ -119,4 +125,28 @@ func fieldRange(p *decode.Packet, f *decode.Field) (off, n int) {
 		}
 	}
 	return off, n
+}
+
+// appendBits appends the bits of the big-endian bytes that mask selects,
+// '.' for the others, in groups of four: "0100 ....", "...0 0000 0000 0000".
+func appendBits(dst, bytes []byte, mask uint64) []byte {
+	var raw uint64
+	for _, c := range bytes {
+		raw = raw<<8 | uint64(c)
+	}
+	bits := len(bytes) * 8
+	for i := bits - 1; i >= 0; i-- {
+		switch {
+		case mask>>i&1 == 0:
+			dst = append(dst, '.')
+		case raw>>i&1 == 1:
+			dst = append(dst, '1')
+		default:
+			dst = append(dst, '0')
+		}
+		if i > 0 && i%4 == 0 {
+			dst = append(dst, ' ')
+		}
+	}
+	return dst
 }
