@@ -65,6 +65,7 @@ type App struct {
 	data      []byte          // its bytes
 	frameLen  [2]int          // its frame's wire and captured lengths, as decoded (an ERF record's frame, not the record)
 	hl        [2]int          // highlighted byte range in the hex pane
+	hexCur    int             // the byte cursor in the hex pane (hexKey)
 	pending   []rune          // keys of a multi-key command (gg)
 	views     map[string]View // the other views, by page name
 	det       detailer        // the selected packet's full analysis
@@ -252,7 +253,7 @@ func (a *App) selectRow(r int) {
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	a.lines = printer.Lines(&p, nil)
 	a.buildTree(e)
-	a.hl = [2]int{-1, 0}
+	a.hl, a.hexCur = [2]int{-1, 0}, -1
 	a.drawHex()
 	a.updateStatus()
 	if e.Session != 0 || e.Events != 0 {
@@ -620,6 +621,9 @@ func (a *App) keys(ev *tcell.EventKey) *tcell.EventKey {
 	if front == "main" && a.app.GetFocus() == a.tree && a.treeKey(ev) {
 		return nil
 	}
+	if front == "main" && a.app.GetFocus() == a.hex && a.hexKey(ev) {
+		return nil
+	}
 	if ev.Key() == tcell.KeyEscape {
 		if front != "main" {
 			a.closeView(front)
@@ -846,7 +850,7 @@ func (a *App) showHelp() {
 	for _, k := range Keys {
 		fmt.Fprintf(&b, "  %-6s %s\n", k.Name, k.Help)
 	}
-	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes (Shift-Tab: back)"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"← →", "in the details: close or open a node (e opens all, c closes all); Enter on \"... in frame: N\" goes there"}, {"Ctrl-C", "quit at once"}} {
+	for _, k := range [][2]string{{"Tab", "next pane: list, details, bytes (Shift-Tab: back)"}, {"↑ ↓ PgUp PgDn", "move"}, {"Esc", "back to the packet list"}, {"← →", "in the details: close or open a node (e opens all, c closes all); Enter on \"... in frame: N\" goes there"}, {"arrows", "in the bytes: move byte by byte; the field that owns the byte is selected in the details"}, {"Ctrl-C", "quit at once"}} {
 		fmt.Fprintf(&b, "  %-6s %s\n", k[0], k[1])
 	}
 	tv := tview.NewTextView().SetText(b.String())
@@ -936,4 +940,61 @@ func (a *App) parentOf(root, n *tview.TreeNode) *tview.TreeNode {
 		return found == nil
 	})
 	return found
+}
+
+// hexKey moves a byte cursor in the bytes pane (arrows, Home, End) and
+// selects in the detail tree the field that owns the byte, deepest first,
+// as Wireshark's bytes pane does. It reports whether it took the key.
+func (a *App) hexKey(ev *tcell.EventKey) bool {
+	if len(a.data) == 0 {
+		return false
+	}
+	cur := a.hexCur
+	if cur < 0 || cur >= len(a.data) {
+		cur = max(0, a.hl[0])
+	}
+	switch ev.Key() {
+	case tcell.KeyRight:
+		cur++
+	case tcell.KeyLeft:
+		cur--
+	case tcell.KeyDown:
+		cur += 16
+	case tcell.KeyUp:
+		cur -= 16
+	case tcell.KeyHome:
+		cur = 0
+	case tcell.KeyEnd:
+		cur = len(a.data) - 1
+	default:
+		return false
+	}
+	a.hexCur = max(0, min(cur, len(a.data)-1))
+	a.selectByteOwner(a.hexCur)
+	return true
+}
+
+// selectByteOwner selects the tree node of the smallest field holding
+// byte off, and highlights that byte within it.
+func (a *App) selectByteOwner(off int) {
+	best, bestLen := -1, 1<<31
+	for i, l := range a.lines {
+		if l.Field != nil && l.Off >= 0 && off >= l.Off && off < l.Off+l.Len && l.Len <= bestLen {
+			best, bestLen = i, l.Len // later lines are deeper: ties go to them
+		}
+	}
+	if root := a.tree.GetRoot(); root != nil && best >= 0 {
+		root.Walk(func(n, _ *tview.TreeNode) bool {
+			if i, ok := n.GetReference().(int); ok && i == best {
+				a.tree.SetCurrentNode(n) // its changed func highlights the field
+				return false
+			}
+			return true
+		})
+	}
+	a.hl = [2]int{off, 1}
+	if best >= 0 {
+		a.hl = [2]int{a.lines[best].Off, a.lines[best].Len}
+	}
+	a.drawHex()
 }

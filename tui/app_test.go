@@ -1149,3 +1149,35 @@ func TestTreeKeys(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitText("Frame 1:")
 }
+
+// TestBytesToTree (issue 17): moving in the bytes pane selects the field
+// that owns the byte, the smallest one, as Wireshark's bytes pane does.
+func TestBytesToTree(t *testing.T) {
+	h := startApp(t, td+"rxe/read_atomic.pcap")
+	h.waitText("Frame 1:")
+	h.key(tcell.KeyTab)
+	h.key(tcell.KeyTab)  // the bytes
+	h.key(tcell.KeyDown) // byte 16
+	for range 7 {        // byte 23: IPv4's protocol
+		h.key(tcell.KeyRight)
+	}
+	current := func() string {
+		ch := make(chan string, 1)
+		h.app.Application().QueueUpdate(func() {
+			n := h.app.tree.GetCurrentNode()
+			if n == nil {
+				ch <- ""
+				return
+			}
+			ch <- n.GetText()
+		})
+		return <-ch
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.HasPrefix(current(), "Protocol: UDP (17)") {
+		if time.Now().After(deadline) {
+			t.Fatalf("byte 23 selects %q, want the IPv4 protocol field", current())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
