@@ -37,6 +37,9 @@ type Options struct {
 	// TimeFormat is how the list's Time column shows a packet's time
 	// (tshark's -t; printer.TimeRelative by default).
 	TimeFormat printer.TimeFormat
+	// Columns, when set, are the list's columns in order (ParseColumns:
+	// --columns no,time,src,dst,proto,len,info,infiniband.reth.va).
+	Columns string
 }
 
 // App is the terminal UI of one capture.
@@ -94,6 +97,11 @@ func New(o Options) *App {
 	}
 	a.content = newListContent(a.ix)
 	a.content.tf = o.TimeFormat
+	if o.Columns != "" {
+		if cols, err := ParseColumns(o.Columns); err == nil { // the command checked it
+			a.content.cols = cols
+		}
+	}
 	a.list = tview.NewTable().SetContent(a.content).SetSelectable(true, false).SetFixed(1, 0)
 	a.list.SetBorder(true).SetTitle(" Packets ")
 	a.list.SetSelectionChangedFunc(func(r, _ int) { a.selectRow(r) })

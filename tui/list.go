@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +17,49 @@ import (
 
 // Columns of the packet list: Wireshark's, then QP and PSN.
 var columns = []string{"No.", "Time", "Source", "Destination", "Protocol", "Length", "QP", "PSN", "Info"}
+
+// ColumnNames are the names of the built-in columns in --columns, by
+// index into columns.
+var ColumnNames = []string{"no", "time", "src", "dst", "proto", "len", "qp", "psn", "info"}
+
+// column is one column of the list: a built-in one (builtin >= 0) or a
+// field's values (as -T fields prints them).
+type column struct {
+	title   string
+	builtin int
+	field   *decode.Field
+}
+
+// ParseColumns reads --columns: a comma-separated list of built-in
+// column names (ColumnNames) and field names, in the order to show them.
+func ParseColumns(spec string) ([]column, error) {
+	var cols []column
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		if i := slices.Index(ColumnNames, name); i >= 0 {
+			cols = append(cols, column{title: columns[i], builtin: i})
+			continue
+		}
+		f := decode.FieldByName(name)
+		if f == nil {
+			return nil, fmt.Errorf("--columns: %q is neither a column (%s) nor a field (rocetap fields lists them)", name, strings.Join(ColumnNames, ", "))
+		}
+		cols = append(cols, column{title: name, builtin: -1, field: f})
+	}
+	if len(cols) == 0 {
+		return nil, errors.New("--columns: name at least one column")
+	}
+	return cols, nil
+}
+
+// defaultColumns are every built-in column in order.
+func defaultColumns() []column {
+	cols := make([]column, len(columns))
+	for i, t := range columns {
+		cols[i] = column{title: t, builtin: i}
+	}
+	return cols
+}
 
 // Row kinds, for colors.
 type rowKind uint8
@@ -61,6 +108,7 @@ func kindOf(p *decode.Packet, ev decode.Event) rowKind {
 // row is one rendered line of the packet list.
 type row struct {
 	cells [len9]string
+	extra []string // the field columns' values, in column order
 	kind  rowKind
 }
 
@@ -96,6 +144,7 @@ type listContent struct {
 	shown []int32 // packet indexes shown; nil: all packets
 	cache map[int]row
 	marks map[int]bool
+	cols  []column           // the columns, in order (--columns)
 	tf    printer.TimeFormat // the Time column's format (-t)
 	// narrow: the screen is narrower than narrowWidth (set before each
 	// draw).
@@ -108,7 +157,7 @@ type listContent struct {
 const rowCacheSize = 1024
 
 func newListContent(ix *Index) *listContent {
-	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}}
+	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}, cols: defaultColumns()}
 }
 
 func (c *listContent) toggleMark(pi int) {
@@ -184,12 +233,22 @@ func (c *listContent) positionOf(pi int) int {
 	return lo
 }
 
-func (c *listContent) GetRowCount() int { return 1 + c.count() }
-func (c *listContent) GetColumnCount() int {
-	if c.narrow.Load() {
-		return len(columns) - 2
+func (c *listContent) GetRowCount() int    { return 1 + c.count() }
+func (c *listContent) GetColumnCount() int { return len(c.visible()) }
+
+// visible returns the columns shown: below narrowWidth the built-in QP
+// and PSN are left out (Info has them).
+func (c *listContent) visible() []column {
+	if !c.narrow.Load() {
+		return c.cols
 	}
-	return len(columns)
+	out := make([]column, 0, len(c.cols))
+	for _, col := range c.cols {
+		if col.builtin != 6 && col.builtin != 7 {
+			out = append(out, col)
+		}
+	}
+	return out
 }
 
 // narrowWidth: below this many columns the list leaves out QP and PSN
@@ -197,16 +256,16 @@ func (c *listContent) GetColumnCount() int {
 // characters.
 const narrowWidth = 120
 
-func (c *listContent) GetCell(r, col int) *tview.TableCell {
-	if c.narrow.Load() && col >= 6 {
-		col += 2 // QP and PSN left out
-	}
-	if col < 0 || col >= len(columns) {
+func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
+	vis := c.visible()
+	if vcol < 0 || vcol >= len(vis) {
 		return nil
 	}
+	spec := vis[vcol]
 	if r == 0 {
-		return tview.NewTableCell(columns[col]).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
+		return tview.NewTableCell(tview.Escape(spec.title)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
 	}
+	col := spec.builtin
 	pi, ok := c.packetAt(r - 1)
 	if !ok {
 		return nil
@@ -215,7 +274,12 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 	if !ok {
 		return tview.NewTableCell("?")
 	}
-	text := rw.cells[col]
+	var text string
+	if col >= 0 {
+		text = rw.cells[col]
+	} else {
+		text = rw.extra[c.fieldIndex(spec.field)]
+	}
 	if col == 1 && c.tf == printer.TimeDeltaShown {
 		// Since the packet shown above it: depends on the filter, so
 		// not cached with the row.
@@ -228,12 +292,12 @@ func (c *listContent) GetCell(r, col int) *tview.TableCell {
 		text = string(decode.AppendSeconds(nil, d, 6))
 	}
 	marked := c.marked(pi)
-	if col == 0 && marked {
+	if vcol == 0 && marked {
 		text = markSign + text
 	}
 	cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text)))
-	if col == len(columns)-1 {
-		cell.SetExpansion(1)
+	if col == 8 || vcol == len(vis)-1 && !slices.ContainsFunc(vis, func(c column) bool { return c.builtin == 8 }) {
+		cell.SetExpansion(1) // Info, or the last column without it
 	}
 	if col == 0 || col == 5 || col == 7 {
 		cell.SetAlign(tview.AlignRight)
@@ -262,9 +326,41 @@ func (c *listContent) row(pi int) (row, bool) {
 	}
 	e, _ := c.ix.Entry(pi)
 	r := rowOf(&c.p, e, c.b, c.tf)
+	for _, col := range c.cols {
+		if col.field != nil {
+			r.extra = append(r.extra, fieldText(col.field, &c.p))
+		}
+	}
 	if len(c.cache) >= rowCacheSize {
 		clear(c.cache)
 	}
 	c.cache[pi] = r
 	return r, true
+}
+
+// fieldIndex is field's place among the field columns (row.extra).
+func (c *listContent) fieldIndex(f *decode.Field) int {
+	i := 0
+	for _, col := range c.cols {
+		if col.field == f {
+			return i
+		}
+		if col.field != nil {
+			i++
+		}
+	}
+	return 0
+}
+
+// fieldText is a field's values in p as -T fields prints them (several
+// joined by commas).
+func fieldText(f *decode.Field, p *decode.Packet) string {
+	var b []byte
+	for i, v := range f.Values(p, nil) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = f.AppendValue(b, v)
+	}
+	return string(b)
 }

@@ -31,6 +31,7 @@ type TUIOptions struct {
 	Decode    []string // -d udp.port==N,infiniband
 	Format    string   // --format
 	Time      string   // -t
+	Columns   string   // --columns
 	modelFlags
 	trackFlags
 	Backend string
@@ -76,6 +77,7 @@ background. ? lists the keys.`,
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband (as decode)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf (as decode)")
+	f.StringVar(&opts.Columns, "columns", "", "the packet list's columns, in order: "+strings.Join(tui.ColumnNames, ",")+" and any field (rocetap fields), e.g. no,time,src,dst,info,infiniband.reth.va")
 	f.StringVarP(&opts.Time, "time-format", "t", "r", "the Time column: r relative, a absolute, ad with date, d delta, dd delta from the previous shown, e epoch, u UTC, ud UTC with date (as decode -t)")
 	f.StringVar(&opts.Backend, "backend", "", "live capture backend (see rocetap capture --help)")
 	opts.modelFlags.register(f)
@@ -96,6 +98,11 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	tf, err := printer.ParseTimeFormat(o.Time)
 	if err != nil {
 		return err
+	}
+	if o.Columns != "" {
+		if _, err := tui.ParseColumns(o.Columns); err != nil {
+			return err
+		}
 	}
 	if o.Filter != "" {
 		if _, err := filter.Compile(o.Filter); err != nil {
@@ -152,7 +159,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	if len(o.Decode) > 0 {
 		ix.SetDecoder(dec)
 	}
-	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-", TimeFormat: tf}
+	uo := tui.Options{Index: ix, NewTracker: newTracker, Filter: o.Filter, Status: status, Follow: o.Interface != "" || o.Path == "-", TimeFormat: tf, Columns: o.Columns}
 	if configure != nil {
 		configure(&uo)
 	}

@@ -133,6 +133,7 @@ func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
 	opts.Decode, _ = f.GetStringArray("decode-as")
 	opts.Format, _ = f.GetString("format")
 	opts.Time, _ = f.GetString("time-format")
+	opts.Columns, _ = f.GetString("columns")
 	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
 	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
 	if rest := f.Args(); len(rest) == 1 {
@@ -380,5 +381,22 @@ func TestTUITimeFormat(t *testing.T) {
 		s := startTUI(t, nil, capf, "-t", tf, "-Y", "infiniband.bth.opcode == 16")
 		s.wait("shown: 3", want)
 		s.quit()
+	}
+}
+
+// TestTUIColumns (issue 17): --columns chooses, orders and adds the
+// list's columns (any field, as -T fields prints it); a name that is no
+// column nor field is refused before the UI opens.
+func TestTUIColumns(t *testing.T) {
+	capf := td + "rxe/read_atomic.pcap"
+	s := startTUI(t, nil, capf, "--columns", "no,infiniband.bth.psn,infiniband.reth.va,info")
+	scr := s.wait("No. infiniband.bth.psn infiniband.reth.va Info", "0x000055555557b000 RC RDMA Read Request")
+	if strings.Contains(scr, "Source") || strings.Contains(scr, "Protocol") {
+		t.Errorf("columns not asked for are shown:\n%s", scr)
+	}
+	s.quit()
+	_, errOut, code := run(t, nil, "tui", capf, "--columns", "no,nosuch")
+	if code != ExitInput || !strings.Contains(errOut, `"nosuch" is neither a column`) {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
