@@ -1181,3 +1181,17 @@ func TestBytesToTree(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestStableWidths (issue 17): a column keeps the width of the widest
+// cell it has shown, so scrolling does not make the columns jump.
+func TestStableWidths(t *testing.T) {
+	ix := buildIndex(t, td+"rxe/cm_rping.pcap")
+	c := newListContent(ix)
+	wide := c.GetCell(1, 7).Text // row 1's PSN: 0 (a CM MAD)
+	for r := 1; r <= ix.Len(); r++ {
+		c.GetCell(r, 7)
+	}
+	if again := c.GetCell(1, 7).Text; len(again) <= len(wide) || strings.TrimSpace(again) != strings.TrimSpace(wide) {
+		t.Errorf("row 1's PSN cell %q after the rows with long PSNs were shown, first %q: want it padded to their width", again, wide)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -140,12 +141,13 @@ type listContent struct {
 	tview.TableContentReadOnly
 	ix *Index
 
-	mu    sync.Mutex
-	shown []int32 // packet indexes shown; nil: all packets
-	cache map[int]row
-	marks map[int]bool
-	cols  []column           // the columns, in order (--columns)
-	tf    printer.TimeFormat // the Time column's format (-t)
+	mu     sync.Mutex
+	shown  []int32 // packet indexes shown; nil: all packets
+	cache  map[int]row
+	marks  map[int]bool
+	cols   []column           // the columns, in order (--columns)
+	widths map[string]int     // the widest cell each column has shown (stableWidth)
+	tf     printer.TimeFormat // the Time column's format (-t)
 	// narrow: the screen is narrower than narrowWidth (set before each
 	// draw).
 	narrow atomic.Bool
@@ -295,8 +297,15 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 	if vcol == 0 && marked {
 		text = markSign + text
 	}
-	cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text)))
-	if col == 8 || vcol == len(vis)-1 && !slices.ContainsFunc(vis, func(c column) bool { return c.builtin == 8 }) {
+	text = decode.Sanitize(text)
+	expand := col == 8 || vcol == len(vis)-1 && !slices.ContainsFunc(vis, func(c column) bool { return c.builtin == 8 })
+	if !expand {
+		// Stable widths while scrolling: a column is as wide as the
+		// widest cell it has shown, not the widest on screen now.
+		text = c.stableWidth(spec.title, text, col == 0 || col == 5 || col == 7)
+	}
+	cell := tview.NewTableCell(tview.Escape(text))
+	if expand {
 		cell.SetExpansion(1) // Info, or the last column without it
 	}
 	if col == 0 || col == 5 || col == 7 {
@@ -363,4 +372,24 @@ func fieldText(f *decode.Field, p *decode.Packet) string {
 		b = f.AppendValue(b, v)
 	}
 	return string(b)
+}
+
+// stableWidth pads text to the widest cell its column has shown so far
+// (keyed by the column's title), on the left for a right-aligned column.
+func (c *listContent) stableWidth(title, text string, right bool) string {
+	n := utf8.RuneCountInString(text)
+	c.mu.Lock()
+	if c.widths == nil {
+		c.widths = map[string]int{}
+	}
+	w := max(c.widths[title], n, utf8.RuneCountInString(title))
+	c.widths[title] = w
+	c.mu.Unlock()
+	if n >= w {
+		return text
+	}
+	if right {
+		return strings.Repeat(" ", w-n) + text
+	}
+	return text + strings.Repeat(" ", w-n)
 }
