@@ -548,7 +548,7 @@ func TestLayoutAt80Columns(t *testing.T) {
 	}
 	rh.goTo(0)
 	rh.press('l')
-	s = rh.waitText("Ladder: session 1")
+	s = rh.waitText("Ladder: session 1 RC, 4 packets (") // scanned
 	if y := ladderLine(s, 1); y < 0 || !strings.Contains(s.lines[y], "PSN 6144 ") {
 		t.Errorf("the ladder cuts frame 1's PSN at 80 columns:\n%s", s)
 	}
