@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -145,9 +146,14 @@ type listContent struct {
 	shown  []int32 // packet indexes shown; nil: all packets
 	cache  map[int]row
 	marks  map[int]bool
-	cols   []column           // the columns, in order (--columns)
-	widths map[string]int     // the widest cell each column has shown (stableWidth)
-	tf     printer.TimeFormat // the Time column's format (-t)
+	cols   []column       // the columns, in order (--columns)
+	widths map[string]int // the widest cell each column has shown (stableWidth)
+	// sortCol (-1: capture order), sortDesc and order: the list sorted
+	// by a column (sortBy); order is the packets in that order.
+	sortCol  int
+	sortDesc bool
+	order    []int32
+	tf       printer.TimeFormat // the Time column's format (-t)
 	// narrow: the screen is narrower than narrowWidth (set before each
 	// draw).
 	narrow atomic.Bool
@@ -159,7 +165,7 @@ type listContent struct {
 const rowCacheSize = 1024
 
 func newListContent(ix *Index) *listContent {
-	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}, cols: defaultColumns()}
+	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}, cols: defaultColumns(), sortCol: -1}
 }
 
 func (c *listContent) toggleMark(pi int) {
@@ -190,12 +196,67 @@ func (c *listContent) setShown(shown []int32) {
 	c.mu.Lock()
 	c.shown = shown
 	c.mu.Unlock()
+	c.resort()
+}
+
+// sortBy orders the list by a built-in column read from the index (no,
+// time, len), descending when desc; col -1 is capture order. The order is
+// made of the packets shown now (a live capture's later packets join
+// when it is sorted again).
+func (c *listContent) sortBy(col int, desc bool) {
+	c.mu.Lock()
+	c.sortCol, c.sortDesc = col, desc
+	c.mu.Unlock()
+	c.resort()
+}
+
+func (c *listContent) resort() {
+	c.mu.Lock()
+	col, desc, shown := c.sortCol, c.sortDesc, c.shown
+	c.mu.Unlock()
+	if col < 0 {
+		c.mu.Lock()
+		c.order = nil
+		c.mu.Unlock()
+		return
+	}
+	var order []int32
+	if shown != nil {
+		order = slices.Clone(shown)
+	} else {
+		order = make([]int32, c.ix.Len())
+		for i := range order {
+			order[i] = int32(i)
+		}
+	}
+	key := func(pi int32) int64 {
+		e, _ := c.ix.Entry(int(pi))
+		switch col {
+		case 1:
+			return e.Time.UnixNano()
+		case 5:
+			return int64(e.Length)
+		}
+		return int64(pi)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		if desc {
+			return cmp.Compare(key(b), key(a))
+		}
+		return cmp.Compare(key(a), key(b))
+	})
+	c.mu.Lock()
+	c.order = order
+	c.mu.Unlock()
 }
 
 // count is the number of packets shown.
 func (c *listContent) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.order != nil {
+		return len(c.order)
+	}
 	if c.shown != nil {
 		return len(c.shown)
 	}
@@ -206,6 +267,12 @@ func (c *listContent) count() int {
 func (c *listContent) packetAt(i int) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.order != nil {
+		if i < 0 || i >= len(c.order) {
+			return 0, false
+		}
+		return int(c.order[i]), true
+	}
 	if c.shown != nil {
 		if i < 0 || i >= len(c.shown) {
 			return 0, false
@@ -220,6 +287,12 @@ func (c *listContent) packetAt(i int) (int, bool) {
 func (c *listContent) positionOf(pi int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.order != nil {
+		if i := slices.Index(c.order, int32(pi)); i >= 0 {
+			return i
+		}
+		return 0
+	}
 	if c.shown == nil {
 		return pi
 	}

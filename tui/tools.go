@@ -32,6 +32,10 @@ func init() {
 		a.prompt("Find: ", a.find)
 		return true
 	}})
+	AddKey(Key{'o', "o", "order the list by a column: no, time or len (-len: descending; empty: capture order)", func(a *App) bool {
+		a.prompt("Order by (no, time, len; - for descending): ", a.sortList)
+		return true
+	}})
 	AddKey(Key{'w', "w", "write the shown packets to a pcapng file", func(a *App) bool {
 		a.prompt("Write the shown packets to: ", a.save)
 		return true
@@ -271,3 +275,33 @@ const (
 	markSign  = "●"
 	markAttrs = tcell.AttrUnderline | tcell.AttrBold
 )
+
+// sortList orders the list by the column named (o), keeping the selected
+// packet selected.
+func (a *App) sortList(spec string) {
+	spec = strings.TrimSpace(spec)
+	desc := strings.HasPrefix(spec, "-")
+	col := -1
+	switch strings.TrimPrefix(spec, "-") {
+	case "":
+	case "no":
+		col = 0
+	case "time":
+		col = 1
+	case "len", "length":
+		col = 5
+	default:
+		a.flash(fmt.Sprintf("order by %q: want no, time or len (- before it for descending), or nothing for capture order", spec))
+		return
+	}
+	a.content.sortBy(col, desc)
+	if a.selected >= 0 {
+		a.list.Select(a.content.positionOf(a.selected)+1, 0)
+	}
+	a.list.SetOffset(0, 0)
+	if col < 0 {
+		a.flash("capture order")
+	} else {
+		a.flash("ordered by " + spec)
+	}
+}

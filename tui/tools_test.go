@@ -271,3 +271,51 @@ func TestMarkedRowColors(t *testing.T) {
 		t.Errorf("unmarked row keeps the mark: %v %q", a, text)
 	}
 }
+
+// TestSortList (issue 17): o orders the list by a column (-len:
+// descending) and back to capture order; the filter's packets keep the
+// order.
+func TestSortList(t *testing.T) {
+	h := startApp(t, td+"rxe/cm_rping.pcap")
+	h.waitText("Frame 1:")
+	order := func(spec string) {
+		h.typ("o")
+		h.waitText("Order by")
+		h.key(tcell.KeyCtrlU)
+		h.typ(spec)
+		h.key(tcell.KeyEnter)
+	}
+	lengths := func() []int {
+		var out []int
+		h.app.Application().QueueUpdateDraw(func() {})
+		for range 100 {
+			out = out[:0]
+			done := make(chan struct{})
+			h.app.Application().QueueUpdate(func() {
+				for r := 1; r <= h.app.content.count(); r++ {
+					pi, _ := h.app.content.packetAt(r - 1)
+					e, _ := h.ix.Entry(pi)
+					out = append(out, e.Length)
+				}
+				close(done)
+			})
+			<-done
+			if len(out) > 0 {
+				break
+			}
+		}
+		return out
+	}
+	order("-len")
+	h.waitText("ordered by -len")
+	got := lengths()
+	if !slices.IsSortedFunc(got, func(a, b int) int { return b - a }) || len(got) != 29 {
+		t.Errorf("ordered by -len: %v", got)
+	}
+	order("")
+	h.waitText("capture order")
+	h.app.Application().QueueUpdate(func() {})
+	if pi, _ := h.app.content.packetAt(0); pi != 0 {
+		t.Errorf("capture order: first row is packet %d", pi)
+	}
+}
