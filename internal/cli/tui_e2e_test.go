@@ -206,6 +206,13 @@ func TestTUIEndToEndFiles(t *testing.T) {
 	}
 	p.send("j")
 	p.wait("Frame 2:")
+	// / from the expert view shows the filter bar and filters.
+	p.send("e")
+	p.wait(" Expert information ")
+	p.send("/")
+	p.text("frame.number == 3")
+	p.send("Enter")
+	p.wait("shown: 1", "Frame 3:")
 	p.send("q")
 	p.wait("rocetap exited: 0")
 
