@@ -199,8 +199,10 @@ func (c *listContent) setShown(shown []int32) {
 	c.resort()
 }
 
-// sortBy orders the list by a built-in column read from the index (no,
-// time, len), descending when desc; col -1 is capture order. The order is
+// sortBy orders the list by a column (an index of c.cols), descending
+// when desc; col -1 is capture order. No., Time and Length come from the
+// index; the other columns' cells are made for every packet shown and
+// compared as numbers when both are (PSN, QP), else as text. The order is
 // made of the packets shown now (a live capture's later packets join
 // when it is sorted again).
 func (c *listContent) sortBy(col int, desc bool) {
@@ -208,6 +210,44 @@ func (c *listContent) sortBy(col int, desc bool) {
 	c.sortCol, c.sortDesc = col, desc
 	c.mu.Unlock()
 	c.resort()
+}
+
+// sortKey is a packet's sort key in a column made from its cells.
+type sortKey struct {
+	num   float64
+	isNum bool
+	text  string
+}
+
+func (k sortKey) cmp(o sortKey) int {
+	if k.isNum && o.isNum {
+		return cmp.Compare(k.num, o.num)
+	}
+	return strings.Compare(k.text, o.text)
+}
+
+// cellKey is the sort key of packet pi in column spec.
+func (c *listContent) cellKey(pi int32, spec column) sortKey {
+	var p decode.Packet
+	buf, err := c.ix.Decode(int(pi), &p, nil)
+	_ = buf
+	if err != nil {
+		return sortKey{}
+	}
+	var text string
+	if spec.field != nil {
+		text = fieldText(spec.field, &p)
+	} else {
+		e, _ := c.ix.Entry(int(pi))
+		text = rowOf(&p, e, nil, c.tf).cells[spec.builtin]
+	}
+	k := sortKey{text: text}
+	if u, err := strconv.ParseUint(strings.TrimPrefix(text, "0x"), map[bool]int{true: 16, false: 10}[strings.HasPrefix(text, "0x")], 64); err == nil {
+		k.num, k.isNum = float64(u), true
+	} else if f, err := strconv.ParseFloat(text, 64); err == nil {
+		k.num, k.isNum = f, true
+	}
+	return k
 }
 
 func (c *listContent) resort() {
@@ -229,21 +269,33 @@ func (c *listContent) resort() {
 			order[i] = int32(i)
 		}
 	}
-	key := func(pi int32) int64 {
-		e, _ := c.ix.Entry(int(pi))
-		switch col {
-		case 1:
-			return e.Time.UnixNano()
-		case 5:
-			return int64(e.Length)
+	spec := c.cols[min(col, len(c.cols)-1)]
+	var cmpFn func(a, b int32) int
+	switch spec.builtin {
+	case 0, 1, 5: // from the index
+		key := func(pi int32) int64 {
+			e, _ := c.ix.Entry(int(pi))
+			switch spec.builtin {
+			case 1:
+				return e.Time.UnixNano()
+			case 5:
+				return int64(e.Length)
+			}
+			return int64(pi)
 		}
-		return int64(pi)
+		cmpFn = func(a, b int32) int { return cmp.Compare(key(a), key(b)) }
+	default:
+		keys := make(map[int32]sortKey, len(order))
+		for _, pi := range order {
+			keys[pi] = c.cellKey(pi, spec)
+		}
+		cmpFn = func(a, b int32) int { return keys[a].cmp(keys[b]) }
 	}
 	slices.SortStableFunc(order, func(a, b int32) int {
 		if desc {
-			return cmp.Compare(key(b), key(a))
+			return cmpFn(b, a)
 		}
-		return cmp.Compare(key(a), key(b))
+		return cmpFn(a, b)
 	})
 	c.mu.Lock()
 	c.order = order

@@ -32,8 +32,8 @@ func init() {
 		a.prompt("Find: ", a.find)
 		return true
 	}})
-	AddKey(Key{'o', "o", "order the list by a column: no, time or len (-len: descending; empty: capture order)", func(a *App) bool {
-		a.prompt("Order by (no, time, len; - for descending): ", a.sortList)
+	AddKey(Key{'o', "o", "order the list by a column: no, time, src, dst, proto, len, qp, psn, info or a --columns field (-psn: descending; empty: capture order)", func(a *App) bool {
+		a.prompt("Order by (a column; - for descending): ", a.sortList)
 		return true
 	}})
 	AddKey(Key{'w', "w", "write the shown packets to a pcapng file", func(a *App) bool {
@@ -276,23 +276,25 @@ const (
 	markAttrs = tcell.AttrUnderline | tcell.AttrBold
 )
 
-// sortList orders the list by the column named (o), keeping the selected
-// packet selected.
+// sortList orders the list by the column named (o): a built-in column's
+// name (no, time, src, dst, proto, len, qp, psn, info) or a field column's,
+// "-" before it for descending, nothing for capture order. The selected
+// packet stays selected.
 func (a *App) sortList(spec string) {
 	spec = strings.TrimSpace(spec)
 	desc := strings.HasPrefix(spec, "-")
+	name := strings.TrimPrefix(spec, "-")
 	col := -1
-	switch strings.TrimPrefix(spec, "-") {
-	case "":
-	case "no":
-		col = 0
-	case "time":
-		col = 1
-	case "len", "length":
-		col = 5
-	default:
-		a.flash(fmt.Sprintf("order by %q: want no, time or len (- before it for descending), or nothing for capture order", spec))
-		return
+	if name != "" {
+		for i, c := range a.content.cols {
+			if c.builtin >= 0 && ColumnNames[c.builtin] == name || c.builtin < 0 && c.title == name || name == "length" && c.builtin == 5 {
+				col = i
+			}
+		}
+		if col < 0 {
+			a.flash(fmt.Sprintf("order by %q: want a column of the list (%s, or a --columns field), - before it for descending, or nothing for capture order", spec, strings.Join(ColumnNames, ", ")))
+			return
+		}
 	}
 	a.content.sortBy(col, desc)
 	if a.selected >= 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/decode"
 )
 
 // selectedFrame is the frame number of the packet the App has selected.
@@ -312,6 +313,28 @@ func TestSortList(t *testing.T) {
 	if !slices.IsSortedFunc(got, func(a, b int) int { return b - a }) || len(got) != 29 {
 		t.Errorf("ordered by -len: %v", got)
 	}
+	// A column made from the packets: PSN, compared as numbers.
+	order("psn")
+	h.waitText("ordered by psn")
+	var psns []int
+	done := make(chan struct{})
+	h.app.Application().QueueUpdate(func() {
+		for r := 1; r <= h.app.content.count(); r++ {
+			pi, _ := h.app.content.packetAt(r - 1)
+			var p decode.Packet
+			h.ix.Decode(pi, &p, nil)
+			if p.Has&decode.HdrBTH != 0 {
+				psns = append(psns, int(p.BTH.PSN))
+			}
+		}
+		close(done)
+	})
+	<-done
+	if !slices.IsSorted(psns) || len(psns) == 0 {
+		t.Errorf("ordered by psn: %v", psns)
+	}
+	order("nosuch")
+	h.waitText(`order by "nosuch": want a column`)
 	order("")
 	h.waitText("capture order")
 	h.app.Application().QueueUpdate(func() {})
