@@ -111,6 +111,22 @@ func New(o Options) *App {
 	a.tree.SetSelectedFunc(a.treeSelected)
 	a.hex = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	a.hex.SetBorder(true).SetTitle(" Bytes ")
+	// A click on a byte selects the field that owns it, as the arrows do.
+	a.hex.SetMouseCapture(func(action tview.MouseAction, ev *tcell.EventMouse) (tview.MouseAction, *tcell.EventMouse) {
+		if action != tview.MouseLeftClick {
+			return action, ev
+		}
+		x, y := ev.Position()
+		ix, iy, _, _ := a.hex.GetInnerRect()
+		row, _ := a.hex.GetScrollOffset()
+		if b := hexByteAt(x-ix, y-iy+row); b >= 0 && b < len(a.data) {
+			a.app.SetFocus(a.hex)
+			a.hexCur = b
+			a.selectByteOwner(b)
+			return tview.MouseConsumed, nil
+		}
+		return action, ev
+	})
 	a.filter = tview.NewInputField().SetLabel("Filter: ").SetFieldWidth(0)
 	a.filter.SetChangedFunc(a.validateFilter)
 	a.filter.SetDoneFunc(a.filterDone)
@@ -1005,4 +1021,21 @@ func (a *App) selectByteOwner(off int) {
 		a.hl = [2]int{a.lines[best].Off, a.lines[best].Len}
 	}
 	a.drawHex()
+}
+
+// hexByteAt is the byte under column x of line y of hexDump's text ("0000
+// 02 00 0a 4d 00 02 02 00  0a 4d ..."), or -1.
+func hexByteAt(x, y int) int {
+	x -= 6 // the offset and two spaces
+	if x < 0 || y < 0 {
+		return -1
+	}
+	if x >= 8*3 {
+		x-- // the gap after the eighth byte
+	}
+	j := x / 3
+	if j >= 16 || x%3 == 2 {
+		return -1
+	}
+	return y*16 + j
 }

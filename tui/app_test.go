@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -1193,5 +1194,33 @@ func TestStableWidths(t *testing.T) {
 	}
 	if again := c.GetCell(1, 7).Text; len(again) <= len(wide) || strings.TrimSpace(again) != strings.TrimSpace(wide) {
 		t.Errorf("row 1's PSN cell %q after the rows with long PSNs were shown, first %q: want it padded to their width", again, wide)
+	}
+}
+
+// TestClickByte (issue 17): a click on a byte of the bytes pane selects
+// the field that owns it.
+func TestClickByte(t *testing.T) {
+	h := startApp(t, td+"rxe/read_atomic.pcap")
+	s := h.waitText("Frame 1:", "0010  ")
+	y := s.find("0010  ")
+	x := utf8.RuneCountInString(s.lines[y][:strings.Index(s.lines[y], "0010  ")]) // bytes 16..31; byte 23 is the 8th
+	h.sim.InjectMouse(x+6+7*3, y, tcell.Button1, tcell.ModNone)
+	h.sim.InjectMouse(x+6+7*3, y, tcell.ButtonNone, tcell.ModNone)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ch := make(chan string, 1)
+		h.app.Application().QueueUpdate(func() {
+			if n := h.app.tree.GetCurrentNode(); n != nil {
+				ch <- n.GetText()
+			} else {
+				ch <- ""
+			}
+		})
+		if got := <-ch; strings.HasPrefix(got, "Protocol: UDP (17)") {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("a click on byte 23 selects %q", got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
