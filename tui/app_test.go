@@ -116,8 +116,8 @@ func startAppIndex(t *testing.T, ix *Index, configure ...func(*Options)) *harnes
 		app.Stop()
 		select {
 		case <-h.done:
-		case <-time.After(5 * time.Second):
-			t.Error("Run did not return 5 s after Stop")
+		case <-time.After(waitLimit):
+			t.Errorf("Run did not return %v after Stop", waitLimit)
 		}
 	})
 	// What Build's last Notify does in rocetap tui.
@@ -159,8 +159,8 @@ func (h *harness) snapshot() *screen {
 		grab() // the UI goroutine is gone: nothing draws any more
 		h.last = <-ch
 		return h.last
-	case <-time.After(5 * time.Second):
-		h.t.Fatalf("the UI did not run an update for 5 s: deadlocked? Its goroutines:\n%s", uiStacks())
+	case <-time.After(waitLimit):
+		h.t.Fatalf("the UI did not run an update for %v: deadlocked? Its goroutines:\n%s", waitLimit, uiStacks())
 	}
 	return nil
 }
@@ -178,10 +178,10 @@ func uiStacks() string {
 	return strings.Join(out, "\n\n")
 }
 
-// waitFor polls the screen until ok holds, for up to 5 s.
+// waitFor polls the screen until ok holds, for up to waitLimit.
 func (h *harness) waitFor(what string, ok func(s *screen) bool) *screen {
 	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		s := h.snapshot()
 		if ok(s) {
@@ -311,6 +311,7 @@ func fullLines(t *testing.T, ix *Index, pi int) ([]printer.Line, []byte) {
 // addresses, protocol, length, QP, PSN and info; j, k, G, gg, n and N move
 // the selection, and the details follow it.
 func TestAppList(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	s := h.waitText("Frame 1: 322 bytes on wire, 322 bytes captured")
 	header := s.boxLines(" Packets ")[0]
@@ -397,6 +398,7 @@ func TestAppList(t *testing.T) {
 // TestAppGoTo: ':' asks for a packet number and selects it; a number out
 // of range says which numbers there are.
 func TestAppGoTo(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ(":")
@@ -422,6 +424,7 @@ func TestAppGoTo(t *testing.T) {
 // TestAppDetailTree: the detail tree shows the selected packet's lines as
 // the printer makes them, under a "Frame N" root.
 func TestAppDetailTree(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ(":4")
@@ -522,6 +525,7 @@ func printable(b []byte) string {
 // arrows) draws its bytes in reverse video in the bytes pane, in the hex
 // and ASCII columns, and nothing else.
 func TestAppHexHighlight(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ(":7")
@@ -569,6 +573,7 @@ func TestAppHexHighlight(t *testing.T) {
 // the history; Escape leaves the bar with the applied filter; an empty
 // filter shows every packet again.
 func TestAppFilterBar(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	const bad = "infiniband.bth.opcode =="
@@ -658,6 +663,7 @@ func TestAppFilterBar(t *testing.T) {
 // TestAppFilterHistory: in the filter bar, ↑ and ↓ walk the filters
 // applied before, newest first, down to an empty bar.
 func TestAppFilterHistory(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	const good = "infiniband.bth.opcode == 17"
@@ -726,6 +732,7 @@ func matching(t *testing.T, ix *Index, expr string) []int {
 // TestAppSessions: 's' lists the tracker's sessions; Enter on one filters
 // the list to its packets.
 func TestAppSessions(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ("s")
@@ -766,6 +773,7 @@ func TestAppSessions(t *testing.T) {
 // TestAppExpert: 'e' lists the expert events, errors first; Enter goes to
 // the event's frame, showing every packet if the filter hid it.
 func TestAppExpert(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/err_psn_seq.pcap")
 	h.waitText("Frame 1:")
 	var frames []int // by row: a group's heading (its first event's frame), then its events
@@ -822,6 +830,7 @@ func TestAppExpert(t *testing.T) {
 
 // TestAppHelp: '?' lists every key of the table with its help.
 func TestAppHelp(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ("?")
@@ -845,6 +854,7 @@ func TestAppHelp(t *testing.T) {
 
 // TestAppQuit: 'q' ends Run, as does Ctrl-C; neither while typing a filter.
 func TestAppQuit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		key  func(h *harness)
@@ -870,7 +880,7 @@ func TestAppQuit(t *testing.T) {
 				if err != nil {
 					t.Errorf("Run: %v", err)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(waitLimit):
 				t.Fatal("Run still running 5 s after quitting")
 			}
 		})
@@ -879,6 +889,7 @@ func TestAppQuit(t *testing.T) {
 
 // TestAppStartFilter: Options.Filter (-Y) is applied at the start.
 func TestAppStartFilter(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap", func(o *Options) { o.Filter = "infiniband.bth.opcode == 4" })
 	want := matching(t, h.ix, "infiniband.bth.opcode == 4")
 	s := h.waitText(fmt.Sprintf("shown: %d", len(want)))
@@ -892,6 +903,7 @@ func TestAppStartFilter(t *testing.T) {
 
 // TestAppStatus: Options.Status adds to the status line.
 func TestAppStatus(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap", func(o *Options) { o.Status = func() string { return "live eth9: 7 packets" } })
 	h.waitText("live eth9: 7 packets")
 }
@@ -900,6 +912,7 @@ func TestAppStatus(t *testing.T) {
 // tui does) opens on its first packet: the list shows packet 1 at the
 // top, selected, and does not follow the end as the index grows.
 func TestAppOpensAtTheTop(t *testing.T) {
+	t.Parallel()
 	const n = 200000
 	ix, err := OpenIndex(benchCapture(t, n))
 	if err != nil {
@@ -926,6 +939,7 @@ func TestAppOpensAtTheTop(t *testing.T) {
 // view moves the view, not the hidden packet list; Esc in the details
 // returns to the list; q in the list asks before losing marks.
 func TestKeysInViews(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	running := func() {
@@ -982,7 +996,7 @@ func TestKeysInViews(t *testing.T) {
 	select {
 	case err := <-h.done:
 		h.done <- err
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("y did not quit")
 	}
 }
@@ -991,6 +1005,7 @@ func TestKeysInViews(t *testing.T) {
 // file's name, not its path, and a filter error first, where it is not
 // cut off.
 func TestStatusAt80Columns(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a-rather-long-directory-name", "and-another-one-below-it")
 	os.MkdirAll(dir, 0o755)
 	capf := filepath.Join(dir, "cm_rping.pcap")
@@ -1017,6 +1032,7 @@ func TestStatusAt80Columns(t *testing.T) {
 // can be taken, and one Enter takes it and applies the filter; with the
 // list closed, ↑ walks the history.
 func TestFilterSuggestions(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/err_psn_seq.pcap")
 	h.waitText("Frame 1:")
 	h.typ("/")
@@ -1040,6 +1056,7 @@ func TestFilterSuggestions(t *testing.T) {
 // TestERFLength (issue 17.10): an ERF record's row and tree root show the
 // frame's wire length, as decode and tshark do, not the record's.
 func TestERFLength(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"synth/erf_ib_eth.pcap")
 	s := h.waitText("Frame 1: 86 bytes on wire")
 	rows := listRows(s)
@@ -1051,6 +1068,7 @@ func TestERFLength(t *testing.T) {
 // TestGoToHiddenPacket (issue 17.9): : to a packet the filter hides
 // clears the filter and says so; no "filtering…" stays behind.
 func TestGoToHiddenPacket(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ("/")
@@ -1071,6 +1089,7 @@ func TestGoToHiddenPacket(t *testing.T) {
 // and cells of `rocetap sessions` (IPv4 as the CLI prints it, not
 // ::ffff:, a UD MTU as ?); the expert view groups as `rocetap expert`.
 func TestViewsShowTheCLI(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/pt_ud.pcap")
 	h.waitText("Frame 1:")
 	h.typ("s")
@@ -1101,6 +1120,7 @@ func TestViewsShowTheCLI(t *testing.T) {
 // rocetap stats prints besides its bars: the congestion section (CNP, ECN,
 // PFC) and the busiest sessions' message and latency tables.
 func TestStatsViewShowsTheCLI(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/read_atomic.pcap")
 	h.waitText("Frame 1:")
 	h.typ("S")
@@ -1110,6 +1130,7 @@ func TestStatsViewShowsTheCLI(t *testing.T) {
 // TestMouse (issue 17): a click on a row selects its packet; the wheel
 // scrolls the list.
 func TestMouse(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	s := h.waitText("Frame 1:")
 	y := s.find("║  5 ")
@@ -1125,6 +1146,7 @@ func TestMouse(t *testing.T) {
 // Wireshark's (c closes every node, e opens them) and a link ("Response
 // to the request in frame: 1") goes to its frame with Enter.
 func TestTreeKeys(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/read_atomic.pcap")
 	h.waitText("Frame 1:")
 	h.typ("j")
@@ -1154,6 +1176,7 @@ func TestTreeKeys(t *testing.T) {
 // TestBytesToTree (issue 17): moving in the bytes pane selects the field
 // that owns the byte, the smallest one, as Wireshark's bytes pane does.
 func TestBytesToTree(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/read_atomic.pcap")
 	h.waitText("Frame 1:")
 	h.key(tcell.KeyTab)
@@ -1174,7 +1197,7 @@ func TestBytesToTree(t *testing.T) {
 		})
 		return <-ch
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for !strings.HasPrefix(current(), "Protocol: UDP (17)") {
 		if time.Now().After(deadline) {
 			t.Fatalf("byte 23 selects %q, want the IPv4 protocol field", current())
@@ -1186,6 +1209,7 @@ func TestBytesToTree(t *testing.T) {
 // TestStableWidths (issue 17): a column keeps the width of the widest
 // cell it has shown, so scrolling does not make the columns jump.
 func TestStableWidths(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, td+"rxe/cm_rping.pcap")
 	c := newListContent(ix)
 	wide := c.GetCell(1, 7).Text // row 1's PSN: 0 (a CM MAD)
@@ -1200,13 +1224,14 @@ func TestStableWidths(t *testing.T) {
 // TestClickByte (issue 17): a click on a byte of the bytes pane selects
 // the field that owns it.
 func TestClickByte(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/read_atomic.pcap")
 	s := h.waitText("Frame 1:", "0010  ")
 	y := s.find("0010  ")
 	x := utf8.RuneCountInString(s.lines[y][:strings.Index(s.lines[y], "0010  ")]) // bytes 16..31; byte 23 is the 8th
 	h.sim.InjectMouse(x+6+7*3, y, tcell.Button1, tcell.ModNone)
 	h.sim.InjectMouse(x+6+7*3, y, tcell.ButtonNone, tcell.ModNone)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		ch := make(chan string, 1)
 		h.app.Application().QueueUpdate(func() {
@@ -1224,3 +1249,8 @@ func TestClickByte(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// waitLimit is how long the tests wait for the UI before they fail: long
+// enough for parallel tests under the race detector on a loaded 2-core
+// machine; a test that passes waits only as long as the UI takes.
+const waitLimit = 20 * time.Second

@@ -132,6 +132,7 @@ func checkScreen(t *testing.T, s *screen, where string) {
 // tview tags are drawn as text in every pane (list, details with every
 // line selected, bytes), never as control characters or styles.
 func TestHostilePackets(t *testing.T) {
+	t.Parallel()
 	path, frames := hostileCapture(t, t.TempDir())
 	h := startApp(t, path)
 	h.waitText("Frame 1:")

@@ -114,6 +114,7 @@ func testCaptures(t *testing.T) []string {
 // number, time, lengths and link type, the bytes Read gives back, the
 // session and findings, and the frame times Decode sets.
 func TestIndexMatchesReader(t *testing.T) {
+	t.Parallel()
 	for _, path := range testCaptures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			ref := readRef(t, path)
@@ -197,6 +198,7 @@ func TestIndexMatchesReader(t *testing.T) {
 // TestIndexProgressAtEnd: once a file is indexed to its end, Progress
 // says every byte of it was read.
 func TestIndexProgressAtEnd(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"rxe/read_atomic.pcap", "synth/sll_sll2_raw.pcapng"} {
 		ix := buildIndex(t, td+name)
 		read, size := ix.Progress()
@@ -274,6 +276,7 @@ func corruptCopy(t testing.TB, name string, k int, how string) (string, int) {
 // keeps every packet before the bad record, and Done's error names the
 // packet number and byte offset.
 func TestIndexCorruptHalfway(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		how, want string
 	}{
@@ -316,6 +319,7 @@ func TestIndexCorruptHalfway(t *testing.T) {
 // TestIndexNotACapture: a file that is no capture stops the index at once
 // with the reader's error.
 func TestIndexNotACapture(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, td+"rxe/README.md")
 	done, err := ix.Done()
 	if !done || !errors.Is(err, capture.ErrUnknownFormat) || ix.Len() != 0 {
@@ -345,6 +349,7 @@ func writeGradually(t *testing.T, w *io.PipeWriter, data []byte, piece int, err 
 // truncation; a stream that fails ends with the good packets and the
 // stream's error (which the copy once dropped).
 func TestOpenSpool(t *testing.T) {
+	t.Parallel()
 	full, err := os.ReadFile(td + "rxe/cm_rping.pcap")
 	if err != nil {
 		t.Fatal(err)
@@ -436,6 +441,7 @@ func TestOpenSpool(t *testing.T) {
 // TestIndexWhileBuilding reads entries, packets and the tracker while
 // Build runs (go test -race checks the locking).
 func TestIndexWhileBuilding(t *testing.T) {
+	t.Parallel()
 	ix, err := OpenIndex(td + "rxe/cm_rping.pcap")
 	if err != nil {
 		t.Fatal(err)
@@ -520,6 +526,7 @@ func TestIndexMemory(t *testing.T) {
 
 // TestIndexEntrySize: an entry is the 32 bytes BytesPerPacket promises.
 func TestIndexEntrySize(t *testing.T) {
+	t.Parallel()
 	if n := unsafe.Sizeof(entry{}); n != BytesPerPacket {
 		t.Errorf("an index entry takes %d bytes, BytesPerPacket says %d", n, BytesPerPacket)
 	}
@@ -576,6 +583,7 @@ func writeInterfaces(t *testing.T, ifaces, n, big int) (string, []refPacket) {
 // length, and more interfaces than the index has slots stop it with an
 // error after the packets before.
 func TestIndexInterfaces(t *testing.T) {
+	t.Parallel()
 	path, pkts := writeInterfaces(t, 20, 60, 23)
 	ix := buildIndex(t, path)
 	if done, err := ix.Done(); !done || err != nil || ix.Len() != len(pkts) {

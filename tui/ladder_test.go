@@ -114,7 +114,7 @@ func (rh *rvHarness) run() {
 		rh.app.Stop()
 		select {
 		case <-rh.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitLimit):
 			rh.t.Error("Run did not return 5 s after Stop")
 		}
 	})
@@ -127,7 +127,7 @@ func (rh *rvHarness) ui(fn func()) {
 	go rh.app.Application().QueueUpdate(func() { fn(); close(ch) })
 	select {
 	case <-ch:
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitLimit):
 		buf := make([]byte, 1<<20)
 		rh.t.Fatalf("the UI did not run an update for 5 s; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 	}
@@ -204,7 +204,7 @@ func (rh *rvHarness) screen() *rvScreen {
 // wait polls the screen until ok holds, for up to 5 s.
 func (rh *rvHarness) wait(what string, ok func(s *rvScreen) bool) *rvScreen {
 	rh.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		s := rh.screen()
 		if ok(s) {
@@ -300,6 +300,7 @@ func ladderLine(s *rvScreen, n int) int {
 // direct tracker pass: frame, opcode, PSN, and the arrow's direction
 // (the tracker's rocetap.session.direction).
 func TestLadderSessions(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"read_atomic.pcap", "ipv6_mix.pcap", "err_psn_seq.pcap", "err_rnr.pcap", "cm_rping.pcap", "../synth/ib_lid_rc.pcap"} {
 		t.Run(name, func(t *testing.T) {
 			rh := rvStart(t, name, "", 200, 120, rvNoDetails)
@@ -357,6 +358,7 @@ func TestLadderSessions(t *testing.T) {
 // TestLadderNAK: err_psn_seq's NAK is red and says so, the two
 // retransmissions are yellow and marked; Enter goes to the frame.
 func TestLadderNAK(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "err_psn_seq.pcap", "", 160, 40, rvNoDetails)
 	rh.goTo(0)
 	rh.press('l')
@@ -401,6 +403,7 @@ func TestLadderNAK(t *testing.T) {
 // TestLadderFromViews: l in the sessions view opens the selected
 // session's ladder, in the expert view the selected event's.
 func TestLadderFromViews(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "ipv6_mix.pcap", "", 200, 60, rvNoDetails)
 	rh.press('s')
 	rh.waitText("Sessions (")
@@ -425,6 +428,7 @@ func TestLadderFromViews(t *testing.T) {
 // TestLadderLimit: a session longer than the limit shows its first
 // packets and says how many it has.
 func TestLadderLimit(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "read_atomic.pcap", "", 160, 40, func(a *App) {
 		rvNoDetails(a)
 		a.views["ladder"].(*ladderView).limit = 5
@@ -439,6 +443,7 @@ func TestLadderLimit(t *testing.T) {
 
 // TestLadderNoSession: l on a packet of no session says so.
 func TestLadderNoSession(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "read_atomic.pcap", "", 160, 40, rvNoDetails)
 	rh.press('l')
 	rh.waitText("Ladder: session 1 RC")
@@ -453,6 +458,7 @@ func TestLadderNoSession(t *testing.T) {
 }
 
 func TestArrow(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		label string
 		toA   bool
@@ -471,6 +477,7 @@ func TestArrow(t *testing.T) {
 
 // TestRDMAKeysFree: the views' keys are bound once.
 func TestRDMAKeysFree(t *testing.T) {
+	t.Parallel()
 	seen := map[rune]string{}
 	for _, k := range Keys {
 		if prev, ok := seen[k.Rune]; ok {
@@ -488,6 +495,7 @@ func TestRDMAKeysFree(t *testing.T) {
 // TestRDMAKeysOnHelp: the help lists the views' keys, and on the help
 // page they are the page's, not the views'.
 func TestRDMAKeysOnHelp(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "read_atomic.pcap", "", 160, 50, rvNoDetails)
 	rh.press('?')
 	s := rh.waitText("rocetap tui keys")
@@ -513,6 +521,7 @@ func TestRDMAKeysOnHelp(t *testing.T) {
 // selected frame, selected and in view, windowed around it when the
 // session is longer than the limit; Enter goes back to that frame.
 func TestLadderOpensWhereYouAre(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "read_atomic.pcap", "", 160, 40, func(a *App) {
 		rvNoDetails(a)
 		a.views["ladder"].(*ladderView).limit = 5
@@ -538,6 +547,7 @@ func TestLadderOpensWhereYouAre(t *testing.T) {
 // out QP and PSN (Info holds them) so Info has room, and the ladder's
 // arrows take what an empty Notes column does not need: no PSN is cut.
 func TestLayoutAt80Columns(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "err_psn_seq.pcap", "", 80, 24, rvNoDetails)
 	s := rh.wait("the list at 80 columns", func(s *rvScreen) bool {
 		y := s.line("No.")

@@ -6,6 +6,7 @@ import "testing"
 // only LIDs; the session list names its endpoints lid:N, as the sessions
 // report does.
 func TestAppSessionsLIDs(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"synth/ib_lid_rc.pcap")
 	h.waitText("Frame 1:")
 	h.typ("s")

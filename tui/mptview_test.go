@@ -26,6 +26,7 @@ func mptLine(s *rvScreen, n int) int {
 // 3 out_of_bounds; the responses, which agree, are not; Enter goes to
 // the frame.
 func TestMPTView(t *testing.T) {
+	t.Parallel()
 	// The index without a tracker: its entries have no session, so
 	// moving the selection never starts the detail tree's tracker (see
 	// rvNoDetails), while the view still has the App's trackers.
@@ -77,6 +78,7 @@ func TestMPTView(t *testing.T) {
 
 // TestMPTViewLadder: l opens the ladder of the selected access's session.
 func TestMPTViewLadder(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "err_write_oob.pcap", "err_write_oob.mpt.json", 160, 30, nil)
 	rh.press('M')
 	rh.waitText("MPT checks: 2 rows (")
@@ -88,6 +90,7 @@ func TestMPTViewLadder(t *testing.T) {
 // responder's, the out-of-bounds WRITE is allowed and the responder's NAK
 // is listed as rejected, in red.
 func TestMPTViewRejected(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "rxe", "err_write_oob.mpt.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +126,7 @@ func TestMPTViewRejected(t *testing.T) {
 // TestMPTViewWithoutMPT: without --mpt nothing is checked, and the view
 // says how to get checks; likewise without a tracker at all.
 func TestMPTViewWithoutMPT(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		before func(*App)

@@ -9,6 +9,7 @@ import (
 // TestScan: Scan gives every packet of a range the bytes and entry Read
 // gives, in order, over every capture in testdata, and stops when asked.
 func TestScan(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../testdata/*/*.pcap*")
 	for _, path := range files {
 		ix, err := OpenIndex(path)

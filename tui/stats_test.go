@@ -39,6 +39,7 @@ func rvHistogram(s *rvScreen, heading string) (counts, bars map[string]int) {
 // direct decode of every packet counts, and the bars are as long as the
 // counts say (the largest fills the room).
 func TestStatsOpcodes(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"read_atomic.pcap", "ipv6_mix.pcap", "err_rnr.pcap", "cm_rping.pcap", "err_psn_seq.pcap"} {
 		t.Run(name, func(t *testing.T) {
 			rh := rvStart(t, name, "", 120, 60, rvNoDetails)
@@ -97,6 +98,7 @@ func TestStatsOpcodes(t *testing.T) {
 // the tracker counts them, and its sparkline has a mark in exactly the
 // time buckets holding its packets, the busiest at █.
 func TestStatsThroughput(t *testing.T) {
+	t.Parallel()
 	rh := rvStart(t, "cm_rping.pcap", "", 120, 60, rvNoDetails)
 	rh.press('S')
 	s := rh.waitText("Throughput of the 3 busiest sessions")
@@ -138,6 +140,7 @@ func TestStatsThroughput(t *testing.T) {
 // TestStatsGrowing: the view opened before the index is built counts the
 // packets as they come.
 func TestStatsGrowing(t *testing.T) {
+	t.Parallel()
 	rh := rvNew(t, "read_atomic.pcap", "", 120, 40)
 	rvNoDetails(rh.app)
 	rh.run()
@@ -153,6 +156,7 @@ func TestStatsGrowing(t *testing.T) {
 }
 
 func TestSparkline(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   []uint64
 		want string
@@ -170,6 +174,7 @@ func TestSparkline(t *testing.T) {
 }
 
 func TestStatsBitRate(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		bps  float64
 		want string

@@ -26,7 +26,7 @@ func (h *harness) selectedFrame() int {
 // waitFrame waits until the App has selected frame want (keys are
 // handled in the background); it returns the frame selected last.
 func (h *harness) waitFrame(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		f := h.selectedFrame()
 		if f == want || time.Now().After(deadline) {
@@ -39,6 +39,7 @@ func (h *harness) waitFrame(want int) int {
 // TestAppMarks: m marks the selected packet (its row is reversed), ] and [
 // walk the marks, m again unmarks.
 func TestAppMarks(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	mark := func(frame int) {
@@ -98,6 +99,7 @@ func itoa(n int) string {
 // TestAppFind: f finds text in the summary, hex bytes and a filter, after
 // the selected packet; Ctrl-N finds the next.
 func TestAppFind(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/err_psn_seq.pcap")
 	h.waitText("Frame 1:")
 	find := func(what string) {
@@ -146,6 +148,7 @@ func TestAppFind(t *testing.T) {
 // TestAppWrite: w writes the shown packets (here those a filter selects)
 // to a pcapng file that reads back byte for byte.
 func TestAppWrite(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	h.typ("/")
@@ -248,6 +251,7 @@ func TestAppWriteKeepsFiles(t *testing.T) {
 // stays red), adds a sign before the number and underlines the row; it
 // is gone when unmarked.
 func TestMarkedRowColors(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, td+"rxe/err_psn_seq.pcap") // frame 2 is a NAK
 	c := newListContent(ix)
 	style := func(col int) (fg, bg tcell.Color, attrs tcell.AttrMask, text string) {
@@ -277,6 +281,7 @@ func TestMarkedRowColors(t *testing.T) {
 // descending) and back to capture order; the filter's packets keep the
 // order.
 func TestSortList(t *testing.T) {
+	t.Parallel()
 	h := startApp(t, td+"rxe/cm_rping.pcap")
 	h.waitText("Frame 1:")
 	order := func(spec string) {
