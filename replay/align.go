@@ -509,8 +509,7 @@ func (r *Replayer) note(s *session, k NoteKind) *Note {
 		r.rep.NotesOmitted++
 		return nil
 	}
-	r.rep.NoteList = append(r.rep.NoteList, Note{Kind: k, Session: s.ID,
-		QPN: s.QPN, HasQPN: s.HasQPN, PeerQPN: s.PeerQPN, HasPeerQPN: s.HasPeerQPN})
+	r.rep.NoteList = append(r.rep.NoteList, Note{Kind: k, Finding: s.finding()})
 	return &r.rep.NoteList[len(r.rep.NoteList)-1]
 }
 
@@ -524,8 +523,7 @@ func (r *Replayer) add(s *session, k Kind) *Divergence {
 		r.rep.DivergencesOmitted++
 		return nil
 	}
-	r.rep.Divergences = append(r.rep.Divergences, Divergence{Kind: k, Session: s.ID,
-		QPN: s.QPN, HasQPN: s.HasQPN, PeerQPN: s.PeerQPN, HasPeerQPN: s.HasPeerQPN})
+	r.rep.Divergences = append(r.rep.Divergences, Divergence{Kind: k, Finding: s.finding()})
 	return &r.rep.Divergences[len(r.rep.Divergences)-1]
 }
 
@@ -844,3 +842,8 @@ func hex24(v uint32) string {
 func hex64(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// finding starts a divergence's or a note's record with the session's QPs.
+func (s *session) finding() Finding {
+	return Finding{Session: s.ID, QPN: s.QPN, HasQPN: s.HasQPN, PeerQPN: s.PeerQPN, HasPeerQPN: s.HasPeerQPN}
+}

@@ -83,23 +83,8 @@ type jsonDrop struct {
 	Why    string     `json:"why"`
 }
 
-type jsonNote struct {
-	Kind          string     `json:"kind"`
-	Session       int        `json:"session"`
-	SessionName   string     `json:"session_name"`
-	QPN           *string    `json:"qpn"`
-	PeerQPN       *string    `json:"peer_qpn"`
-	PSN           decode.PSN `json:"psn"`
-	RequestFrame  int        `json:"request_frame"`
-	ResponseFrame int        `json:"response_frame"`
-	Expected      string     `json:"expected"`
-	Actual        string     `json:"actual"`
-	Offset        *int       `json:"offset,omitempty"`
-	Count         *int       `json:"count,omitempty"`
-	Message       string     `json:"message"`
-}
-
-type jsonDivergence struct {
+// jsonFinding is a divergence or a note in the JSON report.
+type jsonFinding struct {
 	Kind          string     `json:"kind"`
 	Session       int        `json:"session"`
 	SessionName   string     `json:"session_name"`
@@ -197,26 +182,12 @@ func (r *Report) AppendJSON(b []byte) []byte {
 	b = append(b, "],\n \"divergences\":["...)
 	for i := range r.Divergences {
 		d := &r.Divergences[i]
-		jd := jsonDivergence{Kind: d.Kind.String(), Session: d.Session, SessionName: d.SessionName,
-			QPN: optHex(d.QPN, d.HasQPN), PeerQPN: optHex(d.PeerQPN, d.HasPeerQPN), PSN: d.PSN,
-			RequestFrame: d.RequestFrame, ResponseFrame: d.ResponseFrame, Expected: d.Expected, Actual: d.Actual,
-			Message: d.Message}
-		if d.Kind == KindReadData {
-			jd.Offset, jd.Count = &d.Offset, &d.Count
-		}
-		b = appendElem(b, i, jd)
+		b = appendElem(b, i, findingJSON(d.Kind.String(), &d.Finding, d.Kind == KindReadData))
 	}
 	b = append(b, "],\n \"note_list\":["...)
 	for i := range r.NoteList {
 		n := &r.NoteList[i]
-		jn := jsonNote{Kind: n.Kind.String(), Session: n.Session, SessionName: n.SessionName,
-			QPN: optHex(n.QPN, n.HasQPN), PeerQPN: optHex(n.PeerQPN, n.HasPeerQPN), PSN: n.PSN,
-			RequestFrame: n.RequestFrame, ResponseFrame: n.ResponseFrame, Expected: n.Expected, Actual: n.Actual,
-			Message: n.Message}
-		if n.Kind == NoteMemoryChanged && n.Count > 0 {
-			jn.Offset, jn.Count = &n.Offset, &n.Count
-		}
-		b = appendElem(b, i, jn)
+		b = appendElem(b, i, findingJSON(n.Kind.String(), &n.Finding, n.Kind == NoteMemoryChanged && n.Count > 0))
 	}
 	c := &r.Completions
 	b = append(b, "],\n \"completions\":{\"total\":"+strconv.Itoa(c.Total())+",\"requester\":"...)
@@ -362,4 +333,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// findingJSON is f in the JSON report; withBytes adds its offset and count
+// (read_data, memory_changed).
+func findingJSON(kind string, f *Finding, withBytes bool) jsonFinding {
+	j := jsonFinding{Kind: kind, Session: f.Session, SessionName: f.SessionName,
+		QPN: optHex(f.QPN, f.HasQPN), PeerQPN: optHex(f.PeerQPN, f.HasPeerQPN), PSN: f.PSN,
+		RequestFrame: f.RequestFrame, ResponseFrame: f.ResponseFrame, Expected: f.Expected, Actual: f.Actual,
+		Message: f.Message}
+	if withBytes {
+		j.Offset, j.Count = &f.Offset, &f.Count
+	}
+	return j
 }

@@ -104,31 +104,9 @@ func NoteKinds() []NoteKind {
 // responder chose differently within the rules (see NoteKind).
 type Note struct {
 	Kind NoteKind
-	// Session, SessionName, QPN, HasQPN, PeerQPN, HasPeerQPN, PSN,
-	// RequestFrame, ResponseFrame, Expected, Actual, Offset, Count and
-	// Message are as in a Divergence. RequestFrame is the request the
-	// acknowledgement or data concerns.
-	Session       int
-	SessionName   string
-	QPN           uint32
-	HasQPN        bool
-	PeerQPN       uint32
-	HasPeerQPN    bool
-	PSN           decode.PSN
-	RequestFrame  int
-	ResponseFrame int
-	Expected      string
-	Actual        string
-	Offset, Count int
-	Message       string
-}
-
-// Frame is the frame the note is listed under, as for a Divergence.
-func (n *Note) Frame() int {
-	if n.RequestFrame != 0 {
-		return n.RequestFrame
-	}
-	return n.ResponseFrame
+	// As in a Divergence; RequestFrame is the request the acknowledgement
+	// or data concerns.
+	Finding
 }
 
 // DroppedRequest is a request the model dropped without an answer, with
@@ -160,6 +138,12 @@ const maxDropList = 100
 // the responder in the capture answered.
 type Divergence struct {
 	Kind Kind
+	Finding
+}
+
+// Finding is where and what a divergence or a note is: the fields
+// Divergence and Note share.
+type Finding struct {
 	// Session is the ID of the session (Report.Sessions[Session-1]);
 	// SessionName its name.
 	Session     int
@@ -193,11 +177,11 @@ type Divergence struct {
 
 // Frame is the frame the divergence is listed under: the request's, or
 // the response's when the request is not known.
-func (d *Divergence) Frame() int {
-	if d.RequestFrame != 0 {
-		return d.RequestFrame
+func (f *Finding) Frame() int {
+	if f.RequestFrame != 0 {
+		return f.RequestFrame
 	}
-	return d.ResponseFrame
+	return f.ResponseFrame
 }
 
 // Session is what happened on one responder QP (or, for captured responses
