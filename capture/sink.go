@@ -51,6 +51,10 @@ type SinkOptions struct {
 	// a packet that would take the file over StopFileSizeKB*1000 bytes:
 	// WritePacket returns ErrAutostop. 0 is off.
 	StopFileSizeKB int64
+	// Overwrite lets the sink replace an existing file (capture --force);
+	// without it an existing file stops it before anything is written. The
+	// ring only ever deletes files it wrote.
+	Overwrite bool
 	// StopFiles (-a files:N) ends the capture before a packet that would
 	// start file N+1: WritePacket returns ErrAutostop. 0 is off; it needs
 	// FileSizeKB or Duration.
@@ -99,20 +103,21 @@ type SinkOptions struct {
 type Sink struct {
 	mu sync.Mutex
 
-	path    string
-	stdout  io.Writer
-	linkTyp layers.LinkType
-	snaplen int
-	iface   string
-	filter  string
-	limit   int64 // bytes, 0: no size rotation
-	dur     time.Duration
-	keep    int
-	rotate  bool
-	stopAt  int64 // -a filesize, in bytes; 0: off
-	maxSeq  int   // -a files; 0: off
-	now     func() time.Time
-	wrapOut func(io.Writer) io.Writer
+	path      string
+	stdout    io.Writer
+	linkTyp   layers.LinkType
+	snaplen   int
+	iface     string
+	filter    string
+	limit     int64 // bytes, 0: no size rotation
+	dur       time.Duration
+	keep      int
+	rotate    bool
+	stopAt    int64 // -a filesize, in bytes; 0: off
+	overwrite bool  // may replace an existing file (SinkOptions.Overwrite)
+	maxSeq    int   // -a files; 0: off
+	now       func() time.Time
+	wrapOut   func(io.Writer) io.Writer
 
 	// The current file.
 	name        string   // "" for standard output
@@ -193,20 +198,21 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 		return nil, fmt.Errorf("snapshot length %d is over the %d-byte limit of capture files", opts.Snaplen, maxRecordSize)
 	}
 	s := &Sink{
-		path:    opts.Path,
-		stdout:  opts.Stdout,
-		linkTyp: opts.LinkType,
-		snaplen: opts.Snaplen,
-		iface:   opts.Interface,
-		filter:  opts.Filter,
-		limit:   opts.FileSizeKB * 1000,
-		dur:     opts.Duration,
-		keep:    opts.Files,
-		rotate:  rotate,
-		stopAt:  opts.StopFileSizeKB * 1000,
-		maxSeq:  opts.StopFiles,
-		now:     opts.Now,
-		wrapOut: opts.wrapOut,
+		path:      opts.Path,
+		stdout:    opts.Stdout,
+		linkTyp:   opts.LinkType,
+		snaplen:   opts.Snaplen,
+		iface:     opts.Interface,
+		filter:    opts.Filter,
+		limit:     opts.FileSizeKB * 1000,
+		dur:       opts.Duration,
+		keep:      opts.Files,
+		rotate:    rotate,
+		stopAt:    opts.StopFileSizeKB * 1000,
+		overwrite: opts.Overwrite,
+		maxSeq:    opts.StopFiles,
+		now:       opts.Now,
+		wrapOut:   opts.wrapOut,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -252,7 +258,17 @@ func (s *Sink) openFile(now time.Time) error {
 		}
 		s.files = s.files[1:]
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !s.overwrite {
+		flags |= os.O_EXCL // a file that is there is the user's
+	}
+	f, err := os.OpenFile(name, flags, 0o666)
+	if st, serr := os.Stat(name); errors.Is(err, fs.ErrExist) && serr == nil && st.IsDir() {
+		_, err = os.OpenFile(name, os.O_WRONLY, 0) // EISDIR, said as such by createError
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return s.setErr(fmt.Errorf("%s exists; rocetap does not replace a file unless told to: choose another name, remove it, or add --force", name))
+	}
 	if err != nil {
 		return s.setErr(createError(name, err))
 	}

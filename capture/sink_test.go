@@ -1013,3 +1013,28 @@ func TestSinkAutostop(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkKeepsExistingFile: an existing file stops the sink before
+// anything is written, unless Overwrite (capture --force).
+func TestSinkKeepsExistingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cap.pcapng")
+	if err := os.WriteFile(path, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet}); err == nil || !strings.Contains(err.Error(), "add --force") {
+		t.Fatalf("an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "precious" {
+		t.Fatal("the existing file was changed")
+	}
+	s, err := NewSink(SinkOptions{Path: path, LinkType: layers.LinkTypeEthernet, Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(LiveStats{}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) == "precious" {
+		t.Fatal("Overwrite did not replace the file")
+	}
+}

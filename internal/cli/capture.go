@@ -22,6 +22,7 @@ import (
 type CaptureOptions struct {
 	Interface  string   // -i
 	Write      string   // -w
+	Force      bool     // --force: -w may replace an existing file
 	Count      int      // -c
 	Autostop   []string // -a duration:S
 	Ring       []string // -b filesize:KB, duration:S, files:N
@@ -103,6 +104,7 @@ final statistics are printed.`,
 	f.IntVarP(&opts.BufferMiB, "buffer-size", "B", capture.DefaultBufferMiB, "kernel ring size in MiB")
 	f.StringVarP(&opts.Display, "display-filter", "Y", "", "show only packets matching this display filter in the live summary (all are written)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary lines")
+	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file")
 	f.Float64Var(&opts.StatsEvery, "stats-every", 0, "print a status line (packets, bytes, packets/s, drops) every this many seconds instead of summary lines")
 	f.StringVar(&opts.Backend, "backend", "", "capture backend: "+strings.Join(capture.Backends(), ", ")+" (default: the first)")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also capture and decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
@@ -132,7 +134,7 @@ func (o *CaptureOptions) validate() error {
 	if o.StatsEvery < 0 {
 		return fmt.Errorf("--stats-every %g: want a positive number of seconds", o.StatsEvery)
 	}
-	o.sink = capture.SinkOptions{Path: o.Write}
+	o.sink = capture.SinkOptions{Path: o.Write, Overwrite: o.Force}
 	for _, a := range o.Autostop {
 		k, n, err := parseKV("-a", a)
 		if err != nil {
