@@ -226,24 +226,26 @@ func (k sortKey) cmp(o sortKey) int {
 	return strings.Compare(k.text, o.text)
 }
 
-// cellKey is the sort key of packet pi in column spec.
-func (c *listContent) cellKey(pi int32, spec column) sortKey {
-	var p decode.Packet
-	buf, err := c.ix.Decode(int(pi), &p, nil)
-	_ = buf
+// cellKey is the sort key of packet pi in column spec; p and buf are the
+// caller's scratch, reused across packets.
+func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]byte) sortKey {
+	data, err := c.ix.Decode(int(pi), p, *buf)
 	if err != nil {
 		return sortKey{}
 	}
+	*buf = data
 	var text string
 	if spec.field != nil {
-		text = fieldText(spec.field, &p)
+		text = fieldText(spec.field, p)
 	} else {
 		e, _ := c.ix.Entry(int(pi))
-		text = rowOf(&p, e, nil, c.tf).cells[spec.builtin]
+		text = rowOf(p, e, nil, c.tf).cells[spec.builtin]
 	}
 	k := sortKey{text: text}
-	if u, err := strconv.ParseUint(strings.TrimPrefix(text, "0x"), map[bool]int{true: 16, false: 10}[strings.HasPrefix(text, "0x")], 64); err == nil {
-		k.num, k.isNum = float64(u), true
+	if h, ok := strings.CutPrefix(text, "0x"); ok {
+		if u, err := strconv.ParseUint(h, 16, 64); err == nil {
+			k.num, k.isNum = float64(u), true
+		}
 	} else if f, err := strconv.ParseFloat(text, 64); err == nil {
 		k.num, k.isNum = f, true
 	}
@@ -286,8 +288,10 @@ func (c *listContent) resort() {
 		cmpFn = func(a, b int32) int { return cmp.Compare(key(a), key(b)) }
 	default:
 		keys := make(map[int32]sortKey, len(order))
+		var p decode.Packet
+		var buf []byte
 		for _, pi := range order {
-			keys[pi] = c.cellKey(pi, spec)
+			keys[pi] = c.cellKey(pi, spec, &p, &buf)
 		}
 		cmpFn = func(a, b int32) int { return keys[a].cmp(keys[b]) }
 	}

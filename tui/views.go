@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/gdamore/tcell/v2"
@@ -95,10 +94,6 @@ func (v *sessionsView) Refresh(a *App) {
 			v.ids = append(v.ids, s.ID)
 		}
 	})
-}
-
-func endpoint(e flow.Endpoint) string {
-	return fmt.Sprintf("%s/0x%06x", e.Node(), e.QPN)
 }
 
 // expertView lists the tracker's findings by severity and kind.
