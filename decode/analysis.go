@@ -61,6 +61,10 @@ type Analysis struct {
 	// responder's memory protection table (rocetap.mpt.*), when the
 	// tracker was given one.
 	MPT MPTCheck
+
+	// MAD is the request/response match of a MAD and the RMPP
+	// reassembly (rocetap.mad.*, rocetap.rmpp.*).
+	MAD MADAnalysis
 }
 
 // Reset clears the analysis, keeping the Acked buffer.
@@ -265,6 +269,7 @@ const (
 	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
 	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
 	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
+	EventMADNoResponse                    // a MAD request (SA query, SMP Get, CM REQ, ...) never answered (reported at the end)
 	numEvents           = iota
 )
 
@@ -299,6 +304,7 @@ var eventTable = [numEvents]eventInfo{
 	{"incomplete", SevWarning, "Message incomplete: packets missing"},
 	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
 	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
+	{"mad_no_response", SevWarning, "MAD request never answered"},
 }
 
 // NumEvents is the number of event kinds.
@@ -430,6 +436,7 @@ func registerAnalysisFields(rt *Field) {
 		return out
 	}))
 	all = append(all, mptFields(rt)...)
+	all = append(all, madAnalysisFields(rt)...)
 	for _, f := range all {
 		f.Stateful = true
 	}

@@ -222,6 +222,7 @@ func init() {
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
+	registerSAFields(ib)
 }
 
 // rootRank orders protocols as they nest on the wire.

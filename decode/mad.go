@@ -165,6 +165,11 @@ func (p *Packet) decodeMAD(payload []byte) {
 	if err != nil {
 		p.truncatedAt("mad", MADLen, len(payload))
 	}
+	p.SA.Valid = false
+	if p.MAD.MgmtClass == MgmtClassSubnAdm {
+		p.SA.decode(p.MAD.Payload)
+		return
+	}
 	if p.MAD.MgmtClass != MgmtClassCM {
 		return
 	}

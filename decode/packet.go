@@ -207,6 +207,7 @@ type Packet struct {
 	CNP          CNPPadding
 	MAD          MAD
 	CM           CM
+	SA           SA // valid when SA.Valid (a Subnet Administration MAD)
 
 	ICRC         ICRC
 	ICRCStatus   CRCStatus

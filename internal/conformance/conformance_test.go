@@ -257,6 +257,9 @@ func knownDifference(field, tshark, rocetap string, row func(string) string) boo
 		// header and CM only, not yet SMPs (issue 19).
 		return true
 	}
+	if saKnownDifference(field, tshark, rocetap, row) {
+		return true
+	}
 	switch field {
 	case "infiniband.immdt", "infiniband.ieth":
 		// tshark adds the ImmDt item twice on UD SEND Only with Immediate,
