@@ -118,6 +118,8 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 	case p.Has&decode.HdrBTH != 0:
 		if p.Has&decode.HdrCM != 0 {
 			dst = appendCM(dst, p)
+		} else if p.Has&decode.HdrMAD != 0 {
+			dst = decode.AppendMADInfo(dst, p.MAD.MgmtClass, p.MAD.MethodByte(), p.MAD.AttributeID)
 		} else {
 			dst = append(dst, p.BTH.Opcode.String()...)
 		}
