@@ -33,24 +33,6 @@ const (
 	RMPPFlagLast   uint8 = 1 << 2
 )
 
-// SA attribute IDs (IBA 15.2.5, Table 210) rocetap decodes.
-const (
-	SAAttrNodeRecord        uint16 = 0x0011
-	SAAttrPortInfoRecord    uint16 = 0x0012
-	SAAttrLinkRecord        uint16 = 0x0020
-	SAAttrGUIDInfoRecord    uint16 = 0x0030
-	SAAttrServiceRecord     uint16 = 0x0031
-	SAAttrPathRecord        uint16 = 0x0035
-	SAAttrMCMemberRecord    uint16 = 0x0038
-	SAAttrTraceRecord       uint16 = 0x0039
-	SAAttrMultiPathRecord   uint16 = 0x003A
-	SAAttrInformInfo        uint16 = 0x0003
-	SAAttrInformInfoRecord  uint16 = 0x00F3
-	SAAttrClassPortInfo     uint16 = 0x0001
-	SAAttrNotice            uint16 = 0x0002
-	SAAttrServiceAssocation uint16 = 0x003B
-)
-
 // RMPP is the header of the Reliable Multi-Packet Transaction Protocol
 // (IBA 13.6.2.1), which follows the MAD header of the classes that send
 // more than one MAD's worth of data (Subnet Administration).
