@@ -52,6 +52,13 @@ type Options struct {
 	// an acknowledged SEND with Invalidate invalidates its rkey. nil: no
 	// checks.
 	MPT *hca.Model
+	// RecordMADAnswers keeps, for MADAnswers, the frame of the response
+	// to every MAD request; MADAnswers, when set (from such an earlier
+	// pass over the same capture), gives the requests their
+	// rocetap.mad.response_in, which one pass cannot know when it shows
+	// the request.
+	RecordMADAnswers bool
+	MADAnswers       map[int]int
 }
 
 // Tracker rebuilds sessions from packets given in capture order.
@@ -92,6 +99,8 @@ type Tracker struct {
 
 	mptResp addr16 // MPT.Responder as addrs gives addresses (mptKey)
 	mptLID  bool
+
+	madSt madState // MAD matching and RMPP reassembly (mad.go)
 }
 
 type addr16 = [16]byte
@@ -663,6 +672,9 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	}
 	if p.Has&decode.HdrCM != 0 {
 		t.cm(p, src, dst, lid)
+	}
+	if p.Has&decode.HdrMAD != 0 {
+		t.mad(p, src, dst)
 	}
 }
 

@@ -542,6 +542,10 @@ func (b *fileBuilder) saRetries(c *saPeer) {
 	t++
 	madWant(b.add("SubnAdmGet(NodeRecord), never answered", c.frame(saMAD{method: saGet, tid: t, attr: attrNodeRecord, mask: 1, data: []byte{0, 9}}.bytes(), false)))
 	b.next = b.next.Add(5 * time.Millisecond)
+	t++
+	b.saExchange(c, "SubnAdmGet(PathRecord), 5 ms later",
+		saMAD{method: saGet, tid: t, attr: attrPathRecord, mask: 0x0C},
+		saMAD{method: saGetResp, tid: t, attr: attrPathRecord}, pathRecord(gB, gA, 2, 1, 0, 64, 0, 1, 0xFFFF, 0, 4, 7, 18, 0))
 }
 
 // cmExchange adds a CM connection and disconnection over RoCEv2, whose
