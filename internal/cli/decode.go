@@ -259,6 +259,12 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		}
 	}
 	var n int
+	var answers map[int]int
+	if needsMADAnswers(opts.Fields, flt) {
+		if answers, err = madAnswers(&opts.readOptions, ios, do.skipCRCs); err != nil {
+			return err
+		}
+	}
 	if opts.Output != "fields" || mpt != nil || stream.NeedsTracker(opts.Fields, flt) {
 		// The summary, -V and JSON always show the tracker's analysis
 		// (like Wireshark's TCP analysis), and so does everything with
@@ -267,7 +273,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
-			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt})),
+			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, MADAnswers: answers})),
 			Filter:  flt,
 			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {
