@@ -218,11 +218,11 @@ func init() {
 	registerCNPFields(ib)
 	registerMADFields(ib)
 	registerCMFields(ib)
+	registerSAFields(ib)
 	registerPayloadFields(ib)
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
-	registerSAFields(ib)
 }
 
 // rootRank orders protocols as they nest on the wire.

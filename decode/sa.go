@@ -38,7 +38,7 @@ const (
 // more than one MAD's worth of data (Subnet Administration).
 //
 //	+---------------+---------------+-------+-------+---------------+
-//	| RMPPVersion   | RMPPType      |RRespT | Flags | RMPPStatus    |
+//	| RMPPVersion   | RMPPType      |RRespTime|Flags| RMPPStatus    |
 //	+---------------+---------------+-------+-------+---------------+
 //	|              Data1: SegmentNumber (DATA, ACK)                 |
 //	+---------------------------------------------------------------+
@@ -47,8 +47,8 @@ const (
 type RMPP struct {
 	Version   uint8
 	Type      uint8
-	RRespTime uint8 // 5 bits in the spec; Wireshark shows the top 4 (mask 0xf0)
-	Flags     uint8 // 4 bits: Active, First, Last
+	RRespTime uint8 // 5 bits; Wireshark shows the top 4 (mask 0xf0)
+	Flags     uint8 // 3 bits: Active, First, Last; Wireshark shows 4 (mask 0x0f)
 	Status    uint8
 	Data1     uint32 // SegmentNumber of DATA and ACK
 	Data2     uint32 // PayloadLength of DATA, NewWindowLast of ACK
@@ -108,7 +108,7 @@ func (s *SA) decode(data []byte) {
 		b = pad[:]
 	}
 	be := binary.BigEndian
-	s.RMPP = RMPP{Version: b[0], Type: b[1], RRespTime: b[2] >> 3, Flags: b[2] & 0x0F, Status: b[3],
+	s.RMPP = RMPP{Version: b[0], Type: b[1], RRespTime: b[2] >> 3, Flags: b[2] & 0x07, Status: b[3],
 		Data1: be.Uint32(b[4:]), Data2: be.Uint32(b[8:])}
 	s.SMKey = be.Uint64(b[12:])
 	s.AttributeOffset = be.Uint16(b[20:])
@@ -428,7 +428,7 @@ func registerSAFields(ib *Field) {
 	}
 	// Wireshark shows RRespTime with mask 0xf0: the top 4 of its 5 bits.
 	u(rmpp, "infiniband.rmpp.rresptime", "R Resp Time", FTUint8, 0xf0, 2, 1, nil, func(p *Packet) uint64 { return uint64(r(p).RRespTime >> 1) })
-	u(rmpp, "infiniband.rmpp.rmppflags", "RMPP Flags", FTUint8, 0x0f, 2, 1, nil, func(p *Packet) uint64 { return uint64(r(p).Flags) })
+	u(rmpp, "infiniband.rmpp.rmppflags", "RMPP Flags", FTUint8, 0x0f, 2, 1, nil, func(p *Packet) uint64 { return uint64(r(p).RRespTime<<3|r(p).Flags) & 0x0f })
 	u(rmpp, "infiniband.rmpp.rmppstatus", "RMPP Status", FTUint8, 0, 3, 1, nil, func(p *Packet) uint64 { return uint64(r(p).Status) })
 	u(rmpp, "infiniband.rmpp.data1", "RMPP Data 1", FTUint32, 0, 4, 4, typ(RMPPTypeNone), func(p *Packet) uint64 { return uint64(r(p).Data1) })
 	u(rmpp, "infiniband.rmpp.data2", "RMPP Data 2", FTUint32, 0, 8, 4, typ(RMPPTypeNone), func(p *Packet) uint64 { return uint64(r(p).Data2) })
@@ -441,10 +441,14 @@ func registerSAFields(ib *Field) {
 		}
 		return sub(p.SA.Contents, RMPPLen, RMPPSegLen)
 	}
-	td := bytesField(rmpp, "infiniband.rmpp.transferreddata", "Transferred Data", FTBytes, RMPPLen, RMPPSegLen, rest)
+	// Wireshark puts the 220 bytes after the RMPP header under the
+	// 12-byte RMPP item; here they sit beside it, with their own range,
+	// so that every item lies within its parent.
+	td := bytesField(ib, "infiniband.rmpp.transferreddata", "Transferred Data", FTBytes, -1, RMPPSegLen, rest)
 	td.SetPresence(HdrMAD, typ(RMPPTypeData))
-	ed := bytesField(rmpp, "infiniband.rmpp.extendederrordata", "Optional Extended Error Data", FTBytes, RMPPLen, RMPPSegLen, rest)
+	ed := bytesField(ib, "infiniband.rmpp.extendederrordata", "Optional Extended Error Data", FTBytes, -1, RMPPSegLen, rest)
 	ed.SetPresence(HdrMAD, typ(RMPPTypeStop, RMPPTypeAbort))
+	td.span, ed.span = rest, rest
 
 	// The SA item: Wireshark's "SA Packet" covers the whole MAD, then the
 	// attribute (the 200 bytes of SA data), then each record's item.
@@ -464,9 +468,13 @@ func registerSAFields(ib *Field) {
 	})
 	drd.span = func(p *Packet) []byte { return p.MAD.Bytes() }
 	sah := func(p *Packet) bool { return true }
-	u(drd, "infiniband.sa.smkey", "SM_Key (Verification Key)", FTUint64, 0, 12, 8, sah, func(p *Packet) uint64 { return p.SA.SMKey })
-	u(drd, "infiniband.sa.attributeoffset", "Attribute Offset", FTUint16, 0, 20, 2, sah, func(p *Packet) uint64 { return uint64(p.SA.AttributeOffset) })
-	u(drd, "infiniband.sa.componentmask", "Component Mask", FTUint64, 0, 24, 8, sah, func(p *Packet) uint64 { return p.SA.ComponentMask })
+	for _, f := range []*Field{
+		u(drd, "infiniband.sa.smkey", "SM_Key (Verification Key)", FTUint64, 0, 12, 8, sah, func(p *Packet) uint64 { return p.SA.SMKey }),
+		u(drd, "infiniband.sa.attributeoffset", "Attribute Offset", FTUint16, 0, 20, 2, sah, func(p *Packet) uint64 { return uint64(p.SA.AttributeOffset) }),
+		u(drd, "infiniband.sa.componentmask", "Component Mask", FTUint64, 0, 24, 8, sah, func(p *Packet) uint64 { return p.SA.ComponentMask }),
+	} {
+		f.Off += MADHeaderLen // the SA item starts at the MAD header
+	}
 
 	var stateful []*Field
 	order := []string{}

@@ -1,6 +1,9 @@
 package conformance
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // saRIDAttrs are the SA attributes whose records start with a record ID
 // (Wireshark's parse_RID): NodeRecord, PortInfoRecord, LinkRecord,
@@ -31,7 +34,7 @@ func saKnownDifference(field, tshark, rocetap string, row func(string) string) b
 		// decodes a record where the segment's data starts; rocetap
 		// decodes the records once, from the reassembled data, on the
 		// last segment.
-		if row("infiniband.rmpp.rmpptype") == "0x01" && row("infiniband.rmpp.rmppflags") != "0x07" {
+		if flags, err := strconv.ParseUint(strings.TrimPrefix(row("infiniband.rmpp.rmppflags"), "0x"), 16, 8); row("infiniband.rmpp.rmpptype") == "0x01" && err == nil && flags&7 != 7 {
 			return true
 		}
 		// RMPP ACK, STOP and ABORT carry no SA data: tshark decodes
@@ -45,10 +48,11 @@ func saKnownDifference(field, tshark, rocetap string, row func(string) string) b
 			return true
 		}
 	}
-	if field == "infiniband.sa.drdlid" && row("infiniband.mad.attributeid") == "0x0031" && len(rocetap) < len(tshark) && strings.HasPrefix(tshark, rocetap) {
+	if a := row("infiniband.mad.attributeid"); field == "infiniband.sa.drdlid" && (a == "0x0031" || a == "0x003a") && len(rocetap) < len(tshark) && strings.HasPrefix(tshark, rocetap) {
 		// tshark's ServiceRecord item is 176 bytes from the end of the
-		// 28-byte record ID: it runs past the SA data into the CRCs.
-		// rocetap's stops at the end of the record.
+		// 28-byte record ID, past the SA data into the CRCs; its
+		// MultiPathRecord item is 200 bytes whatever the GID counts.
+		// rocetap's item ends with the record.
 		return true
 	}
 	if field == "infiniband.smplid.smpdata" && rocetap == "" && row("infiniband.mad.attributeid") == "0x0002" {

@@ -39,6 +39,12 @@ func Lines(p *decode.Packet, vals []decode.Value) []Line {
 		}
 		isHeader := f.Parent == nil || f.Type == decode.FTProtocol || (f.Type == decode.FTBytes && f.Span(p) != nil && f.Len == 0 && f.Off <= 0 && isContainer(f))
 		off, n := fieldRange(p, f)
+		if isHeader {
+			// A header is one line, however many items Wireshark adds
+			// under its name (the SA item: the MAD, the SA data, each
+			// record).
+			vals = vals[:1]
+		}
 		for _, v := range vals {
 			b = b[:0]
 			if !isHeader && f.Bitmask != 0 && off >= 0 && n >= 1 && n <= 8 && off+n <= len(p.Frame.Data) {
