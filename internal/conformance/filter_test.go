@@ -267,6 +267,13 @@ var filterCases = []filterCase{
 	{expr: "infiniband.reth and infiniband.aeth", empty: true},
 	{expr: "ip.src == 10.77.0.2 and ip.addr != 10.77.0.1", empty: true},
 	{expr: "infiniband.bth.destqp == 0x102 and infiniband.mad", empty: true},
+
+	// Subnet administration and RMPP (issue 19).
+	{expr: "infiniband.sa.attributeoffset == 8"},
+	{expr: "infiniband.rmpp.rmpptype == 2"},
+	{expr: "infiniband.rmpp.segmentnumber > 1 and infiniband.rmpp.rmpptype == 1"},
+	{expr: "infiniband.rmpp.rmppstatus != 0"},
+	{expr: "infiniband.sa.componentmask & 0x0c"},
 }
 
 func mergecapPath(t *testing.T) string {
@@ -784,6 +791,16 @@ var handCases = []handCase{
 	{"synth/ns_timestamps.pcap", `frame.time_relative >= 1`, []int{6}, "across a second boundary"},
 	{"synth/vlan_qinq_ipv6.pcap", `udp.srcport == 53 and infiniband.bth`, []int{9}, "RoCEv2 from UDP source port 53: the destination port 4791 decides"},
 	{"synth/vlan_qinq_ipv6.pcap", `udp.dstport == 4792 and not infiniband`, []int{11}, "a UDP datagram to port 4792 is not RoCE"},
+	// MAD matching and RMPP reassembly (issue 19): the frames
+	// testdata/README.md describes.
+	{"synth/roce_sa.pcap", `rocetap.mad.response_to == 6`, []int{7, 9, 11}, "the three RMPP segments answering the GetTable(PathRecord)"},
+	{"synth/roce_sa.pcap", `rocetap.mad.response_in`, []int{1, 4, 6, 13, 16, 19, 23}, "every answered request (CM REQ, DREQ, the SA queries); 14 is a retry of 13, 22 is never answered"},
+	{"synth/roce_sa.pcap", `rocetap.mad.original_frame == 13`, []int{14}, "the GetTable sent again with the same TID"},
+	{"synth/roce_sa.pcap", `rocetap.mad.time > 0.01`, []int{15}, "the answer to the retry, timed from the first copy 10.5 ms before"},
+	{"synth/roce_sa.pcap", `rocetap.rmpp.segment_count == 3`, []int{11}, "the last segment of the 3-segment transfer"},
+	{"synth/roce_sa.pcap", `infiniband.pathrecord.flowlabel == 6`, []int{11}, "the 7th PathRecord, decoded once from the reassembled transfer"},
+	{"synth/roce_sa.pcap", `infiniband.rmpp.rmpptype in {3, 4}`, []int{18, 21}, "RMPP STOP and ABORT"},
+	{"synth/ib_sa.pcap", `infiniband.sa.lid == 3`, []int{13}, "the third NodeRecord, on the last of its 2 segments"},
 }
 
 // TestFiltersHandChecked runs the filters tshark cannot judge against
