@@ -6,9 +6,9 @@ package decode
 // 14.2.5.1, Table 131, laid out as OpenSM's ib_mad_notice_attr), under
 // Wireshark's infiniband.trap.* names.
 //
-//	 0 IsGeneric (1) Type (7) | ProducerType/VendorID (24)
-//	 4 TrapNumber/DeviceID (16) | IssuerLID (16)
-//	 8 NoticeToggle (1) NoticeCount (15) | DataDetails (432) from byte 10
+//	0 IsGeneric (1) Type (7) | ProducerType/VendorID (24)
+//	4 TrapNumber/DeviceID (16) | IssuerLID (16)
+//	8 NoticeToggle (1) NoticeCount (15) | DataDetails (432) from byte 10
 func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 	attrFields(parent, data, 1, 0, []attrField{
 		{"infiniband.notice.isgeneric", "IsGeneric", FTUint8, 0x80, 0},

@@ -13,11 +13,11 @@ import (
 // 64-byte SMP data (the attribute) and 128 bytes that are reserved
 // (LID routed) or the initial and return paths (directed route).
 const (
-	SMPDataOff  = 40 // offset of the SMP data in the MAD data
-	SMPDataLen  = 64
-	SMPPathLen  = 64
-	smpInitOff  = SMPDataOff + SMPDataLen // initial path, directed route
-	smpRetOff   = smpInitOff + SMPPathLen // return path, directed route
+	SMPDataOff = 40 // offset of the SMP data in the MAD data
+	SMPDataLen = 64
+	SMPPathLen = 64
+	smpInitOff = SMPDataOff + SMPDataLen // initial path, directed route
+	smpRetOff  = smpInitOff + SMPPathLen // return path, directed route
 )
 
 // SMP is the class-specific part of a subnet management packet (IBA
