@@ -218,6 +218,8 @@ func init() {
 	registerCNPFields(ib)
 	registerMADFields(ib)
 	registerCMFields(ib)
+	registerSMPFields(ib)
+	registerPMAFields(ib)
 	registerSAFields(ib)
 	registerPayloadFields(ib)
 	rt := registerDecodeFields()
@@ -274,7 +276,9 @@ func register(f *Field) *Field {
 // AppendValue appends v formatted as tshark -T fields prints it.
 func (f *Field) AppendValue(dst []byte, v Value) []byte {
 	switch f.Type {
-	case FTNone, FTProtocol:
+	case FTNone:
+		return append(dst, '1') // as tshark prints an FT_NONE item
+	case FTProtocol:
 		if v.B != nil {
 			return appendHex(dst, v.B)
 		}

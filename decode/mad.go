@@ -92,6 +92,9 @@ func (m *MAD) NextLayerType() gopacket.LayerType {
 	if m.MgmtClass == MgmtClassCM {
 		return LayerTypeCM
 	}
+	if IsSMP(m.MgmtClass) {
+		return LayerTypeSMP
+	}
 	return gopacket.LayerTypePayload
 }
 
@@ -195,6 +198,12 @@ func decodeMADLayer(data []byte, p gopacket.PacketBuilder) error {
 		_ = c.DecodeFromBytes(rest, p) // a short attribute is kept: SetTruncated marks it
 		p.AddLayer(c)
 		rest = c.Payload
+	}
+	if IsSMP(m.MgmtClass) {
+		s := &SMP{Directed: m.MgmtClass == MgmtClassSubnDirectRoute}
+		_ = s.DecodeFromBytes(rest, p) // a short SMP is kept: SetTruncated marks it
+		p.AddLayer(s)
+		rest = s.Payload
 	}
 	if len(rest) > 0 {
 		pl := gopacket.Payload(rest)

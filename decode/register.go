@@ -27,6 +27,10 @@ var (
 	LayerTypeCM           = gopacket.RegisterLayerType(1417, gopacket.LayerTypeMetadata{Name: "CM", Decoder: gopacket.DecodeFunc(decodeCMLayer)})
 )
 
+// Subnet management (issue 19). 1418-1429 are left to the other MAD and
+// IPoIB layers.
+var LayerTypeSMP = gopacket.RegisterLayerType(1430, gopacket.LayerTypeMetadata{Name: "SMP", Decoder: gopacket.DecodeFunc(decodeSMPLayer)})
+
 // EtherTypeRoCEv1 is the EtherType of RoCEv1 (GRH first).
 const EtherTypeRoCEv1 layers.EthernetType = 0x8915
 

@@ -173,6 +173,37 @@ func (p *Packet) saRecordData() []byte {
 	return p.SA.RecordData()
 }
 
+// saEmbedded returns the subnet management attribute smpAttr that the SA
+// MAD's first record holds: NodeInfo and NodeDescription in a NodeRecord,
+// PortInfo in a PortInfoRecord, GUIDInfo in a GUIDInfoRecord, the Notice
+// of a Report. The SMP attribute fields (smp.go) read it, so they show
+// what tshark shows: the first record's (they have one occurrence; the
+// record IDs, infiniband.sa.*, have one per record).
+func saEmbedded(p *Packet, smpAttr uint16) []byte {
+	var off, n int
+	switch a := p.MAD.AttributeID; {
+	case a == SAAttrNodeRecord && smpAttr == SMPAttrNodeInfo:
+		off, n = 4, 40
+	case a == SAAttrNodeRecord && smpAttr == SMPAttrNodeDescription:
+		off, n = 44, 64
+	case a == SAAttrPortInfoRecord && smpAttr == SMPAttrPortInfo:
+		off, n = 4, SMPDataLen
+	case a == SAAttrGUIDInfoRecord && smpAttr == SMPAttrGUIDInfo:
+		off, n = 8, SMPDataLen
+	case a == SAAttrNotice && smpAttr == SMPAttrNotice:
+		off, n = 0, SMPDataLen
+	default:
+		return nil
+	}
+	var first []byte
+	SARecords(p.saRecordData(), p.MAD.MethodByte(), p.SA.AttributeOffset, func(rec []byte) {
+		if first == nil {
+			first = rec
+		}
+	})
+	return sub(first, off, n)
+}
+
 // saAttr describes how Wireshark 4.0 shows one SA attribute: the record ID
 // ahead of its record item (parse_RID) and the item's length.
 type saAttr struct {

@@ -37,6 +37,10 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/bad_icrc":         {"", "every RoCE frame has a bad ICRC, the responder's ACK too: learn and the model drop what an HCA drops, so the ACK answers nothing the model executed"},
 	"synth/rc_all_opcodes":   {"", "every RC opcode in a row: the responder answers on after class A NAKs (a QP in the error state answers nothing), with every NAK code, and answers FLUSH and ATOMIC WRITE, which the model does not carry out"},
 	"synth/uc_ud_rd_xrc_cnp": {"", "RD traffic (an MPT file has no RD QP), an XRC request with AckReq the file never answers, and a READ answered with bytes of its own: decoder coverage, not one responder's traffic"},
+	// Management datagrams only (issue 19):
+	"synth/ib_smp":          {"no node answered a request", "subnet management MADs on QP0 only: no request an MPT file can describe"},
+	"synth/ib_smp_dr_traps": {"no node answered a request", "traps and directed-route SMPs on QP0 only"},
+	"synth/erf_ib_mad":      {"no node answered a request", "PMA and other-class MADs on QP1 and two SMPs only"},
 	// Subnet administration and CM MADs on QP1 only (issue 19).
 	"synth/ib_sa":   {"no node answered a request", "SA queries and answers on QP1 only: no request an MPT file can describe"},
 	"synth/ib_sa2":  {"no node answered a request", "SA queries and answers on QP1 only (as ib_sa)"},

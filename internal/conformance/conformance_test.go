@@ -252,9 +252,7 @@ func knownDifference(field, tshark, rocetap string, row func(string) string) boo
 		// tshark shows no data for a payload cut by the snapshot length.
 		return true
 	}
-	if field == "infiniband.smplid.smpdata" && rocetap == "" && row("infiniband.mad.mgmtclass") == "0x01" {
-		// Subnet management (SMP) attributes: rocetap decodes the MAD
-		// header and CM only, not yet SMPs (issue 19).
+	if madKnownDifference(field, tshark, rocetap, row) {
 		return true
 	}
 	if saKnownDifference(field, tshark, rocetap, row) {

@@ -15,7 +15,10 @@ var saRIDAttrs = map[string]bool{"0x0011": true, "0x0012": true, "0x0020": true,
 func saRecordField(field string) bool {
 	for _, p := range []string{"infiniband.pathrecord.", "infiniband.multipathrecord.", "infiniband.mcmemberrecord.",
 		"infiniband.linkrecord.", "infiniband.informinfo.", "infiniband.informinforecord.", "infiniband.tracerecord.",
-		"infiniband.sa.lid", "infiniband.sa.endportlid", "infiniband.sa.portnum", "infiniband.sa.blocknum", "infiniband.sa.drdlid"} {
+		"infiniband.sa.lid", "infiniband.sa.endportlid", "infiniband.sa.portnum", "infiniband.sa.blocknum", "infiniband.sa.drdlid",
+		// the subnet management attributes NodeRecord, PortInfoRecord and
+		// GUIDInfoRecord hold
+		"infiniband.nodeinfo.", "infiniband.nodedescription.", "infiniband.portinfo.", "infiniband.guidinfo."} {
 		if strings.HasPrefix(field, p) {
 			return true
 		}
@@ -56,8 +59,9 @@ func saKnownDifference(field, tshark, rocetap string, row func(string) string) b
 		return true
 	}
 	if field == "infiniband.smplid.smpdata" && rocetap == "" && row("infiniband.mad.attributeid") == "0x0002" {
-		// SA Report(Notice): the Notice is a subnet management
-		// attribute, decoded with the SMP attributes (issue 19).
+		// SA Report(Notice): tshark shows the Notice and its data
+		// details as SMP data items; rocetap shows the Notice's fields
+		// (infiniband.notice.*, .trap.*) without them.
 		return true
 	}
 	// A record with a record ID: tshark's offset runs past the MAD by

@@ -58,6 +58,7 @@ func Files() ([]File, error) {
 	builders := []func() (File, error){
 		rcAllOpcodes, ucUDRDXRCCNP, vlanQinQIPv6, pfcFile, rocev1File,
 		ibNative, ibLIDRC, ibBadVCRC, erfIBEth, sllSLL2Raw, nsTimestamps, truncatedFile, badICRC,
+		ibSMP, ibSMPDRTraps, erfIBMAD,
 		ibSA, ibSA2, roceSA,
 	}
 	var out []File

@@ -296,8 +296,8 @@ func informInfoRecord(sub [16]byte, enum uint16, info []byte) []byte {
 	return b
 }
 
-// notice (IBA 13.4.8.2): a generic trap 64 (GID in service).
-func notice(g [16]byte) []byte {
+// saNotice (IBA 13.4.8.2): a generic trap 64 (GID in service).
+func saNotice(g [16]byte) []byte {
 	b := make([]byte, 80)
 	b[0] = 0x80 | 3            // IsGeneric, Type urgent... (3: informational)
 	b[1], b[2], b[3] = 0, 0, 4 // ProducerType: class manager
@@ -497,8 +497,8 @@ func (b *fileBuilder) saConversation2(c *saPeer) {
 
 	// Report(Notice) from the SA → ReportResp: trap 64 to the subscriber.
 	t = 0x0000_2000_0000_0001
-	madWant(b.add("SubnAdmReport(Notice) from the SA", c.frame(saMAD{method: saReport, tid: t, attr: attrNotice, data: notice(gB)}.bytes(), true)))
-	madWant(b.add("SubnAdmReportResp(Notice)", c.frame(saMAD{method: saReportResp, tid: t, attr: attrNotice, data: notice(gB)}.bytes(), false)))
+	madWant(b.add("SubnAdmReport(Notice) from the SA", c.frame(saMAD{method: saReport, tid: t, attr: attrNotice, data: saNotice(gB)}.bytes(), true)))
+	madWant(b.add("SubnAdmReportResp(Notice)", c.frame(saMAD{method: saReportResp, tid: t, attr: attrNotice, data: saNotice(gB)}.bytes(), false)))
 }
 
 // saRetries adds what the matching handles besides one answer per

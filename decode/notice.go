@@ -1,0 +1,102 @@
+package decode
+
+// registerNoticeFields registers the fields of a Notice (IBA 13.4.8.2,
+// Table 153) under parent, data giving the attribute bytes (nil when p
+// holds no Notice), and those of the generic traps' data details (IBA
+// 14.2.5.1, Table 131, laid out as OpenSM's ib_mad_notice_attr), under
+// Wireshark's infiniband.trap.* names.
+//
+//	0 IsGeneric (1) Type (7) | ProducerType/VendorID (24)
+//	4 TrapNumber/DeviceID (16) | IssuerLID (16)
+//	8 NoticeToggle (1) NoticeCount (15) | DataDetails (432) from byte 10
+func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
+	attrFields(parent, data, 1, 0, []attrField{
+		{"infiniband.notice.isgeneric", "IsGeneric", FTUint8, 0x80, 0},
+		{"infiniband.notice.type", "Type", FTUint8, 0x7f, 0},
+		{"infiniband.notice.producertypevendorid", "ProducerTypeVendorID", FTUint24, 0, 1},
+		{"infiniband.notice.trapnumberdeviceid", "TrapNumberDeviceID", FTUint16, 0, 4},
+		{"infiniband.notice.issuerlid", "IssuerLID", FTUint16, 0, 6},
+		{"infiniband.notice.noticetoggle", "NoticeToggle", FTUint8, 0x80, 8},
+		{"infiniband.notice.noticecount", "NoticeCount", FTUint16, 0x7fff, 8},
+	})
+	attrBytes(parent, data, "infiniband.notice.datadetails", "DataDetails", 10, 54)
+
+	// trap returns the Notice bytes of a generic notice with one of the
+	// trap numbers.
+	trap := func(nums ...uint16) func(*Packet) []byte {
+		return func(p *Packet) []byte {
+			a := data(p)
+			if len(a) < 6 || a[0]&0x80 == 0 {
+				return nil
+			}
+			n := uint16(a[4])<<8 | uint16(a[5])
+			for _, t := range nums {
+				if n == t {
+					return a
+				}
+			}
+			return nil
+		}
+	}
+	gid := func(d func(*Packet) []byte, abbrev, name string, off int) {
+		bytesField(parent, abbrev, name, FTIPv6, off, 16, func(p *Packet) []byte { return full(d(p), off, 16) })
+	}
+	// 64-67: a GID in or out of service, a multicast group created or
+	// deleted.
+	gid(trap(64, 65, 66, 67), "infiniband.trap.gidaddr", "GIDADDR", 16)
+	// 68, 69: paths no longer valid, recomputed.
+	attrFields(parent, trap(68, 69), 1, 0, []attrField{
+		{"infiniband.trap.comp_mask", "COMP_MASK", FTUint64, 0, 10},
+		{"infiniband.trap.wait_for_repath", "WAIT_FOR_REPATH", FTUint8, 0x80, 18},
+	})
+	// 128: link state change at a switch; 129-131: local link integrity,
+	// buffer overrun, flow control watchdog at a port; 144: capability
+	// mask or node description change; 145: system image GUID change;
+	// 256: bad M_Key.
+	multiField(parent, "infiniband.trap.lidaddr", "LIDADDR", FTUint16, BaseHex, 0, func(p *Packet, out []Value) []Value {
+		if a := trap(128)(p); len(a) >= 12 {
+			return append(out, Value{U: beUint(a[10:12])})
+		}
+		if a := trap(129, 130, 131, 144, 145, 256)(p); len(a) >= 14 {
+			return append(out, Value{U: beUint(a[12:14])})
+		}
+		return out
+	})
+	attrFields(parent, trap(129, 130, 131), 1, 0, []attrField{
+		{"infiniband.trap.portno", "PORTNO", FTUint8, 0, 14},
+	})
+	attrFields(parent, trap(144), 1, 0, []attrField{
+		{"infiniband.trap.otherlocalchanges", "OtherLocalChanges", FTUint8, 0x01, 15},
+		{"infiniband.trap.capabilitymask", "CAPABILITYMASK", FTUint32, 0, 16},
+		{"infiniband.trap.linkspeecenabledchange", "LinkSpeecEnabledChange", FTUint8, 0x04, 21},
+		{"infiniband.trap.linkwidthenabledchange", "LinkWidthEnabledChange", FTUint8, 0x02, 21},
+		{"infiniband.trap.nodedescriptionchange", "NodeDescriptionChange", FTUint8, 0x01, 21},
+	})
+	attrFields(parent, trap(145), 1, 0, []attrField{
+		{"infiniband.trap.systemimageguid", "SYSTEMIMAGEGUID", FTUint64, 0, 16},
+	})
+	t256 := trap(256)
+	attrFields(parent, t256, 1, 0, []attrField{
+		{"infiniband.trap.drslid", "DRSLID", FTUint16, 0, 14},
+		{"infiniband.trap.method", "METHOD", FTUint8, 0, 16},
+		{"infiniband.trap.attributeid", "ATTRIBUTEID", FTUint16, 0, 18},
+		{"infiniband.trap.attributemodifier", "ATTRIBUTEMODIFIER", FTUint32, 0, 20},
+		{"infiniband.trap.mkey", "MKEY", FTUint64, 0, 24},
+		{"infiniband.trap.drnotice", "DRNotice", FTUint8, 0x80, 32},
+		{"infiniband.trap.drpathtruncated", "DRPathTruncated", FTUint8, 0x40, 32},
+		{"infiniband.trap.drhopcount", "DRHopCount", FTUint8, 0x3f, 32},
+	})
+	attrBytes(parent, t256, "infiniband.trap.drnoticereturnpath", "DRNoticeReturnPath", 33, 30)
+	// 257, 258: bad P_Key, bad Q_Key.
+	t257 := trap(257, 258)
+	attrFields(parent, t257, 1, 0, []attrField{
+		{"infiniband.trap.lidaddr1", "LIDADDR1", FTUint16, 0, 12},
+		{"infiniband.trap.lidaddr2", "LIDADDR2", FTUint16, 0, 14},
+		{"infiniband.trap.key", "KEY", FTUint32, 0, 16},
+		{"infiniband.trap.sl", "SL", FTUint8, 0xf0, 20},
+		{"infiniband.trap.qp1", "QP1", FTUint24, 0, 21},
+		{"infiniband.trap.qp2", "QP2", FTUint24, 0, 25},
+	})
+	gid(t257, "infiniband.trap.gidaddr1", "GIDADDR1", 28)
+	gid(t257, "infiniband.trap.gidaddr2", "GIDADDR2", 44)
+}
