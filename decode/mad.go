@@ -95,6 +95,9 @@ func (m *MAD) NextLayerType() gopacket.LayerType {
 	if IsSMP(m.MgmtClass) {
 		return LayerTypeSMP
 	}
+	if m.MgmtClass == MgmtClassSubnAdm {
+		return LayerTypeSA
+	}
 	return gopacket.LayerTypePayload
 }
 
@@ -202,6 +205,12 @@ func decodeMADLayer(data []byte, p gopacket.PacketBuilder) error {
 	if IsSMP(m.MgmtClass) {
 		s := &SMP{Directed: m.MgmtClass == MgmtClassSubnDirectRoute}
 		_ = s.DecodeFromBytes(rest, p) // a short SMP is kept: SetTruncated marks it
+		p.AddLayer(s)
+		rest = s.Payload
+	}
+	if m.MgmtClass == MgmtClassSubnAdm {
+		s := &SA{}
+		_ = s.DecodeFromBytes(rest, p) // a short one is kept: SetTruncated marks it
 		p.AddLayer(s)
 		rest = s.Payload
 	}

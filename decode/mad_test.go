@@ -44,8 +44,12 @@ func TestMADDecode(t *testing.T) {
 		t.Errorf("method byte %#x, next %v", m.MethodByte(), m.NextLayerType())
 	}
 	m.MgmtClass = MgmtClassSubnAdm
-	if m.NextLayerType() != gopacket.LayerTypePayload {
+	if m.NextLayerType() != LayerTypeSA {
 		t.Errorf("SA MAD: next %v", m.NextLayerType())
+	}
+	m.MgmtClass = MgmtClassBM
+	if m.NextLayerType() != gopacket.LayerTypePayload {
+		t.Errorf("BM MAD: next %v", m.NextLayerType())
 	}
 	buf := gopacket.NewSerializeBuffer()
 	m.MgmtClass = MgmtClassCM
@@ -156,7 +160,8 @@ func TestMADSnappedFrame(t *testing.T) {
 	}
 }
 
-// TestMADNotCM checks that a MAD of another class decodes its header only.
+// TestMADNotCM checks that a MAD of another class (SA) decodes as that
+// class, not as CM.
 func TestMADNotCM(t *testing.T) {
 	data := append([]byte{}, madREQ(t)...)
 	data[1] = MgmtClassSubnAdm
@@ -172,7 +177,7 @@ func TestMADNotCM(t *testing.T) {
 		t.Errorf("mgmtclass %q", got)
 	}
 	pk := gopacket.NewPacket(data, LayerTypeMAD, gopacket.DecodeOptions{SkipDecodeRecovery: true})
-	if pk.Layer(LayerTypeCM) != nil || pk.Layer(gopacket.LayerTypePayload) == nil {
+	if pk.Layer(LayerTypeCM) != nil || pk.Layer(LayerTypeSA) == nil {
 		t.Errorf("layers %v", pk.Layers())
 	}
 }

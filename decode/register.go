@@ -31,6 +31,9 @@ var (
 // IPoIB layers.
 var LayerTypeSMP = gopacket.RegisterLayerType(1430, gopacket.LayerTypeMetadata{Name: "SMP", Decoder: gopacket.DecodeFunc(decodeSMPLayer)})
 
+// Subnet administration: RMPP header, SA header and data (issue 19).
+var LayerTypeSA = gopacket.RegisterLayerType(1431, gopacket.LayerTypeMetadata{Name: "SA", Decoder: gopacket.DecodeFunc(decodeSALayer)})
+
 // EtherTypeRoCEv1 is the EtherType of RoCEv1 (GRH first).
 const EtherTypeRoCEv1 layers.EthernetType = 0x8915
 

@@ -3,6 +3,9 @@ package decode
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 )
 
 // Sizes of the parts of a Subnet Administration MAD (IBA 15.2.1.1): the
@@ -79,6 +82,10 @@ func (r *RMPP) Segmented() bool {
 //	+---------------------------------------------------------------+
 //	|                     SA data (200 bytes)                       |
 type SA struct {
+	// Contents is the MAD data as captured: RMPP header, SA header and SA
+	// data (at most MADDataLen bytes); Payload what follows (normally
+	// nothing). Data is the SA data in Contents.
+	layers.BaseLayer
 	// Valid is set when the MAD is an SA MAD; the rest is valid only then.
 	Valid           bool
 	RMPP            RMPP
@@ -86,10 +93,60 @@ type SA struct {
 	AttributeOffset uint16 // in 8-byte words
 	Reserved        uint16
 	ComponentMask   uint64
-	// Contents is the MAD data as captured: RMPP header, SA header and SA
-	// data (at most MADDataLen bytes). Data is the SA data in it.
-	Contents []byte
-	Data     []byte
+	Data            []byte
+}
+
+// LayerType returns LayerTypeSA.
+func (s *SA) LayerType() gopacket.LayerType { return LayerTypeSA }
+
+// CanDecode returns LayerTypeSA.
+func (s *SA) CanDecode() gopacket.LayerClass { return LayerTypeSA }
+
+// NextLayerType returns the payload layer (bytes after the 232 bytes of
+// MAD data, normally none).
+func (s *SA) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
+
+// DecodeFromBytes decodes the MAD data of an SA MAD. A short one decodes
+// as far as it goes (see Has) and returns an error wrapping ErrTruncated.
+func (s *SA) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	s.decode(data)
+	if len(data) < MADDataLen {
+		df.SetTruncated()
+		return truncated("sa", MADDataLen, len(data))
+	}
+	return nil
+}
+
+// SerializeTo prepends the 232 bytes of MAD data: RMPP header, SA header
+// and Data (zeros after it).
+func (s *SA) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+	d, err := b.PrependBytes(MADDataLen)
+	if err != nil {
+		return err
+	}
+	clear(d)
+	r := &s.RMPP
+	d[0], d[1], d[2], d[3] = r.Version, r.Type, r.RRespTime<<3|r.Flags&0x07, r.Status
+	be := binary.BigEndian
+	be.PutUint32(d[4:], r.Data1)
+	be.PutUint32(d[8:], r.Data2)
+	be.PutUint64(d[12:], s.SMKey)
+	be.PutUint16(d[20:], s.AttributeOffset)
+	be.PutUint16(d[22:], s.Reserved)
+	be.PutUint64(d[24:], s.ComponentMask)
+	copy(d[RMPPLen+SAHeaderLen:], s.Data)
+	return nil
+}
+
+// decodeSALayer decodes an SA MAD's data on its own.
+func decodeSALayer(data []byte, p gopacket.PacketBuilder) error {
+	s := &SA{}
+	_ = s.DecodeFromBytes(data, p) // a short one is kept: SetTruncated marks it
+	p.AddLayer(s)
+	if len(s.Payload) > 0 {
+		return p.NextDecoder(gopacket.LayerTypePayload)
+	}
+	return nil
 }
 
 // Has reports whether the capture holds [off, off+n) of the MAD data
@@ -100,7 +157,8 @@ func (s *SA) Has(off, n int) bool { return len(s.Contents) >= off+n }
 // It decodes what the capture holds; nothing is read past the end.
 func (s *SA) decode(data []byte) {
 	*s = SA{Valid: true}
-	s.Contents = data[:min(len(data), MADDataLen)]
+	n := min(len(data), MADDataLen)
+	s.Contents, s.Payload = data[:n], data[n:]
 	b := s.Contents
 	var pad [RMPPLen + SAHeaderLen]byte
 	if len(b) < len(pad) {
