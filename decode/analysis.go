@@ -265,6 +265,8 @@ const (
 	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
 	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
 	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
+	EventMADStatus                        // a MAD response whose status reports an error
+	EventMADTrap                          // a MAD Trap(): a notice sent to the subnet manager
 	numEvents           = iota
 )
 
@@ -299,6 +301,8 @@ var eventTable = [numEvents]eventInfo{
 	{"incomplete", SevWarning, "Message incomplete: packets missing"},
 	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
 	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
+	{"mad_status_error", SevWarning, "MAD response with an error status"},
+	{"mad_trap", SevNote, "Trap: a notice to the subnet manager"},
 }
 
 // NumEvents is the number of event kinds.

@@ -664,6 +664,9 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	if p.Has&decode.HdrCM != 0 {
 		t.cm(p, src, dst, lid)
 	}
+	if p.Has&decode.HdrMAD != 0 {
+		t.mad(p, s.ID)
+	}
 }
 
 // liveState is what a session needs only while traffic is in flight:
