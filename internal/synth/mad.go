@@ -288,18 +288,7 @@ func ibSMPDRTraps() (File, error) {
 // directed-route SMP.
 func erfIBMAD() (File, error) {
 	b := newFile("erf_ib_mad.pcap", PcapMicro, decode.LinkTypeERF)
-	erf := func(note string, fr Frame) {
-		data, _, w, err := fr.Build()
-		if err != nil {
-			if b.err == nil {
-				b.err = wrapErr(b.f.Name, len(b.f.Records), err)
-			}
-			return
-		}
-		w.Note = note
-		w.Has |= decode.HdrERF
-		b.record(erfRecord(b.next, decode.ERFTypeInfiniBand, data), w)
-	}
+	erf := func(note string, fr Frame) { b.addERF(note, decode.ERFTypeInfiniBand, fr) }
 	gsi := func(slid, dlid uint16, m decode.MAD, data []byte) MADFrame {
 		return MADFrame{SLID: slid, DLID: dlid, MAD: m, Data: data}
 	}
