@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -152,4 +153,19 @@ func (mt *MADTotals) TrapCounts() []TrapCount {
 	}
 	slices.SortFunc(out, func(a, b TrapCount) int { return int(a.Trap) - int(b.Trap) })
 	return out
+}
+
+// clone returns a copy of mt that shares no map with it.
+func (mt *MADTotals) clone() MADTotals {
+	return MADTotals{Kinds: maps.Clone(mt.Kinds), Statuses: maps.Clone(mt.Statuses), Traps: maps.Clone(mt.Traps), Total: mt.Total}
+}
+
+// Snapshot returns a copy of tt that shares no map with it: a copy
+// another goroutine reads while tt goes on counting (the TUI's stats
+// view publishes one every 250 ms).
+func (tt *Totals) Snapshot() Totals {
+	c := *tt
+	c.CMOther = maps.Clone(tt.CMOther)
+	c.MADs = tt.MADs.clone()
+	return c
 }
