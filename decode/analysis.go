@@ -269,6 +269,8 @@ const (
 	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
 	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
 	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
+	EventMADStatus                        // a MAD response whose status reports an error
+	EventMADTrap                          // a MAD Trap(): a notice sent to the subnet manager
 	EventMADNoResponse                    // a MAD request (SA query, SMP Get, CM REQ, ...) never answered (reported at the end)
 	numEvents           = iota
 )
@@ -304,6 +306,8 @@ var eventTable = [numEvents]eventInfo{
 	{"incomplete", SevWarning, "Message incomplete: packets missing"},
 	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
 	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
+	{"mad_status_error", SevWarning, "MAD response with an error status"},
+	{"mad_trap", SevNote, "Trap: a notice to the subnet manager"},
 	{"mad_no_response", SevWarning, "MAD request never answered"},
 }
 

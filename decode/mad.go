@@ -306,9 +306,15 @@ func registerMADFields(ib *Field) {
 	uintField(mad, "infiniband.mad.status", "Status", FTUint16, BaseHex, 0, 4, 2, func(p *Packet) uint64 { return uint64(p.MAD.Status) })
 	uintField(mad, "infiniband.mad.classspecific", "Class Specific", FTUint16, BaseHex, 0, 6, 2, func(p *Packet) uint64 { return uint64(p.MAD.ClassSpecific) })
 	uintField(mad, "infiniband.mad.transactionid", "Transaction ID", FTUint64, BaseHex, 0, 8, 8, func(p *Packet) uint64 { return p.MAD.TransactionID })
-	// Attribute IDs are named as CM attributes, the class rocetap decodes.
+	// An attribute ID's name depends on the class: the tree's label says
+	// it ("Attribute ID (NodeInfo)").
 	ai := uintField(mad, "infiniband.mad.attributeid", "Attribute ID", FTUint16, BaseHex, 0, 16, 2, func(p *Packet) uint64 { return uint64(p.MAD.AttributeID) })
-	ai.names = func(v uint64) string { return CMAttrString(uint16(v)) }
+	ai.label = func(p *Packet) string {
+		if n := MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID); n != "" {
+			return "Attribute ID (" + n + ")"
+		}
+		return ""
+	}
 	uintField(mad, "rocetap.mad.reserved", "Reserved", FTUint16, BaseHex, 0, 18, 2, func(p *Packet) uint64 { return uint64(p.MAD.Reserved) })
 	uintField(mad, "infiniband.mad.attributemodifier", "Attribute Modifier", FTUint32, BaseHex, 0, 20, 4, func(p *Packet) uint64 { return uint64(p.MAD.AttributeModifier) })
 	bytesField(mad, "infiniband.mad.data", "MAD Data Payload", FTBytes, MADHeaderLen, MADDataLen, func(p *Packet) []byte {

@@ -100,3 +100,45 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 	gid(t257, "infiniband.trap.gidaddr1", "GIDADDR1", 28)
 	gid(t257, "infiniband.trap.gidaddr2", "GIDADDR2", 44)
 }
+
+// trapNames say what the generic traps report (IBA 14.2.5.1, Table 131).
+var trapNames = map[uint16]string{
+	64:  "GID in service",
+	65:  "GID out of service",
+	66:  "multicast group created",
+	67:  "multicast group deleted",
+	68:  "paths no longer valid",
+	69:  "paths recomputed",
+	128: "link state of a switch port changed",
+	129: "local link integrity threshold reached",
+	130: "excessive buffer overrun threshold reached",
+	131: "flow control update watchdog timer expired",
+	144: "capability mask, node description, link width or speed changed",
+	145: "system image GUID changed",
+	256: "bad M_Key",
+	257: "bad P_Key",
+	258: "bad Q_Key",
+	259: "bad P_Key at a switch port",
+}
+
+// TrapString says what a generic trap number reports, or returns "".
+func TrapString(num uint16) string { return trapNames[num] }
+
+// Notice is the head of a Notice attribute (IBA 13.4.8.2).
+type Notice struct {
+	Generic    bool
+	Type       uint8  // 0 fatal, 1 urgent, 2 security, 3 subnet management, 4 informational
+	TrapNumber uint16 // generic notices; the device ID of vendor notices
+	IssuerLID  uint16
+}
+
+// SMPNotice returns the Notice an SMP carries (a SubnTrap, SubnTrapRepress
+// or SubnGet/Set of attribute Notice), and false when p holds none or the
+// capture cuts its head short.
+func (p *Packet) SMPNotice() (Notice, bool) {
+	a := smpAttr(SMPAttrNotice)(p)
+	if len(a) < 8 {
+		return Notice{}, false
+	}
+	return Notice{Generic: a[0]&0x80 != 0, Type: a[0] & 0x7F, TrapNumber: uint16(a[4])<<8 | uint16(a[5]), IssuerLID: uint16(a[6])<<8 | uint16(a[7])}, true
+}

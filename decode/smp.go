@@ -310,6 +310,13 @@ func registerSMPFields(ib *Field) {
 	bytesField(dr, "infiniband.smpdirected.initialpath", "Initial Path", FTBytes, MADHeaderLen+smpInitOff, SMPPathLen, path(smpInitOff))
 	bytesField(dr, "infiniband.smpdirected.returnpath", "Return Path", FTBytes, MADHeaderLen+smpRetOff, SMPPathLen, path(smpRetOff))
 
+	// A vendor class with OUI (0x30-0x4F) names its vendor after the RMPP
+	// header and a reserved byte (IBA 13.4.4); Wireshark 4.0 shows it as
+	// bytes only.
+	condUint(ib, "rocetap.mad.oui", "Vendor OUI", FTUint24, BaseHex, 0, MADHeaderLen+13, 3,
+		func(p *Packet) bool { return p.Has&HdrMAD != 0 && IsVendorOUIClass(p.MAD.MgmtClass) && len(p.MAD.Payload) >= 16 },
+		func(p *Packet) uint64 { return beUint(p.MAD.Payload[13:16]) })
+
 	// infiniband.smplid.smpdata: registered by CM (with its CM fields
 	// under it); extended here to the SMP data and undecoded classes.
 	sd := byName["infiniband.smplid.smpdata"]
@@ -331,17 +338,25 @@ func registerSMPFields(ib *Field) {
 		if p.Has&HdrMAD == 0 || p.MAD.MgmtClass == MgmtClassCM {
 			return cmLabel(p)
 		}
-		if n := MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID); n != "" && IsSMP(p.MAD.MgmtClass) {
+		return ""
+	}
+	// The attribute fields hang under an item of their own, registered
+	// after the SMP header (the verbose tree nests in registration order),
+	// named as tshark's tree names it: "Attribute (PortInfo)". Their
+	// offsets are from its start.
+	at := hdrField("rocetap.smp.attribute", "Attribute", FTBytes, HdrMAD, smpData)
+	at.Parent = ib
+	at.SetPresence(HdrMAD, func(p *Packet) bool { return smpData(p) != nil })
+	at.label = func(p *Packet) string {
+		if n := MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID); n != "" {
 			return "Attribute (" + n + ")"
 		}
 		return ""
 	}
-	// The attribute fields hang under the SMP data item; their offsets are
-	// from its start.
 	nd := smpAttr(SMPAttrNodeDescription)
-	stringField(sd, "infiniband.nodedescription.nodestring", "NodeString", HdrMAD, func(p *Packet) string { return nodeString(nd(p)) })
+	stringField(at, "infiniband.nodedescription.nodestring", "NodeString", HdrMAD, func(p *Packet) string { return nodeString(nd(p)) })
 
-	ni := attrFields(sd, smpAttr(SMPAttrNodeInfo), 1, 0, []attrField{
+	ni := attrFields(at, smpAttr(SMPAttrNodeInfo), 1, 0, []attrField{
 		{"infiniband.nodeinfo.baseversion", "BaseVersion", FTUint8, 0, 0},
 		{"infiniband.nodeinfo.classversion", "ClassVersion", FTUint8, 0, 1},
 		{"infiniband.nodeinfo.nodetype", "NodeType", FTUint8, 0, 2},
@@ -357,7 +372,7 @@ func registerSMPFields(ib *Field) {
 	})
 	ni["infiniband.nodeinfo.nodetype"].names = names(nodeTypeNames)
 
-	attrFields(sd, smpAttr(SMPAttrSwitchInfo), 1, 0, []attrField{
+	attrFields(at, smpAttr(SMPAttrSwitchInfo), 1, 0, []attrField{
 		{"infiniband.switchinfo.linearfdbcap", "LinearFDBCap", FTUint16, 0, 0},
 		{"infiniband.switchinfo.randomfdbcap", "RandomFDBCap", FTUint16, 0, 2},
 		{"infiniband.switchinfo.multicastfdbcap", "MulticastFDBCap", FTUint16, 0, 4},
@@ -378,11 +393,11 @@ func registerSMPFields(ib *Field) {
 	})
 	// Wireshark shows the eight GUIDs of a GUIDInfo block under the name
 	// infiniband.switchinfo.guid.
-	attrFields(sd, smpAttr(SMPAttrGUIDInfo), 8, 8, []attrField{
+	attrFields(at, smpAttr(SMPAttrGUIDInfo), 8, 8, []attrField{
 		{"infiniband.switchinfo.guid", "GUID", FTUint64, 0, 0},
 	})
 
-	pi := attrFields(sd, smpAttr(SMPAttrPortInfo), 1, 0, portInfoFields)
+	pi := attrFields(at, smpAttr(SMPAttrPortInfo), 1, 0, portInfoFields)
 	pi["infiniband.portinfo.portstate"].names = names(portStateNames)
 	pi["infiniband.portinfo.portphysicalstate"].names = names(physStateNames)
 	pi["infiniband.portinfo.linkdowndefaultstate"].names = names(physStateNames)
@@ -393,32 +408,32 @@ func registerSMPFields(ib *Field) {
 	pi["infiniband.portinfo.vlcap"].names = names(vlCapNames)
 
 	pk := smpAttr(SMPAttrPKeyTable)
-	attrBytes(sd, pk, "infiniband.p_keytable.p_keytableblock", "P_KeyTableBlock", 0, SMPDataLen)
-	attrFields(sd, pk, 32, 2, []attrField{
+	attrBytes(at, pk, "infiniband.p_keytable.p_keytableblock", "P_KeyTableBlock", 0, SMPDataLen)
+	attrFields(at, pk, 32, 2, []attrField{
 		{"infiniband.p_keytable.membershiptype", "MembershipType", FTUint8, 0x80, 0},
 		{"infiniband.p_keytable.p_keybase", "P_KeyBase", FTUint16, 0x7fff, 0},
 	})
-	attrFields(sd, smpAttr(SMPAttrSLtoVLMappingTable), 8, 1, []attrField{
+	attrFields(at, smpAttr(SMPAttrSLtoVLMappingTable), 8, 1, []attrField{
 		{"infiniband.sltovlmappingtable.sltovlhighbits", "SL(x)toVL", FTUint8, 0xf0, 0},
 		{"infiniband.sltovlmappingtable.sltovllowbits", "SL(x)toVL", FTUint8, 0x0f, 0},
 	})
-	attrFields(sd, smpAttr(SMPAttrVLArbitrationTable), 32, 2, []attrField{
+	attrFields(at, smpAttr(SMPAttrVLArbitrationTable), 32, 2, []attrField{
 		{"infiniband.vlarbitrationtable.vl", "VL", FTUint8, 0x0f, 0},
 		{"infiniband.vlarbitrationtable.weight", "Weight", FTUint8, 0, 1},
 	})
-	attrFields(sd, smpAttr(SMPAttrLinearForwardingTable), 64, 1, []attrField{
+	attrFields(at, smpAttr(SMPAttrLinearForwardingTable), 64, 1, []attrField{
 		{"infiniband.linearforwardingtable.port", "Port", FTUint8, 0, 0},
 	})
-	attrFields(sd, smpAttr(SMPAttrRandomForwardingTable), 16, 4, []attrField{
+	attrFields(at, smpAttr(SMPAttrRandomForwardingTable), 16, 4, []attrField{
 		{"infiniband.randomforwardingtable.lid", "LID", FTUint16, 0, 0},
 		{"infiniband.randomforwardingtable.valid", "Valid", FTUint8, 0x80, 2},
 		{"infiniband.randomforwardingtable.lmc", "LMC", FTUint8, 0x70, 2},
 		{"infiniband.randomforwardingtable.port", "Port", FTUint8, 0, 3},
 	})
-	attrFields(sd, smpAttr(SMPAttrMulticastForwardingTable), 32, 2, []attrField{
+	attrFields(at, smpAttr(SMPAttrMulticastForwardingTable), 32, 2, []attrField{
 		{"infiniband.multicastforwardingtable.portmask", "PortMask", FTUint16, 0, 0},
 	})
-	sm := attrFields(sd, smpAttr(SMPAttrSMInfo), 1, 0, []attrField{
+	sm := attrFields(at, smpAttr(SMPAttrSMInfo), 1, 0, []attrField{
 		{"infiniband.sminfo.guid", "GUID", FTUint64, 0, 0},
 		{"infiniband.sminfo.sm_key", "SM_Key", FTUint64, 0, 8},
 		{"infiniband.sminfo.actcount", "ActCount", FTUint32, 0, 16},
@@ -427,10 +442,10 @@ func registerSMPFields(ib *Field) {
 	})
 	sm["infiniband.sminfo.smstate"].names = names(smStateNames)
 	vd := smpAttr(SMPAttrVendorDiag)
-	attrFields(sd, vd, 1, 0, []attrField{{"infiniband.vendordiag.nextindex", "NextIndex", FTUint16, 0, 0}})
-	attrBytes(sd, vd, "infiniband.vendordiag.diagdata", "DiagData", 4, SMPDataLen-4)
-	attrFields(sd, smpAttr(SMPAttrLedInfo), 1, 0, []attrField{{"infiniband.ledinfo.ledmask", "LedMask", FTUint8, 0x80, 0}})
-	registerNoticeFields(sd, smpAttr(SMPAttrNotice))
+	attrFields(at, vd, 1, 0, []attrField{{"infiniband.vendordiag.nextindex", "NextIndex", FTUint16, 0, 0}})
+	attrBytes(at, vd, "infiniband.vendordiag.diagdata", "DiagData", 4, SMPDataLen-4)
+	attrFields(at, smpAttr(SMPAttrLedInfo), 1, 0, []attrField{{"infiniband.ledinfo.ledmask", "LedMask", FTUint8, 0x80, 0}})
+	registerNoticeFields(at, smpAttr(SMPAttrNotice))
 }
 
 // portInfoFields: PortInfo (IBA 14.2.5.6, Table 152), offsets in bytes.

@@ -1,260 +1,171 @@
 package flow
 
 import (
+	"maps"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/rocetap/rocetap/decode"
 )
 
-// MAD matching and RMPP reassembly.
-//
-// Requests and responses (IBA 13.4.6): a MAD request that expects an
-// answer (Get, Set, Report, Trap, GetTable, GetTraceTable, GetMulti,
-// Delete, and the CM's REQ, DREQ, LAP and SIDR_REQ) is kept by (its
-// sender, management class, transaction ID); the response (method with
-// the R bit, TrapRepress, the CM's REP/REJ, DREP, APR, SIDR_REP) comes
-// back to the sender with the same transaction ID. Subnet management
-// packets are kept by class and TID alone: directed-route SMPs travel
-// with permissive LIDs, so the sender's address does not name it.
-//
-// Retries: a requester that gets no answer sends the MAD again with the
-// same transaction ID (IBA 13.4.6.4). A request whose TID is outstanding
-// is such a retry: it is marked rocetap.mad.original_frame (the first
-// copy) and the response time is measured from the first copy, the time
-// the requester has been waiting. A request with a TID already answered
-// starts a new transaction.
-//
-// RMPP (IBA 13.6): the DATA segments of one transfer (sender, receiver,
-// class, TID) are kept in segment order; a segment already kept (a
-// retransmission within the window) is skipped, one after a missing
-// segment breaks the transfer (nothing is reassembled), a First segment
-// starts it again. On the Last segment the SA data of every segment, cut
-// to the length the Last segment's PayloadLength gives, becomes
-// Analysis.MAD.Reassembled, which the SA record fields decode. ACK, STOP
-// and ABORT belong to the transfer: STOP and ABORT end it. Reassembly is
-// this tracker's job because it needs the segments before; decode decodes
-// the bytes it is handed.
-
-// madKey names a MAD transaction.
-type madKey struct {
-	node  addr16 // the requester (zero for SMPs)
-	class uint8
-	tid   uint64
+// mad reports a MAD response whose status says an error and a Trap(): the
+// expert events of subnet management, performance management and the
+// other management classes.
+func (t *Tracker) mad(p *decode.Packet, session uint32) {
+	m := &p.MAD
+	info := string(decode.AppendMADInfo(nil, m.MgmtClass, m.MethodByte(), m.AttributeID))
+	if m.R && decode.MADStatusError(m.MgmtClass, m.Status) != 0 {
+		t.event(p, decode.EventMADStatus, session, info+": status "+hexN(uint32(m.Status), 4)+" ("+string(decode.AppendMADStatus(nil, m.MgmtClass, m.Status))+")")
+	}
+	if m.MethodByte() == decode.MADMethodTrap {
+		t.event(p, decode.EventMADTrap, session, info+trapText(p))
+	}
 }
 
-type madReq struct {
-	frame, last int // first and last copy
-	at          int64
-	session     uint32
-	copies      int
-	class       uint8
-	method      uint8
-	attr        uint16
-	answered    bool
+// trapText describes the Notice of an SMP trap: ": trap 128 (link state
+// of a switch port changed) from LID 2".
+func trapText(p *decode.Packet) string {
+	n, ok := p.SMPNotice()
+	if !ok {
+		return ""
+	}
+	if !n.Generic {
+		return ": vendor notice, device ID " + hexN(uint32(n.TrapNumber), 4) + " from LID " + strconv.Itoa(int(n.IssuerLID))
+	}
+	s := ": trap " + strconv.Itoa(int(n.TrapNumber))
+	if d := decode.TrapString(n.TrapNumber); d != "" {
+		s += " (" + d + ")"
+	}
+	return s + " from LID " + strconv.Itoa(int(n.IssuerLID))
 }
 
-type rmppKey struct {
-	src, dst addr16
-	class    uint8
-	tid      uint64
+// MADKey is one kind of MAD: class, method byte (response bit included)
+// and attribute.
+type MADKey struct {
+	Class, Method uint8
+	Attr          uint16
 }
 
-type rmppXfer struct {
-	next   uint32 // segment expected next
-	frames []int
-	data   []byte
-	broken bool
+// String is the MAD's Info text: "SubnGet(NodeInfo)".
+func (k MADKey) String() string { return string(decode.AppendMADInfo(nil, k.Class, k.Method, k.Attr)) }
+
+// MADStatusKey is a MAD kind with an error status.
+type MADStatusKey struct {
+	MADKey
+	Status uint16
 }
 
-// madState is the tracker's MAD matching and RMPP reassembly state.
-type madState struct {
-	reqs map[madKey]*madReq
-	rmpp map[rmppKey]*rmppXfer
-	// answers records request frame → response frame, for a later pass
-	// (Options.MADAnswers); kept only when Options.RecordMADAnswers.
-	answers map[int]int
+// MADTotals counts management datagrams: every MAD by kind, the responses
+// with an error status, and the traps by number. Maps are made on first
+// use; a capture without MADs costs nothing.
+type MADTotals struct {
+	Kinds    map[MADKey]uint64
+	Statuses map[MADStatusKey]uint64
+	Traps    map[uint16]uint64 // SMP traps by trap number (vendor notices: device ID)
+	Total    uint64
 }
 
-// Bounds on what is kept: a subnet sweep sends thousands of MADs, each
-// answered at once; what stays is what is outstanding.
-const (
-	maxMADPending = 16384
-	maxRMPP       = 1024
-)
-
-// MADAnswers returns, after a pass with Options.RecordMADAnswers, the
-// frame of the response to each request frame: for a second pass's
-// Options.MADAnswers (rocetap.mad.response_in).
-func (t *Tracker) MADAnswers() map[int]int { return t.madSt.answers }
-
-// madExpectsResponse reports whether a MAD is a request an answer is due
-// for, and madIsResponse whether it is one.
-func madExpectsResponse(class, method uint8, attr uint16) bool {
-	if class == decode.MgmtClassCM {
-		switch attr {
-		case decode.CMAttrREQ, decode.CMAttrDREQ, decode.CMAttrLAP, decode.CMAttrSIDRREQ:
-			return true
+// add counts one MAD.
+func (mt *MADTotals) add(p *decode.Packet) {
+	m := &p.MAD
+	k := MADKey{m.MgmtClass, m.MethodByte(), m.AttributeID}
+	if mt.Kinds == nil {
+		mt.Kinds = map[MADKey]uint64{}
+	}
+	mt.Kinds[k]++
+	mt.Total++
+	if m.R && decode.MADStatusError(m.MgmtClass, m.Status) != 0 {
+		if mt.Statuses == nil {
+			mt.Statuses = map[MADStatusKey]uint64{}
 		}
-		return false
+		mt.Statuses[MADStatusKey{k, m.Status}]++
 	}
-	switch method {
-	case decode.MADMethodGet, decode.MADMethodSet, decode.MADMethodReport, decode.MADMethodTrap,
-		decode.MADMethodGetTable, decode.MADMethodGetTraceTable, decode.MADMethodGetMulti, decode.MADMethodDelete:
-		return true
-	}
-	return false
-}
-
-func madIsResponse(class, method uint8, attr uint16) bool {
-	if class == decode.MgmtClassCM {
-		switch attr {
-		case decode.CMAttrREP, decode.CMAttrREJ, decode.CMAttrDREP, decode.CMAttrAPR, decode.CMAttrSIDRREP:
-			return true
-		}
-		return false
-	}
-	return method&0x80 != 0 || method == decode.MADMethodTrapRepress
-}
-
-// madNode returns the requester's key for a MAD sent by src.
-func madNode(class uint8, src addr16) addr16 {
-	if decode.IsSMP(class) {
-		return addr16{}
-	}
-	return src
-}
-
-// mad matches a MAD with its request or response and reassembles RMPP
-// transfers. src and dst are the packet's addresses (addrs).
-func (t *Tracker) mad(p *decode.Packet, src, dst addr16) {
-	m := &t.madSt
-	if m.reqs == nil {
-		m.reqs = make(map[madKey]*madReq)
-		m.rmpp = make(map[rmppKey]*rmppXfer)
-		if t.opts.RecordMADAnswers {
-			m.answers = make(map[int]int)
-		}
-	}
-	class, method, attr := p.MAD.MgmtClass, p.MAD.MethodByte(), p.MAD.AttributeID
-	tid := p.MAD.TransactionID
-	a := &p.Analysis.MAD
-	if r := &p.SA.RMPP; p.SA.Valid && r.Active() && r.Type != decode.RMPPTypeData {
-		// ACK, STOP, ABORT: the transfer's control, neither request nor
-		// response (an ACK carries the response's header with the R bit
-		// flipped).
-		if r.Type == decode.RMPPTypeStop || r.Type == decode.RMPPTypeAbort {
-			// The transfer ends, whichever side ends it; its request
-			// was answered by the first segment.
-			delete(m.rmpp, rmppKey{dst, src, class, tid})
-			delete(m.rmpp, rmppKey{src, dst, class, tid})
-			for _, n := range [2]addr16{src, dst} {
-				k := madKey{madNode(class, n), class, tid}
-				if q, ok := m.reqs[k]; ok && q.answered {
-					delete(m.reqs, k)
-				}
+	if k.Method == decode.MADMethodTrap {
+		if n, ok := p.SMPNotice(); ok {
+			if mt.Traps == nil {
+				mt.Traps = map[uint16]uint64{}
 			}
+			mt.Traps[n.TrapNumber]++
 		}
-		return
 	}
-	now := p.Frame.Time.UnixNano()
+}
+
+// MADCount is the count of one kind of MAD.
+type MADCount struct {
+	MADKey
+	N uint64
+}
+
+// KindCounts returns the MADs counted by kind, in class, attribute and
+// method order.
+func (mt *MADTotals) KindCounts() []MADCount {
+	out := make([]MADCount, 0, len(mt.Kinds))
+	for k, n := range mt.Kinds {
+		out = append(out, MADCount{k, n})
+	}
+	slices.SortFunc(out, func(a, b MADCount) int { return cmpMADKey(a.MADKey, b.MADKey) })
+	return out
+}
+
+func cmpMADKey(a, b MADKey) int {
 	switch {
-	case madIsResponse(class, method, attr):
-		k := madKey{madNode(class, dst), class, tid}
-		if q, ok := m.reqs[k]; ok {
-			a.ResponseTo, a.Time = q.frame, time.Duration(now-q.at)
-			if m.answers != nil {
-				if _, seen := m.answers[q.frame]; !seen {
-					m.answers[q.frame] = p.Frame.Number
-				}
-			}
-			q.answered = true
-			if !p.SA.Valid || !p.SA.RMPP.Segmented() || p.SA.RMPP.Flags&decode.RMPPFlagLast != 0 {
-				delete(m.reqs, k)
-			}
-		}
-		if p.SA.Valid && p.SA.RMPP.Segmented() {
-			t.rmppSegment(p, rmppKey{src, dst, class, tid})
-		}
-	case madExpectsResponse(class, method, attr):
-		if n := t.opts.MADAnswers[p.Frame.Number]; n > 0 {
-			a.ResponseIn = n
-		}
-		k := madKey{madNode(class, src), class, tid}
-		if q, ok := m.reqs[k]; ok && !q.answered {
-			a.OrigFrame = q.frame
-			q.copies++
-			q.last = p.Frame.Number
-			return
-		}
-		if len(m.reqs) >= maxMADPending {
-			return
-		}
-		m.reqs[k] = &madReq{frame: p.Frame.Number, last: p.Frame.Number, at: now, session: p.Analysis.Session,
-			copies: 1, class: class, method: method, attr: attr}
+	case a.Class != b.Class:
+		return int(a.Class) - int(b.Class)
+	case a.Attr != b.Attr:
+		return int(a.Attr) - int(b.Attr)
 	}
+	return int(a.Method) - int(b.Method)
 }
 
-// rmppSegment adds a DATA segment of a transfer of several to its
-// reassembly and, on the last segment, hands the reassembled SA data to
-// the packet.
-func (t *Tracker) rmppSegment(p *decode.Packet, k rmppKey) {
-	m := &t.madSt
-	r := &p.SA.RMPP
-	x := m.rmpp[k]
-	if r.Flags&decode.RMPPFlagFirst != 0 {
-		if x == nil && len(m.rmpp) >= maxRMPP {
-			return
-		}
-		x = &rmppXfer{next: 1}
-		m.rmpp[k] = x
-	}
-	if x == nil {
-		return // started before the capture
-	}
-	last := r.Flags&decode.RMPPFlagLast != 0
-	switch seg := r.Data1; {
-	case seg < x.next:
-		return // a retransmitted segment, already kept
-	case seg > x.next, !last && len(p.SA.Data) < decode.SADataLen:
-		x.broken = true // a segment missing, or cut by the capture
-	default:
-		x.data = append(x.data, p.SA.Data...)
-		x.frames = append(x.frames, p.Frame.Number)
-		x.next++
-	}
-	if !last {
-		return
-	}
-	delete(m.rmpp, k)
-	if x.broken {
-		return
-	}
-	n := len(x.data)
-	if pl := int(r.Data2) - decode.SAHeaderLen; pl >= 0 && pl <= decode.SADataLen {
-		n = min(n, (len(x.frames)-1)*decode.SADataLen+pl)
-	}
-	a := &p.Analysis.MAD
-	a.Reassembled, a.Segments = x.data[:n], x.frames
+// MADStatusCount is the count of one kind of MAD with one error status.
+type MADStatusCount struct {
+	MADStatusKey
+	N uint64
 }
 
-// flushMADs reports the requests never answered, in frame order: those
-// sent at least NoResponseAfter before the end of the capture.
-func (t *Tracker) flushMADs() {
-	var due []*madReq
-	for _, q := range t.madSt.reqs {
-		if !q.answered && time.Duration(t.now-q.at) >= t.opts.NoResponseAfter {
-			due = append(due, q)
-		}
+// StatusCounts returns the error statuses counted, in kind then status
+// order.
+func (mt *MADTotals) StatusCounts() []MADStatusCount {
+	out := make([]MADStatusCount, 0, len(mt.Statuses))
+	for k, n := range mt.Statuses {
+		out = append(out, MADStatusCount{k, n})
 	}
-	slices.SortFunc(due, func(a, b *madReq) int { return a.frame - b.frame })
-	for _, q := range due {
-		text := string(decode.AppendMADInfo(nil, q.class, q.method, q.attr)) + " in frame " + strconv.Itoa(q.frame) + " was never answered"
-		if q.copies > 1 {
-			text += " (sent " + strconv.Itoa(q.copies) + " times, last in frame " + strconv.Itoa(q.last) + ")"
+	slices.SortFunc(out, func(a, b MADStatusCount) int {
+		if c := cmpMADKey(a.MADKey, b.MADKey); c != 0 {
+			return c
 		}
-		t.emit(decode.EventMADNoResponse, q.frame, q.at, q.session, text)
+		return int(a.Status) - int(b.Status)
+	})
+	return out
+}
+
+// TrapCount is the count of one trap number.
+type TrapCount struct {
+	Trap uint16
+	N    uint64
+}
+
+// TrapCounts returns the traps counted, by trap number.
+func (mt *MADTotals) TrapCounts() []TrapCount {
+	out := make([]TrapCount, 0, len(mt.Traps))
+	for k, n := range mt.Traps {
+		out = append(out, TrapCount{k, n})
 	}
-	clear(t.madSt.reqs)
+	slices.SortFunc(out, func(a, b TrapCount) int { return int(a.Trap) - int(b.Trap) })
+	return out
+}
+
+// clone returns a copy of mt that shares no map with it.
+func (mt *MADTotals) clone() MADTotals {
+	return MADTotals{Kinds: maps.Clone(mt.Kinds), Statuses: maps.Clone(mt.Statuses), Traps: maps.Clone(mt.Traps), Total: mt.Total}
+}
+
+// Snapshot returns a copy of tt that shares no map with it: a copy
+// another goroutine reads while tt goes on counting (the TUI's stats
+// view publishes one every 250 ms).
+func (tt *Totals) Snapshot() Totals {
+	c := *tt
+	c.CMOther = maps.Clone(tt.CMOther)
+	c.MADs = tt.MADs.clone()
+	return c
 }

@@ -1,157 +1,37 @@
-package flow_test
+package flow
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
-	"github.com/rocetap/rocetap/flow"
 )
 
-// madRun tracks a synthetic capture and returns, per frame, the MAD
-// analysis and the values of some fields, and the expert events.
-type madFrame struct {
-	mad    decode.MADAnalysis
-	fields map[string]string
-}
-
-func madTrack(t *testing.T, name string, o flow.Options, fields ...string) ([]madFrame, []string, *flow.Tracker) {
-	t.Helper()
-	var evs []string
-	o.OnEvent = func(e *flow.Event) { evs = append(evs, ev(e.Frame, kindName(e.Kind))) }
-	tr := flow.New(o)
-	r, err := capture.Open("../testdata/synth/" + name)
-	if err != nil {
-		t.Fatal(err)
+// TestMADTotals: kinds, error statuses (not the D bit of a directed-route
+// SMP, not a request's status) and traps are counted, and a Snapshot
+// shares no map with the totals that go on counting.
+func TestMADTotals(t *testing.T) {
+	var tt Totals
+	add := func(class, method uint8, attr, status uint16) {
+		var p decode.Packet
+		p.Has = decode.HdrMAD | decode.HdrBTH
+		p.MAD = decode.MAD{MgmtClass: class, R: method&0x80 != 0, Method: method & 0x7F, AttributeID: attr, Status: status}
+		tt.Add(&p)
 	}
-	defer r.Close()
-	var out []madFrame
-	var p decode.Packet
-	for n := 1; ; n++ {
-		data, info, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Frame = decode.Frame{Number: n, Time: info.Timestamp, Len: info.Length}
-		decode.Decode(&p, data, info.LinkType)
-		tr.Track(&p)
-		f := madFrame{mad: p.Analysis.MAD, fields: map[string]string{}}
-		f.mad.Segments = slices.Clone(f.mad.Segments)
-		for _, name := range fields {
-			fd := decode.FieldByName(name)
-			if fd == nil {
-				t.Fatalf("no field %s", name)
-			}
-			var s []string
-			for _, v := range fd.Values(&p, nil) {
-				s = append(s, string(fd.AppendValue(nil, v)))
-			}
-			f.fields[name] = strings.Join(s, ",")
-		}
-		out = append(out, f)
+	add(decode.MgmtClassSubnLIDRouted, decode.MADMethodGet, decode.SMPAttrNodeInfo, 0)
+	add(decode.MgmtClassSubnLIDRouted, decode.MADMethodGet, decode.SMPAttrNodeInfo, decode.MADStatusMethodUnsup) // a request: not an error
+	add(decode.MgmtClassSubnDirectRoute, decode.MADMethodGetResp, decode.SMPAttrPortInfo, decode.MADStatusDirectionBit)
+	add(decode.MgmtClassPerf, decode.MADMethodGetResp, decode.PMAAttrPortCounters, decode.MADStatusMethodAttrUnsup)
+	snap := tt.Snapshot()
+	add(decode.MgmtClassPerf, decode.MADMethodGetResp, decode.PMAAttrPortCounters, decode.MADStatusMethodAttrUnsup)
+	kinds := tt.MADs.KindCounts()
+	if len(kinds) != 3 || kinds[0].String() != "SubnGet(NodeInfo)" || kinds[0].N != 2 || kinds[1].String() != "PerfGetResp(PortCounters)" || kinds[1].N != 2 {
+		t.Errorf("kinds %+v", kinds)
 	}
-	tr.Flush()
-	return out, evs, tr
-}
-
-// TestMADMatching: CM and SA requests matched to their responses by
-// transaction ID over RoCEv2, a MAD retry, RMPP STOP and ABORT, and the
-// query never answered (testdata/README.md says what each frame is).
-func TestMADMatching(t *testing.T) {
-	frames, evs, tr := madTrack(t, "roce_sa.pcap", flow.Options{RecordMADAnswers: true})
-	type want struct {
-		to, orig int
-		time     time.Duration
-		segs     []int
+	st := tt.MADs.StatusCounts()
+	if len(st) != 1 || st[0].Status != decode.MADStatusMethodAttrUnsup || st[0].N != 2 {
+		t.Errorf("statuses %+v", st)
 	}
-	wants := map[int]want{
-		2:  {to: 1, time: 250 * time.Microsecond}, // CM REP → REQ
-		5:  {to: 4, time: 250 * time.Microsecond}, // DREP → DREQ
-		7:  {to: 6, time: 250 * time.Microsecond}, // first segment
-		9:  {to: 6, time: 750 * time.Microsecond}, // second
-		11: {to: 6, time: 1250 * time.Microsecond, segs: []int{7, 9, 11}},
-		14: {orig: 13},                               // the retry
-		15: {to: 13, time: 10500 * time.Microsecond}, // timed from the first copy
-		17: {to: 16, time: 250 * time.Microsecond},
-		20: {to: 19, time: 250 * time.Microsecond},
-		24: {to: 23, time: 250 * time.Microsecond},
-	}
-	if len(frames) != 24 {
-		t.Fatalf("%d frames, want 24", len(frames))
-	}
-	for i, f := range frames {
-		w := wants[i+1]
-		m := f.mad
-		if m.ResponseTo != w.to || m.OrigFrame != w.orig || m.Time != w.time || !slices.Equal(m.Segments, w.segs) {
-			t.Errorf("frame %d: response_to %d, original %d, time %v, segments %v; want %d, %d, %v, %v",
-				i+1, m.ResponseTo, m.OrigFrame, m.Time, m.Segments, w.to, w.orig, w.time, w.segs)
-		}
-	}
-	var mad []string
-	for _, e := range evs {
-		if strings.Contains(e, "mad_") {
-			mad = append(mad, e)
-		}
-	}
-	if want := []string{"22:mad_no_response"}; !slices.Equal(mad, want) {
-		t.Errorf("MAD events %v, want %v", mad, want)
-	}
-	// A second pass with the first's answers gives the requests their
-	// response_in.
-	ans := tr.MADAnswers()
-	frames, _, _ = madTrack(t, "roce_sa.pcap", flow.Options{MADAnswers: ans})
-	in := map[int]int{}
-	for i, f := range frames {
-		if f.mad.ResponseIn > 0 {
-			in[i+1] = f.mad.ResponseIn
-		}
-	}
-	wantIn := map[int]int{1: 2, 4: 5, 6: 7, 13: 15, 16: 17, 19: 20, 23: 24}
-	if fmt.Sprint(in) != fmt.Sprint(wantIn) {
-		t.Errorf("response_in %v, want %v", in, wantIn)
-	}
-}
-
-// TestRMPPReassembly: the records of a GetTableResp sent in several RMPP
-// segments are decoded once, on the last segment, from the segments' SA
-// data; the expected values are those internal/synth put in the records
-// (IBA 15.2.5 layouts), not what the decoder reads.
-func TestRMPPReassembly(t *testing.T) {
-	fields := []string{"infiniband.pathrecord.dlid", "infiniband.pathrecord.flowlabel", "infiniband.pathrecord.preference",
-		"infiniband.sa.lid", "infiniband.linkrecord.serviceid", "infiniband.linkrecord.servicelease", "rocetap.rmpp.length"}
-	frames, _, _ := madTrack(t, "ib_sa.pcap", flow.Options{}, fields...)
-	cases := []struct {
-		frame int
-		segs  []int
-		field string
-		want  string
-	}{
-		{6, []int{4, 6}, "infiniband.pathrecord.dlid", "0x0002,0x0003,0x0004,0x0005,0x0006"},
-		{6, []int{4, 6}, "infiniband.pathrecord.flowlabel", "0x000000,0x000100,0x000200,0x000300,0x000400"},
-		{6, []int{4, 6}, "infiniband.pathrecord.preference", "0x00,0x01,0x02,0x03,0x04"},
-		{6, []int{4, 6}, "rocetap.rmpp.length", "320"},
-		{13, []int{11, 13}, "infiniband.sa.lid", "0x0001,0x0002,0x0003"},
-		{13, []int{11, 13}, "rocetap.rmpp.length", "336"},
-		{22, []int{20, 22}, "infiniband.linkrecord.serviceid", "0x0000000001060106,0x0000000001060106"},
-		{22, []int{20, 22}, "infiniband.linkrecord.servicelease", "0xffffffff,0x00000e10"},
-	}
-	for _, c := range cases {
-		f := frames[c.frame-1]
-		if got := f.fields[c.field]; got != c.want || !slices.Equal(f.mad.Segments, c.segs) {
-			t.Errorf("frame %d %s: %q from segments %v, want %q from %v", c.frame, c.field, got, f.mad.Segments, c.want, c.segs)
-		}
-	}
-	// The first segment shows no records: they are decoded once.
-	if got := frames[3].fields["infiniband.pathrecord.dlid"]; got != "" {
-		t.Errorf("frame 4 (first of 2 segments): records %q, want none", got)
+	if got := snap.MADs.StatusCounts(); len(got) != 1 || got[0].N != 1 || snap.MADs.Total != 4 {
+		t.Errorf("snapshot changed after it was taken: %+v, total %d", got, snap.MADs.Total)
 	}
 }

@@ -372,6 +372,9 @@ type Totals struct {
 	// (vendor, reserved): never dropped, never merged (CMCounts).
 	CMOther map[uint16]uint64
 	Other   uint64 // packets without an InfiniBand transport or PFC
+	// MADs counts management datagrams by class, method and attribute,
+	// their error statuses and traps (issue 19).
+	MADs MADTotals
 }
 
 // CMCount is the number of CM MADs of one attribute ID.
@@ -450,6 +453,9 @@ func (tt *Totals) Add(p *decode.Packet) {
 	}
 	if p.Flags&decode.FlagTruncated != 0 {
 		tt.Truncated++
+	}
+	if p.Has&decode.HdrMAD != 0 {
+		tt.MADs.add(p)
 	}
 	if p.Has&decode.HdrCM != 0 {
 		if id := int(p.CM.AttributeID) - 0x10; id >= 0 && id < len(tt.CMMessages) {

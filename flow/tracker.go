@@ -674,7 +674,8 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 		t.cm(p, src, dst, lid)
 	}
 	if p.Has&decode.HdrMAD != 0 {
-		t.mad(p, src, dst)
+		t.mad(p, s.ID)
+		t.madMatch(p, src, dst)
 	}
 }
 

@@ -123,10 +123,10 @@ func (v *statsView) compute() {
 		}
 		if time.Since(last) > 250*time.Millisecond {
 			last = time.Now()
-			v.publish(&statsResult{counted: v.counted, indexed: n, totals: v.totals})
+			v.publish(&statsResult{counted: v.counted, indexed: n, totals: v.totals.Snapshot()})
 		}
 	}
-	r := &statsResult{counted: v.counted, indexed: n, complete: true, totals: v.totals} // until the index grows again
+	r := &statsResult{counted: v.counted, indexed: n, complete: true, totals: v.totals.Snapshot()} // until the index grows again
 	r.sessions, r.span = v.rates(n)
 	// The busiest sessions' messages and latencies (request→completion:
 	// min, median, p99, max), as rocetap stats prints them.

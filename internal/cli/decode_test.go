@@ -89,6 +89,17 @@ func TestGolden(t *testing.T) {
 		{"err_retry_exc.text", []string{"decode", "-r", td + "rxe/err_retry_exc.pcap"}},
 		{"err_rnr_recover.retrans-fields", []string{"decode", "-r", td + "rxe/err_rnr_recover.pcap", "-T", "fields",
 			"-Y", "rocetap.analysis.retransmission and rocetap.analysis.cause == \"rnr\"", "-e", "frame.number", "-e", "infiniband.bth.psn"}},
+		// management datagrams (issue 19): Info, the subnet section of stats,
+		// MAD status errors and traps in expert
+		{"ib_smp.text", []string{"decode", "-r", td + "synth/ib_smp.pcap"}},
+		{"erf_ib_mad.text", []string{"decode", "-r", td + "synth/erf_ib_mad.pcap"}},
+		{"ib_smp_dr_traps.stats", []string{"stats", "-r", td + "synth/ib_smp_dr_traps.pcap"}},
+		{"erf_ib_mad.stats-json", []string{"stats", "-r", td + "synth/erf_ib_mad.pcap", "-T", "json"}},
+		{"erf_ib_mad.expert", []string{"expert", "-r", td + "synth/erf_ib_mad.pcap"}},
+		{"ib_smp_dr_traps.expert", []string{"expert", "-r", td + "synth/ib_smp_dr_traps.pcap"}},
+		{"erf_ib_mad.oui-fields", []string{"decode", "-r", td + "synth/erf_ib_mad.pcap", "-Y", "rocetap.mad.oui", "-T", "fields",
+			"-e", "frame.number", "-e", "infiniband.mad.mgmtclass", "-e", "rocetap.mad.oui"}},
+		{"ib_smp_dr_traps.verbose", []string{"decode", "-r", td + "synth/ib_smp_dr_traps.pcap", "-V", "-Y", "frame.number in {7 10}"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -268,6 +268,18 @@ var filterCases = []filterCase{
 	{expr: "ip.src == 10.77.0.2 and ip.addr != 10.77.0.1", empty: true},
 	{expr: "infiniband.bth.destqp == 0x102 and infiniband.mad", empty: true},
 
+	// Management datagrams (issue 19): SMP, traps, PMA.
+	{expr: "infiniband.smpdirected"},
+	{expr: "infiniband.smpdirected.hoppointer == 2 and infiniband.smpdirected.drslid == 0xffff"},
+	{expr: "infiniband.portinfo.portstate == 4 && infiniband.portinfo.linkwidthactive == 2"},
+	{expr: "infiniband.nodeinfo.nodetype == 2"},
+	{expr: "infiniband.nodedescription.nodestring contains \"switch\""},
+	{expr: "infiniband.p_keytable.p_keybase == 0x7fff"},
+	{expr: "infiniband.notice.trapnumberdeviceid >= 256"},
+	{expr: "infiniband.trap.lidaddr == 2"},
+	{expr: "infiniband.portcounters.symbolerrorcounter > 0"},
+	{expr: "infiniband.portcounters_ext.portxmitpkts > 4000000000"},
+	{expr: "infiniband.classportinfo.capabilitymask == 0x0600"},
 	// Subnet administration and RMPP (issue 19).
 	{expr: "infiniband.sa.attributeoffset == 8"},
 	{expr: "infiniband.rmpp.rmpptype == 2"},

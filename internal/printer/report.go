@@ -475,7 +475,7 @@ func AppendCongestion(dst []byte, tt *flow.Totals) []byte {
 			dst = fmt.Appendf(dst, "  %s: %d\n", decode.CMAttrName(c.Attr), c.N)
 		}
 	}
-	return dst
+	return AppendMADStats(dst, tt)
 }
 
 // AppendStatsSession appends the stats of one session: its messages and
@@ -658,6 +658,9 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 		"congestion": map[string]any{"cnps": tt.CNPs, "ecn_ce": tt.ECNCE, "ecn_capable": tt.ECNCapable,
 			"pfc_frames": tt.PFCFrames, "pause_frames": tt.PauseFrames, "pfc_pauses": tt.PFCPauses, "pfc_resumes": tt.PFCResumes},
 		"sessions": []SessionJSON{},
+	}
+	if tt.MADs.Total > 0 {
+		v["mads"] = madStatsJSON(tt)
 	}
 	if ev != nil {
 		v["evicted"] = ev

@@ -204,16 +204,7 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 
 func appendCM(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, "CM: "...)
-	if f := decode.FieldByName("infiniband.mad.attributeid"); f != nil {
-		var buf [1]decode.Value
-		if v := f.Values(p, buf[:0]); len(v) > 0 {
-			if n := f.ValueName(v[0].U); n != "" {
-				return append(dst, n...)
-			}
-			return f.AppendValue(dst, v[0])
-		}
-	}
-	return append(dst, "MAD"...)
+	return append(dst, decode.CMAttrName(p.MAD.AttributeID)...)
 }
 
 func appendFlags(dst []byte, p *decode.Packet) []byte {

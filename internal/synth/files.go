@@ -47,6 +47,20 @@ func (b *fileBuilder) add(note string, fr Frame) *Record {
 	return b.record(data, w)
 }
 
+// addERF builds fr and appends it wrapped in an ERF record of type typ.
+func (b *fileBuilder) addERF(note string, typ uint8, fr Frame) {
+	data, _, w, err := fr.Build()
+	if err != nil {
+		if b.err == nil {
+			b.err = wrapErr(b.f.Name, len(b.f.Records), err)
+		}
+		return
+	}
+	w.Note = note
+	w.Has |= decode.HdrERF
+	b.record(erfRecord(b.next, typ, data), w)
+}
+
 func (b *fileBuilder) record(data []byte, w Want) *Record {
 	b.f.Records = append(b.f.Records, Record{Time: b.next, Data: data, Len: len(data), Want: w})
 	b.next = b.next.Add(b.step)
@@ -503,18 +517,7 @@ func ibBadVCRC() (File, error) {
 // records (type 21, LRH first) and Ethernet records (type 2).
 func erfIBEth() (File, error) {
 	b := newFile("erf_ib_eth.pcap", PcapMicro, decode.LinkTypeERF)
-	erf := func(note string, typ uint8, fr Frame) {
-		data, _, w, err := fr.Build()
-		if err != nil {
-			if b.err == nil {
-				b.err = wrapErr(b.f.Name, len(b.f.Records), err)
-			}
-			return
-		}
-		w.Note = note
-		w.Has |= decode.HdrERF
-		b.record(erfRecord(b.next, typ, data), w)
-	}
+	erf := b.addERF
 	c := &rcConn{qpA: 0x0000F1, qpB: 0x0000F2, pkey: 0xFFFF, psn: 0x00FFFF}
 	ib := func(s RoCEv2) IB {
 		if s.Reverse {

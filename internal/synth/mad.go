@@ -139,10 +139,10 @@ func portInfo(lid uint16, port uint8) be {
 		u8(29, 3).u8(30, 3).u8(31, 2). // width enabled/supported 1x or 4x, active 4x
 		u8(32, 0x7<<4|4).              // speed supported 2.5/5/10, state Active
 		u8(33, 5<<4|2).                // physical LinkUp, link down default Polling
-		u8(34, 0x40|0).                // M_Key protect 1, LMC 0
+		u8(34, 0x40|1).                // M_Key protect 1, LMC 1
 		u8(35, 4<<4|7).                // speed active 10 Gbps, enabled 2.5/5/10
-		u8(36, 5<<4|0).                // neighbor MTU 4096, master SM SL 0
-		u8(37, 4<<4|0).                // VL cap VL0-VL7
+		u8(36, 5<<4|1).                // neighbor MTU 4096, master SM SL 1
+		u8(37, 4<<4|1).                // VL cap VL0-VL7, InitType NoLoad
 		u8(38, 0).u8(39, 8).u8(40, 8).
 		u8(41, 0<<4|5).     // InitTypeReply 0, MTU cap 4096
 		u8(42, 7<<5|0x10).  // VL stall count 7, HOQ life 16
@@ -288,18 +288,7 @@ func ibSMPDRTraps() (File, error) {
 // directed-route SMP.
 func erfIBMAD() (File, error) {
 	b := newFile("erf_ib_mad.pcap", PcapMicro, decode.LinkTypeERF)
-	erf := func(note string, fr Frame) {
-		data, _, w, err := fr.Build()
-		if err != nil {
-			if b.err == nil {
-				b.err = wrapErr(b.f.Name, len(b.f.Records), err)
-			}
-			return
-		}
-		w.Note = note
-		w.Has |= decode.HdrERF
-		b.record(erfRecord(b.next, decode.ERFTypeInfiniBand, data), w)
-	}
+	erf := func(note string, fr Frame) { b.addERF(note, decode.ERFTypeInfiniBand, fr) }
 	gsi := func(slid, dlid uint16, m decode.MAD, data []byte) MADFrame {
 		return MADFrame{SLID: slid, DLID: dlid, MAD: m, Data: data}
 	}
