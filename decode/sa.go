@@ -195,13 +195,10 @@ func (s *SA) RecordData() []byte {
 }
 
 // SATableMethod reports whether a method's SA data holds a table of
-// records spaced by the attribute offset.
+// records spaced by the attribute offset: GetTableResp (the answer to
+// GetTable and to GetTraceTable) and GetMultiResp.
 func SATableMethod(method uint8) bool {
-	switch method {
-	case MADMethodGetTableResp, MADMethodGetMultiResp, MADMethodGetTraceTable | 0x80:
-		return true
-	}
-	return false
+	return method == MADMethodGetTableResp || method == MADMethodGetMultiResp
 }
 
 // SARecords calls f with each record in data (the SA data of one MAD, or of
