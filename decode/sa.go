@@ -459,10 +459,7 @@ func (f *saField) value(rec []byte) (Value, bool) {
 	case FTIPv6, FTBytes:
 		return Value{B: b}, true
 	}
-	var v uint64
-	for _, c := range b {
-		v = v<<8 | uint64(c)
-	}
+	v := beUint(b)
 	if f.mask != 0 {
 		v = v & f.mask >> bits.TrailingZeros64(f.mask)
 	}
