@@ -311,7 +311,9 @@ func registerSMPFields(ib *Field) {
 	// header and a reserved byte (IBA 13.4.4); Wireshark 4.0 shows it as
 	// bytes only.
 	condUint(ib, "rocetap.mad.oui", "Vendor OUI", FTUint24, BaseHex, 0, MADHeaderLen+13, 3,
-		func(p *Packet) bool { return p.Has&HdrMAD != 0 && IsVendorOUIClass(p.MAD.MgmtClass) && len(p.MAD.Payload) >= 16 },
+		func(p *Packet) bool {
+			return p.Has&HdrMAD != 0 && IsVendorOUIClass(p.MAD.MgmtClass) && len(p.MAD.Payload) >= 16
+		},
 		func(p *Packet) uint64 { return beUint(p.MAD.Payload[13:16]) })
 
 	// infiniband.smplid.smpdata: registered by CM (with its CM fields
