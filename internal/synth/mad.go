@@ -128,6 +128,9 @@ func smpAttrs() map[uint16][]byte {
 	copy(vd[4:], "diag: all lanes ok")
 	m[decode.SMPAttrVendorDiag] = vd
 	m[decode.SMPAttrLedInfo] = make(be, 64).u8(0, 0x80)
+	lw := make(be, 64).u8(0, 1)
+	lw[1], lw[2] = 0xFE, 0x01 // ports 1-8 (bit 0 is port 0), 15
+	m[decode.SMPAttrLinkSpeedWidthPairsTable] = lw.u8(33, 0x80).u8(34, 0x80).u8(35, 0x00)
 	return m
 }
 
@@ -180,7 +183,7 @@ func ibSMP() (File, error) {
 		decode.SMPAttrNodeDescription, decode.SMPAttrNodeInfo, decode.SMPAttrSwitchInfo, decode.SMPAttrGUIDInfo,
 		decode.SMPAttrPortInfo, decode.SMPAttrPKeyTable, decode.SMPAttrSLtoVLMappingTable, decode.SMPAttrVLArbitrationTable,
 		decode.SMPAttrLinearForwardingTable, decode.SMPAttrRandomForwardingTable, decode.SMPAttrMulticastForwardingTable,
-		decode.SMPAttrSMInfo, decode.SMPAttrVendorDiag, decode.SMPAttrLedInfo,
+		decode.SMPAttrSMInfo, decode.SMPAttrVendorDiag, decode.SMPAttrLedInfo, decode.SMPAttrLinkSpeedWidthPairsTable,
 	}
 	for _, a := range order {
 		name := decode.MADAttrString(decode.MgmtClassSubnLIDRouted, a)
