@@ -314,7 +314,9 @@ func registerSMPFields(ib *Field) {
 	// header and a reserved byte (IBA 13.4.4); Wireshark 4.0 shows it as
 	// bytes only.
 	condUint(ib, "rocetap.mad.oui", "Vendor OUI", FTUint24, BaseHex, 0, MADHeaderLen+13, 3,
-		func(p *Packet) bool { return p.Has&HdrMAD != 0 && IsVendorOUIClass(p.MAD.MgmtClass) && len(p.MAD.Payload) >= 16 },
+		func(p *Packet) bool {
+			return p.Has&HdrMAD != 0 && IsVendorOUIClass(p.MAD.MgmtClass) && len(p.MAD.Payload) >= 16
+		},
 		func(p *Packet) uint64 { return beUint(p.MAD.Payload[13:16]) })
 
 	// infiniband.smplid.smpdata: registered by CM (with its CM fields
@@ -444,6 +446,14 @@ func registerSMPFields(ib *Field) {
 	vd := smpAttr(SMPAttrVendorDiag)
 	attrFields(at, vd, 1, 0, []attrField{{"infiniband.vendordiag.nextindex", "NextIndex", FTUint16, 0, 0}})
 	attrBytes(at, vd, "infiniband.vendordiag.diagdata", "DiagData", 4, SMPDataLen-4)
+	lw := smpAttr(SMPAttrLinkSpeedWidthPairsTable)
+	attrFields(at, lw, 1, 0, []attrField{{"infiniband.linkspeedwidthpairstable.numtables", "NumTables", FTUint8, 0, 0}})
+	attrBytes(at, lw, "infiniband.linkspeedwidthpairstable.portmask", "PortMask", 1, 32)
+	attrFields(at, lw, 1, 0, []attrField{
+		{"infiniband.linkspeedwidthpairstable.speedtwofive", "Speed 2.5 Gbps", FTUint8, 0x80, 33},
+		{"infiniband.linkspeedwidthpairstable.speedfive", "Speed 5 Gbps", FTUint8, 0x80, 34},
+		{"infiniband.linkspeedwidthpairstable.speedten", "Speed 10 Gbps", FTUint8, 0x80, 35},
+	})
 	attrFields(at, smpAttr(SMPAttrLedInfo), 1, 0, []attrField{{"infiniband.ledinfo.ledmask", "LedMask", FTUint8, 0x80, 0}})
 	registerNoticeFields(at, smpAttr(SMPAttrNotice))
 }

@@ -10,6 +10,11 @@ import (
 // "Where rocetap and tshark differ" table.
 func madKnownDifference(field, tshark, rocetap string, row func(string) string) bool {
 	class, attr := row("infiniband.mad.mgmtclass"), row("infiniband.mad.attributeid")
+	if strings.HasPrefix(field, "infiniband.trap.") && rocetap == "" && row("infiniband.notice.isgeneric") == "0x00" {
+		// tshark reads the data details of a vendor notice as those of
+		// the generic trap whose number its device ID happens to be.
+		return true
+	}
 	switch field {
 	case "infiniband.smpdirected.d":
 		// tshark 4.0 always shows the D bit as 0; rocetap reads bit 15

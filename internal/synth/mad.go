@@ -128,6 +128,9 @@ func smpAttrs() map[uint16][]byte {
 	copy(vd[4:], "diag: all lanes ok")
 	m[decode.SMPAttrVendorDiag] = vd
 	m[decode.SMPAttrLedInfo] = make(be, 64).u8(0, 0x80)
+	lw := make(be, 64).u8(0, 1)
+	lw[1], lw[2] = 0xFE, 0x01 // ports 1-8 (bit 0 is port 0), 15
+	m[decode.SMPAttrLinkSpeedWidthPairsTable] = lw.u8(33, 0x80).u8(34, 0x80).u8(35, 0x00)
 	return m
 }
 
@@ -180,7 +183,7 @@ func ibSMP() (File, error) {
 		decode.SMPAttrNodeDescription, decode.SMPAttrNodeInfo, decode.SMPAttrSwitchInfo, decode.SMPAttrGUIDInfo,
 		decode.SMPAttrPortInfo, decode.SMPAttrPKeyTable, decode.SMPAttrSLtoVLMappingTable, decode.SMPAttrVLArbitrationTable,
 		decode.SMPAttrLinearForwardingTable, decode.SMPAttrRandomForwardingTable, decode.SMPAttrMulticastForwardingTable,
-		decode.SMPAttrSMInfo, decode.SMPAttrVendorDiag, decode.SMPAttrLedInfo,
+		decode.SMPAttrSMInfo, decode.SMPAttrVendorDiag, decode.SMPAttrLedInfo, decode.SMPAttrLinkSpeedWidthPairsTable,
 	}
 	for _, a := range order {
 		name := decode.MADAttrString(decode.MgmtClassSubnLIDRouted, a)
@@ -231,6 +234,7 @@ func ibSMPDRTraps() (File, error) {
 			"trap 256: bad M_Key in a directed-route SubnSet(PortInfo)"},
 		{257, 3, make(be, 54).u16(2, 3).u16(4, 4).u32(6, 0x00008001).u8(10, 0x30).u24(11, 0x48).u24(15, 0x49).put(18, gidA[:]).put(34, gidB[:]),
 			"trap 257: bad P_Key from LID 3 QP 0x48 to LID 4 QP 0x49"},
+		{68, 1, make(be, 54).u64(0, 0x0000000000000003).u8(8, 0x80), "trap 68: paths (DGID, SGID) no longer valid, wait for repath"},
 	}
 	for _, t := range traps {
 		tid++
@@ -240,6 +244,11 @@ func ibSMPDRTraps() (File, error) {
 			b.add("LID 1 → 2: SubnTrapRepress(Notice) of trap 128", smpLID(1, t.from, decode.MADMethodTrapRepress, tid, decode.SMPAttrNotice, 0, n))
 		}
 	}
+
+	tid++
+	vn := notice(0x0042, 3, make(be, 54).put(0, []byte("vendor")))
+	vn[0] = 0x04 // not generic, type Info
+	b.add("LID 3 → 1: SubnTrap(Notice), a vendor notice (device ID 0x0042)", smpLID(3, 1, decode.MADMethodTrap, tid, decode.SMPAttrNotice, 0, vn))
 
 	// Directed route from the SM (permissive DrSLID/DrDLID) over two hops:
 	// out through port 1 of the SM's node and port 3 of the switch. The
