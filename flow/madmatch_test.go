@@ -26,7 +26,10 @@ func madTrack(t *testing.T, name string, o flow.Options, fields ...string) ([]ma
 	var evs []string
 	o.OnEvent = func(e *flow.Event) { evs = append(evs, ev(e.Frame, kindName(e.Kind))) }
 	tr := flow.New(o)
-	r, err := capture.Open("../testdata/synth/" + name)
+	if !strings.Contains(name, "/") {
+		name = "synth/" + name
+	}
+	r, err := capture.Open("../testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +156,37 @@ func TestRMPPReassembly(t *testing.T) {
 	// The first segment shows no records: they are decoded once.
 	if got := frames[3].fields["infiniband.pathrecord.dlid"]; got != "" {
 		t.Errorf("frame 4 (first of 2 segments): records %q, want none", got)
+	}
+}
+
+// TestMADMatchingRxe: in the kernel's CM captures (Linux rdma_cm over
+// rxe) every REP, REJ and DREP answers the REQ or DREQ with its
+// transaction ID, and no request is left unanswered.
+func TestMADMatchingRxe(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want map[int]int // response frame -> request frame
+	}{
+		{"rxe/cm_rping.pcap", map[int]int{2: 1, 29: 28}},
+		{"rxe/cm_perftest.pcap", map[int]int{2: 1, 25: 24, 62: 61, 64: 63}},
+		{"rxe/cm_reject.pcap", map[int]int{2: 1}},
+		{"rxe/cm_ucmatose.pcap", map[int]int{2: 1, 13: 12}},
+		{"rxe/cm_udaddy.pcap", map[int]int{2: 1}},
+	} {
+		frames, evs, _ := madTrack(t, c.file, flow.Options{})
+		got := map[int]int{}
+		for i, f := range frames {
+			if f.mad.ResponseTo > 0 {
+				got[i+1] = f.mad.ResponseTo
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: responses %v, want %v", c.file, got, c.want)
+		}
+		for _, e := range evs {
+			if strings.Contains(e, "mad_no_response") {
+				t.Errorf("%s: %s", c.file, e)
+			}
+		}
 	}
 }
