@@ -596,13 +596,71 @@ func registerSAFields(ib *Field) {
 		})
 		f.Bitmask, f.Off, f.Len = fs[0].mask, -1, fs[0].ln
 		stateful = append(stateful, f)
+		saRecordFields = append(saRecordFields, saRecordField{f, fs})
 	}
 	sd := multiField(drd, "infiniband.multipathrecord.sdgid", "SDGID", FTIPv6, BaseNone, HdrMAD, func(p *Packet, out []Value) []Value {
 		p.saRecordsOf(SAAttrMultiPathRecord, func(rec []byte) { out = multipathSDGIDs(rec, out) })
 		return out
 	})
+	saRecordFields = append(saRecordFields, saRecordField{f: sd})
 	stateful = append(stateful, sd, drd)
 	for _, f := range stateful {
 		f.Stateful = true
 	}
+}
+
+// saRecordField is a registered SA record field and its rows (none for
+// the MultiPathRecord GIDs, read by multipathSDGIDs).
+type saRecordField struct {
+	f    *Field
+	rows []saField
+}
+
+// saRecordFields are the SA record fields in registration order.
+var saRecordFields []saRecordField
+
+// IsSARecordField reports whether f is a field of an SA record: it has
+// one occurrence per record (WalkSARecords gives them record by record).
+func IsSARecordField(f *Field) bool {
+	for i := range saRecordFields {
+		if saRecordFields[i].f == f {
+			return true
+		}
+	}
+	return false
+}
+
+// WalkSARecords calls record for each record the packet's SA MAD holds
+// (or the RMPP transfer it completes: see Analysis.MAD), in order, then
+// field for each value of that record's fields, in registration order:
+// what the SA record fields give, grouped by record, for a tree.
+func WalkSARecords(p *Packet, record func(i int, attr uint16), field func(f *Field, v Value)) {
+	if p.Has&HdrMAD == 0 || !p.SA.Valid {
+		return
+	}
+	attr := p.MAD.AttributeID
+	i := 0
+	SARecords(p.saRecordData(), p.MAD.MethodByte(), p.SA.AttributeOffset, func(rec []byte) {
+		record(i, attr)
+		i++
+		var buf [4]Value
+		for _, rf := range saRecordFields {
+			vals := buf[:0]
+			if rf.rows == nil {
+				if attr == SAAttrMultiPathRecord {
+					vals = multipathSDGIDs(rec, vals)
+				}
+			}
+			for k := range rf.rows {
+				if rf.rows[k].attr == attr {
+					if v, ok := rf.rows[k].value(rec); ok {
+						vals = append(vals, v)
+					}
+				}
+			}
+			for _, v := range vals {
+				field(rf.f, v)
+			}
+		}
+	})
 }

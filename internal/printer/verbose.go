@@ -22,6 +22,7 @@ type Line struct {
 func Lines(p *decode.Packet, vals []decode.Value) []Line {
 	var out []Line
 	var b []byte
+	recordsShown := false
 	for _, f := range decode.Fields() {
 		depth := 0
 		for a := f.Parent; a != nil; a = a.Parent {
@@ -31,6 +32,15 @@ func Lines(p *decode.Packet, vals []decode.Value) []Line {
 			depth = 0
 		}
 		if f.Hidden {
+			continue
+		}
+		if decode.IsSARecordField(f) {
+			// SA records: each record's fields together, not each field's
+			// records (saLines).
+			if !recordsShown {
+				out = saLines(out, p, depth)
+				recordsShown = true
+			}
 			continue
 		}
 		vals = f.Values(p, vals[:0])
@@ -155,4 +165,24 @@ func appendBits(dst, bytes []byte, mask uint64) []byte {
 		}
 	}
 	return dst
+}
+
+// saLines appends the records of an SA MAD (or of the RMPP transfer it
+// completes): a line per record ("PathRecord 1") at depth, the depth of
+// the SA header's fields, with the record's fields under it.
+func saLines(out []Line, p *decode.Packet, depth int) []Line {
+	decode.WalkSARecords(p, func(i int, attr uint16) {
+		text := decode.MADAttrString(decode.MgmtClassSubnAdm, attr) + " " + strconv.Itoa(i+1)
+		out = append(out, Line{Depth: depth, Text: text, Off: -1})
+	}, func(f *decode.Field, v decode.Value) {
+		b := append([]byte(f.Label(p)), ": "...)
+		if f.Type == decode.FTBytes && len(v.B) > 64 {
+			b = f.AppendValue(b, decode.Value{B: v.B[:64]})
+			b = append(b, "…"...)
+		} else {
+			b = f.AppendDisplay(b, v)
+		}
+		out = append(out, Line{Depth: depth + 1, Text: string(b), Field: f, Off: -1})
+	})
+	return out
 }
