@@ -597,12 +597,14 @@ func registerSAFields(ib *Field) {
 		f.Bitmask, f.Off, f.Len = fs[0].mask, -1, fs[0].ln
 		stateful = append(stateful, f)
 		saRecordFields = append(saRecordFields, saRecordField{f, fs})
+		isSARecord[f] = true
 	}
 	sd := multiField(drd, "infiniband.multipathrecord.sdgid", "SDGID", FTIPv6, BaseNone, HdrMAD, func(p *Packet, out []Value) []Value {
 		p.saRecordsOf(SAAttrMultiPathRecord, func(rec []byte) { out = multipathSDGIDs(rec, out) })
 		return out
 	})
 	saRecordFields = append(saRecordFields, saRecordField{f: sd})
+	isSARecord[sd] = true
 	stateful = append(stateful, sd, drd)
 	for _, f := range stateful {
 		f.Stateful = true
@@ -621,14 +623,11 @@ var saRecordFields []saRecordField
 
 // IsSARecordField reports whether f is a field of an SA record: it has
 // one occurrence per record (WalkSARecords gives them record by record).
-func IsSARecordField(f *Field) bool {
-	for i := range saRecordFields {
-		if saRecordFields[i].f == f {
-			return true
-		}
-	}
-	return false
-}
+func IsSARecordField(f *Field) bool { return isSARecord[f] }
+
+// isSARecord is the set of saRecordFields, for IsSARecordField (the -V
+// tree asks it of every field of every packet).
+var isSARecord = map[*Field]bool{}
 
 // WalkSARecords calls record for each record the packet's SA MAD holds
 // (or the RMPP transfer it completes: see Analysis.MAD), in order, then
