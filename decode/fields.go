@@ -75,9 +75,10 @@ const (
 	BaseHexDec
 	BaseOct
 	BasePortUDP // BASE_PT_UDP: decimal
+	BasePortTCP // BASE_PT_TCP: decimal
 )
 
-var baseNames = [...]string{"", "BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT", "BASE_PT_UDP"}
+var baseNames = [...]string{"", "BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT", "BASE_PT_UDP", "BASE_PT_TCP"}
 
 func (b Base) String() string { return baseNames[b] }
 
@@ -222,6 +223,7 @@ func init() {
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
+	registerSummaryFields()
 }
 
 // rootRank orders protocols as they nest on the wire.
