@@ -37,6 +37,7 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/bad_icrc":         {"", "every RoCE frame has a bad ICRC, the responder's ACK too: learn and the model drop what an HCA drops, so the ACK answers nothing the model executed"},
 	"synth/rc_all_opcodes":   {"", "every RC opcode in a row: the responder answers on after class A NAKs (a QP in the error state answers nothing), with every NAK code, and answers FLUSH and ATOMIC WRITE, which the model does not carry out"},
 	"synth/uc_ud_rd_xrc_cnp": {"", "RD traffic (an MPT file has no RD QP), an XRC request with AckReq the file never answers, and a READ answered with bytes of its own: decoder coverage, not one responder's traffic"},
+	"synth/ipoib_ib0":        {"the capture has no RDMA request", "a Linux ib0 capture: the IP, ARP and ICMP that IPoIB carried, no InfiniBand transport"},
 }
 
 // TestLearnReplayEveryCapture: the README's promise, "a learned MPT
