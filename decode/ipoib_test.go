@@ -2,6 +2,7 @@ package decode_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -229,4 +230,24 @@ func FuzzDecodeIPoIB(f *testing.F) {
 		decode.Decode(&p, pkt, decode.LinkTypeInfiniBand)
 		check()
 	})
+}
+
+// ipoibOracleFrames are the InfiniBand frames of the IPoIB captures
+// (native, with and without GRH, and RoCEv1), for the ICRC and VCRC
+// oracles of TestICRCScapyOracle.
+func ipoibOracleFrames(t *testing.T) []oracleFrame {
+	var out []oracleFrame
+	for _, fr := range ipoibFrames(t) {
+		var p decode.Packet
+		p.Frame.Len = fr.Len
+		decode.Decode(&p, fr.Data, fr.LinkType)
+		if p.Has&decode.HdrICRC == 0 || fr.LinkType != decode.LinkTypeEthernet && fr.LinkType != decode.LinkTypeInfiniBand {
+			continue
+		}
+		out = append(out, oracleFrame{name: fmt.Sprintf("%s#%d", fr.File, fr.Number), link: fr.LinkType, data: fr.Data})
+	}
+	if len(out) < 14 {
+		t.Fatalf("%d IPoIB frames for the CRC oracles, want the 13 of ipoib_ib.pcap and 2 of summaries.pcap", len(out))
+	}
+	return out
 }

@@ -20,7 +20,10 @@ var summarised = map[string]bool{"ARP": true, "ICMP": true, "ICMPv6": true, "TCP
 // tsharkAnalysis matches what tshark adds to the Info column from state
 // across packets, which rocetap does not keep for these protocols
 // (README: "Where rocetap and tshark differ"): request/response matching
-// of ICMP and ICMPv6, TCP analysis flags.
+// of ICMP and ICMPv6, TCP analysis flags; and the TCP window, which
+// tshark scales by the handshake's factor (tsharkWindow).
+var tsharkWindow = regexp.MustCompile(` Win=\d+ `)
+
 var tsharkAnalysis = regexp.MustCompile(` \((request|reply) in \d+\)| \(no response found!\)|^\[TCP [^\]]*\] `)
 
 // TestSummaryMatchesTshark compares rocetap's Protocol and Info columns
@@ -35,7 +38,7 @@ func TestSummaryMatchesTshark(t *testing.T) {
 			file = conv
 		}
 		args := append([]string{"-r", file, "-o", "tcp.relative_sequence_numbers:FALSE", "-T", "fields",
-			"-e", "frame.number", "-e", "_ws.col.Protocol", "-e", "_ws.col.Info"}, tsharkArgs...)
+			"-e", "frame.number", "-e", "_ws.col.Protocol", "-e", "tcp.window_size_value", "-e", "_ws.col.Info"}, tsharkArgs...)
 		args = append(args, perFile[filepath.Base(file)]...)
 		var stderr bytes.Buffer
 		cmd := exec.Command(ts, args...)
@@ -57,11 +60,16 @@ func TestSummaryMatchesTshark(t *testing.T) {
 			if !summarised[proto] {
 				continue
 			}
-			c := strings.SplitN(want[i], "\t", 3)
-			if len(c) != 3 {
+			c := strings.SplitN(want[i], "\t", 4)
+			if len(c) != 4 {
 				t.Fatalf("%s frame %d: tshark printed %q", file, i+1, want[i])
 			}
-			wantInfo := strings.TrimRight(tsharkAnalysis.ReplaceAllString(c[2], ""), " ")
+			wantInfo := strings.TrimRight(tsharkAnalysis.ReplaceAllString(c[3], ""), " ")
+			if c[2] != "" {
+				// tshark scales the window by the factor the handshake
+				// announced; rocetap shows the field as sent.
+				wantInfo = tsharkWindow.ReplaceAllString(wantInfo, " Win="+c[2]+" ")
+			}
 			gotInfo := string(printer.AppendInfo(nil, &p))
 			if c[1] != proto || wantInfo != gotInfo {
 				t.Errorf("%s frame %d:\n tshark  %s | %s\n rocetap %s | %s", filepath.Base(file), i+1, c[1], wantInfo, proto, gotInfo)

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"github.com/rocetap/rocetap/decode"
 )
 
@@ -325,7 +327,38 @@ func appendTCPInfo(dst []byte, p *decode.Packet) []byte {
 		dst = strconv.AppendUint(dst, uint64(t.Urgent), 10)
 	}
 	dst = append(dst, " Len="...)
-	return strconv.AppendInt(dst, int64(len(t.Payload)), 10)
+	dst = strconv.AppendInt(dst, int64(len(t.Payload)), 10)
+	return appendTCPOptions(dst, t.Options)
+}
+
+// appendTCPOptions appends the options tshark names in the Info column,
+// in their order: " MSS=1460 SACK_PERM TSval=1000 TSecr=0 WS=128".
+func appendTCPOptions(dst []byte, opts []layers.TCPOption) []byte {
+	for _, o := range opts {
+		d := o.OptionData
+		switch o.OptionType {
+		case layers.TCPOptionKindMSS:
+			if len(d) == 2 {
+				dst = append(dst, " MSS="...)
+				dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(d)), 10)
+			}
+		case layers.TCPOptionKindSACKPermitted:
+			dst = append(dst, " SACK_PERM"...)
+		case layers.TCPOptionKindTimestamps:
+			if len(d) == 8 {
+				dst = append(dst, " TSval="...)
+				dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(d)), 10)
+				dst = append(dst, " TSecr="...)
+				dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint32(d[4:])), 10)
+			}
+		case layers.TCPOptionKindWindowScale:
+			if len(d) == 1 && d[0] <= 14 {
+				dst = append(dst, " WS="...)
+				dst = strconv.AppendUint(dst, 1<<d[0], 10)
+			}
+		}
+	}
+	return dst
 }
 
 // appendLLDPInfo: the chassis and port ids with tshark's abbreviation of

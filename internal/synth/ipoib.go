@@ -114,6 +114,24 @@ func tcpSeg(src, dst net.IP, sport, dport uint16, seq, ack uint32, flags string,
 	return Inner{EtherType: layers.EthernetTypeIPv4, Layers: ls, Has: has}
 }
 
+// synOpts are the options Linux puts on a SYN: MSS 1460, SACK
+// permitted, timestamps, NOP, window scale 7.
+func synOpts(in Inner, tsval, tsecr uint32) Inner {
+	ts := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, tsval), tsecr)
+	for _, l := range in.Layers {
+		if t, ok := l.(*layers.TCP); ok {
+			t.Options = []layers.TCPOption{
+				{OptionType: layers.TCPOptionKindMSS, OptionLength: 4, OptionData: []byte{0x05, 0xb4}},
+				{OptionType: layers.TCPOptionKindSACKPermitted, OptionLength: 2},
+				{OptionType: layers.TCPOptionKindTimestamps, OptionLength: 10, OptionData: ts},
+				{OptionType: layers.TCPOptionKindNop},
+				{OptionType: layers.TCPOptionKindWindowScale, OptionLength: 3, OptionData: []byte{7}},
+			}
+		}
+	}
+	return in
+}
+
 func icmp6(src, dst net.IP, hlim uint8, t uint8, body gopacket.SerializableLayer, data []byte) Inner {
 	ip := ip6(src, dst, layers.IPProtocolICMPv6, hlim)
 	ic := &layers.ICMPv6{TypeCode: layers.CreateICMPv6TypeCode(t, 0)}
@@ -330,8 +348,8 @@ func summaries() (File, error) {
 	b.add("gratuitous ARP", Net{Src: macA, Dst: bcast, In: arpPkt(1, 1, macA, make(net.HardwareAddr, 6), a, a)})
 	b.add("ICMP echo request", eth(false, icmpEcho(a, z, false, 0x1234, 1, payload(32, 9))))
 	b.add("ICMP echo reply", eth(true, icmpEcho(z, a, true, 0x1234, 1, payload(32, 9))))
-	b.add("TCP SYN", eth(false, tcpSeg(a, z, 44444, 44445, 3000, 0, "S", 64240, nil)))
-	b.add("TCP SYN, ACK", eth(true, tcpSeg(z, a, 44445, 44444, 9000, 3001, "SA", 65160, nil)))
+	b.add("TCP SYN with MSS, SACK permitted, timestamps and window scale", eth(false, synOpts(tcpSeg(a, z, 44444, 44445, 3000, 0, "S", 64240, nil), 1000, 0)))
+	b.add("TCP SYN, ACK with the same options", eth(true, synOpts(tcpSeg(z, a, 44445, 44444, 9000, 3001, "SA", 65160, nil), 2000, 1000)))
 	b.add("TCP ACK", eth(false, tcpSeg(a, z, 44444, 44445, 3001, 9001, "A", 502, nil)))
 	b.add("TCP PSH, ACK with 20 bytes", eth(false, tcpSeg(a, z, 44444, 44445, 3001, 9001, "PA", 502, payload(20, 10))))
 	b.add("TCP FIN, ACK", eth(true, tcpSeg(z, a, 44445, 44444, 9001, 3021, "FA", 509, nil)))
