@@ -625,8 +625,12 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	}
 	if body != nil && carriesMAD(op, p.BTH.DestQP, srcQP) {
 		p.decodeMAD(p.Payload)
-	} else if body != nil && p.Has&(HdrIPv4|HdrIPv6) == 0 && IsIPoIB(op, p.Payload) {
-		d.ipoibPayload(p, p.Payload, snapped)
+	} else if body != nil && isIPoIB(op, p.Payload, snapped) {
+		if p.Has&(HdrIPv4|HdrIPv6) == 0 {
+			d.ipoibPayload(p, p.Payload, snapped)
+		} else {
+			d.ipoibInner(p, p.Payload, snapped) // RoCEv2: a second IP header
+		}
 	}
 	// ICRC.
 	if d.SkipCRCs && p.Has&HdrICRC != 0 {

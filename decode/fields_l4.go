@@ -27,6 +27,33 @@ func registerSummaryFields() {
 	registerICMPv6Fields()
 	registerTCPFields()
 	registerLLDPFields()
+	innerOccurrences()
+}
+
+// innerOccurrences makes every ip.*, ipv6.* and udp.* field show the IP
+// and UDP headers an IPoIB SEND carries inside a RoCEv2 packet after the
+// RoCEv2 ones, as tshark lists both.
+func innerOccurrences() {
+	for _, f := range registry {
+		r := f
+		for r.Parent != nil {
+			r = r.Parent
+		}
+		if r.Abbrev != "ip" && r.Abbrev != "ipv6" && r.Abbrev != "udp" {
+			continue
+		}
+		values, hdr := f.values, f.hdr
+		f.inner = true
+		f.values = func(p *Packet, out []Value) []Value {
+			if p.Has&hdr == hdr {
+				out = values(p, out)
+			}
+			if q := p.Inner(); q != nil && q.Has&hdr == hdr {
+				out = values(q, out)
+			}
+			return out
+		}
+	}
 }
 
 func registerIPoIBFields() {
@@ -325,6 +352,21 @@ func protocolsNet(p *Packet) string {
 		add("vlan")
 		add("ethertype")
 	}
+	ip := p // whose ip, ipv6 and udp follow
+	if p.Encap == EncapRoCEv2 {
+		for _, x := range []struct {
+			h    Hdr
+			name string
+		}{{HdrIPv4, "ip"}, {HdrIPv6, "ipv6"}, {HdrUDP, "udp"}} {
+			if p.Has&x.h != 0 {
+				add(x.name)
+			}
+		}
+		ip = &Packet{}
+		if q := p.Inner(); q != nil {
+			ip = q
+		}
+	}
 	if p.Encap != EncapNone {
 		add("infiniband")
 		if p.Has&HdrIPoIB != 0 {
@@ -337,7 +379,11 @@ func protocolsNet(p *Packet) string {
 		h    Hdr
 		name string
 	}{{HdrARP, "arp"}, {HdrLLDP, "lldp"}, {HdrIPv4, "ip"}, {HdrIPv6, "ipv6"}, {HdrICMP, "icmp"}, {HdrICMPv6, "icmpv6"}, {HdrUDP, "udp"}, {HdrTCP, "tcp"}, {HdrData, "data"}} {
-		if p.Has&x.h != 0 {
+		has := p.Has
+		if x.h&(HdrIPv4|HdrIPv6|HdrUDP) != 0 {
+			has = ip.Has
+		}
+		if has&x.h != 0 {
 			add(x.name)
 		}
 	}

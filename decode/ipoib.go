@@ -121,13 +121,21 @@ func ipoibEtherType(t uint16) bool {
 
 // IsIPoIB reports whether an InfiniBand payload of opcode op is taken as
 // IPoIB: the first packet of a SEND (Only or First, with or without
-// Immediate) on UD, RC or UC whose payload starts with the IPoIB header:
-// an EtherType IPoIB carries and a zero reserved field. MADs (QP0/QP1)
-// are never IPoIB. This is Wireshark's test (packet-infiniband.c hands
-// any payload whose reserved field is zero to the EtherType table), kept
-// to the SEND opcodes and EtherTypes that RFC 4391 and RFC 4755 use.
-func IsIPoIB(op Opcode, payload []byte) bool {
-	if !op.Is(PropSend|PropStart) || len(payload) < IPoIBLen {
+// Immediate) on UD, RC or UC whose payload starts with the IPoIB header
+// (an EtherType IPoIB carries and a zero reserved field) followed by what
+// that EtherType says: an IPv4 or IPv6 header whose length fills the
+// SEND Only exactly (runs past a SEND First, whose message goes on), or
+// an ARP packet with IPoIB's 20-byte hardware addresses. MADs (QP0/QP1)
+// are never IPoIB. Wireshark's test (packet-infiniband.c hands any
+// payload whose reserved field is zero to the EtherType table) takes
+// other SEND payloads too: an NVMe-oF command capsule of opcode 0x08 and
+// command id 0 starts 08 00 00 00.
+func IsIPoIB(op Opcode, payload []byte) bool { return isIPoIB(op, payload, false) }
+
+// isIPoIB is IsIPoIB for a payload that may be cut by the capture
+// (snapped): its IP packet may then run past it.
+func isIPoIB(op Opcode, payload []byte, snapped bool) bool {
+	if !op.Is(PropSend|PropStart) || len(payload) < IPoIBLen || payload[2] != 0 || payload[3] != 0 {
 		return false
 	}
 	switch op.Transport() {
@@ -135,19 +143,82 @@ func IsIPoIB(op Opcode, payload []byte) bool {
 	default:
 		return false
 	}
-	return payload[2] == 0 && payload[3] == 0 && ipoibEtherType(binary.BigEndian.Uint16(payload))
+	rest := payload[IPoIBLen:]
+	fits := func(n int) bool {
+		if op.Is(PropEnd) && !snapped {
+			return n == len(rest)
+		}
+		return n >= len(rest) // SEND First, or cut by the capture
+	}
+	switch binary.BigEndian.Uint16(payload) {
+	case 0x0800:
+		return len(rest) >= 20 && rest[0]>>4 == 4 && rest[0]&0xF >= 5 && fits(int(binary.BigEndian.Uint16(rest[2:])))
+	case 0x86DD:
+		return len(rest) >= 40 && rest[0]>>4 == 6 && fits(40+int(binary.BigEndian.Uint16(rest[4:])))
+	case 0x0806, 0x8035:
+		// Hardware type InfiniBand (32), 20-byte hardware and 4-byte
+		// protocol addresses (RFC 4391 section 8), cut or not.
+		return len(rest) >= 6 && binary.BigEndian.Uint16(rest) == 32 && rest[4] == 20 && rest[5] == 4
+	}
+	return false
 }
 
 // ipoibPayload decodes an IPoIB SEND's payload: the IPoIB header, then
 // IPv4, IPv6 or ARP. The packet has no IP header of its own (native
 // InfiniBand, RoCEv1), so the carried IP header fills p.IPv4/p.IPv6 and
-// the ip.*, udp.*, tcp.* fields read it as on Ethernet.
+// the ip.*, udp.*, tcp.* fields read it as on Ethernet. The IP packet of
+// a SEND First goes on in the next packets: that it is cut here is
+// neither truncation nor malformation.
 func (d *Decoder) ipoibPayload(p *Packet, payload []byte, snapped bool) {
 	if err := p.IPoIB.DecodeFromBytes(payload, noFeedback); err != nil {
 		return
 	}
 	p.Has |= HdrIPoIB
+	flags, perr := p.Flags, p.Err
 	d.ipoibNext(p, payload[IPoIBLen:], snapped)
+	if p.Has&HdrBTH != 0 && !p.BTH.Opcode.Is(PropEnd) {
+		p.Flags, p.Err = flags, perr
+	}
+}
+
+// ipoibInner decodes an IPoIB SEND's payload inside a RoCEv2 packet,
+// whose own IP and UDP headers are already in p: the carried IP and UDP
+// headers go to p.inner (fields show them as second occurrences), the
+// IPoIB header, ARP, ICMP, ICMPv6, TCP and data to p as usual.
+func (d *Decoder) ipoibInner(p *Packet, payload []byte, snapped bool) {
+	q := p.inner
+	if q == nil {
+		q = new(Packet)
+		p.inner = q
+	}
+	// HdrBTH keeps a UDP datagram to port 4791 from being taken for
+	// RoCEv2 again; HdrIPoIB makes UDP payload data.
+	q.Has, q.Flags, q.Err, q.Data = HdrBTH, 0, nil, nil
+	q.Frame.Data, q.L3Off, q.L4Off = p.Frame.Data, 0, 0
+	d.ipoibPayload(q, payload, snapped)
+	if q.Has&HdrIPoIB == 0 {
+		return
+	}
+	const own = HdrIPoIB | HdrARP | HdrICMP | HdrICMPv6 | HdrTCP | HdrData
+	p.Has |= q.Has & own
+	p.IPoIB, p.ARP, p.ICMPv4, p.ICMPv6, p.TCP, p.Data = q.IPoIB, q.ARP, q.ICMPv4, q.ICMPv6, q.TCP, q.Data
+	if q.Has&(HdrIPv4|HdrIPv6|HdrUDP) != 0 {
+		p.Has |= HdrInner
+	}
+	p.Flags |= q.Flags
+	if p.Err == nil {
+		p.Err = q.Err
+	}
+}
+
+// Inner returns the IP and UDP headers an IPoIB SEND carries inside a
+// RoCEv2 packet (valid when p.Has has HdrInner): a Packet whose Has,
+// IPv4, IPv6, UDP, L3Off and L4Off describe them.
+func (p *Packet) Inner() *Packet {
+	if p.Has&HdrInner == 0 {
+		return nil
+	}
+	return p.inner
 }
 
 // ipoibNext dispatches on the IPoIB header's EtherType.
@@ -183,4 +254,6 @@ func (d *Decoder) ipoibLink(p *Packet, data []byte, snapped bool) {
 // payload of an IPoIB SEND inside an InfiniBand packet (native or
 // RoCEv1) rather than the packet's own: the GIDs or LIDs then name the
 // nodes, and the IP header's ECN bits are not the packet's.
-func (p *Packet) IPIsPayload() bool { return p.Has&(HdrIPoIB|HdrBTH) == HdrIPoIB|HdrBTH }
+func (p *Packet) IPIsPayload() bool {
+	return p.Has&(HdrIPoIB|HdrBTH|HdrInner) == HdrIPoIB|HdrBTH && p.Encap != EncapRoCEv2
+}

@@ -164,6 +164,10 @@ const (
 	HdrTCP    // TCP
 	HdrLLDP   // LLDP (EtherType 0x88cc)
 	HdrData   // Packet.Data: what ICMP, ICMPv6, TCP or IPoIB's UDP carry
+	// HdrInner: a RoCEv2 packet's IPoIB SEND carries an IP packet, whose
+	// IP and UDP headers are a second occurrence of the ip.*, ipv6.* and
+	// udp.* fields (Packet.Inner), after the RoCEv2 ones.
+	HdrInner
 )
 
 // opInfo describes one opcode: a row of opTable.

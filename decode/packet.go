@@ -255,6 +255,10 @@ type Packet struct {
 	// it (the data of an ICMP echo, a TCP segment, a UDP datagram carried
 	// by IPoIB): tshark's data.data. Valid when HdrData is set.
 	Data []byte
+	// inner holds the IP and UDP headers an IPoIB SEND carries inside a
+	// RoCEv2 packet (HdrInner), whose own IP and UDP headers fill IPv4,
+	// IPv6 and UDP. Allocated on the first such packet, then reused.
+	inner *Packet
 }
 
 // Offset returns the offset of b (a sub-slice of the frame, such as a

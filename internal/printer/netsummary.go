@@ -41,11 +41,11 @@ func netProtocol(p *decode.Packet) string {
 		return "TCP"
 	case h&decode.HdrLLDP != 0:
 		return "LLDP"
-	case h&decode.HdrUDP != 0:
+	case carried(p).Has&decode.HdrUDP != 0:
 		return "UDP"
-	case h&decode.HdrIPv4 != 0:
+	case carried(p).Has&decode.HdrIPv4 != 0:
 		return "IPv4"
-	case h&decode.HdrIPv6 != 0:
+	case carried(p).Has&decode.HdrIPv6 != 0:
 		return "IPv6"
 	case h&decode.HdrIPoIB != 0:
 		return "IPoIB"
@@ -57,8 +57,25 @@ func netProtocol(p *decode.Packet) string {
 	return "Unknown"
 }
 
+// carried returns the packet whose IP and UDP headers the summary shows:
+// those an IPoIB SEND carries inside a RoCEv2 packet, else p's own; none
+// (a Packet without them) when p's are RoCEv2's and IPoIB's payload
+// holds no IP packet.
+func carried(p *decode.Packet) *decode.Packet {
+	if q := p.Inner(); q != nil {
+		return q
+	}
+	if p.Encap == decode.EncapRoCEv2 {
+		return &noIP
+	}
+	return p
+}
+
+var noIP decode.Packet
+
 // appendNetInfo appends the Info column of a packet netSummary accepts.
 func appendNetInfo(dst []byte, p *decode.Packet) []byte {
+	ip := carried(p)
 	switch h := p.Has; {
 	case h&decode.HdrARP != 0:
 		return appendARPInfo(dst, p)
@@ -70,17 +87,17 @@ func appendNetInfo(dst []byte, p *decode.Packet) []byte {
 		return appendTCPInfo(dst, p)
 	case h&decode.HdrLLDP != 0:
 		return appendLLDPInfo(dst, p)
-	case h&decode.HdrUDP != 0:
+	case ip.Has&decode.HdrUDP != 0:
 		// tshark: "50000 → 4792 Len=24", the length of the payload.
-		dst = strconv.AppendUint(dst, uint64(p.UDP.SrcPort), 10)
+		dst = strconv.AppendUint(dst, uint64(ip.UDP.SrcPort), 10)
 		dst = append(dst, " → "...)
-		dst = strconv.AppendUint(dst, uint64(p.UDP.DstPort), 10)
+		dst = strconv.AppendUint(dst, uint64(ip.UDP.DstPort), 10)
 		dst = append(dst, " Len="...)
-		return strconv.AppendUint(dst, uint64(max(int(p.UDP.Length)-8, 0)), 10)
-	case h&decode.HdrIPv4 != 0:
-		return appendIPProto(dst, p.IPv4.Protocol, int(p.IPv4.TotalLen)-int(p.IPv4.IHL)*4)
-	case h&decode.HdrIPv6 != 0:
-		return appendIPProto(dst, p.IPv6.NextHeader, int(p.IPv6.PayloadLen))
+		return strconv.AppendUint(dst, uint64(max(int(ip.UDP.Length)-8, 0)), 10)
+	case ip.Has&decode.HdrIPv4 != 0:
+		return appendIPProto(dst, ip.IPv4.Protocol, int(ip.IPv4.TotalLen)-int(ip.IPv4.IHL)*4)
+	case ip.Has&decode.HdrIPv6 != 0:
+		return appendIPProto(dst, ip.IPv6.NextHeader, int(ip.IPv6.PayloadLen))
 	case h&decode.HdrIPoIB != 0:
 		dst = append(dst, "IPoIB, type 0x"...)
 		return appendHex4(dst, p.IPoIB.Type)
@@ -186,9 +203,9 @@ func appendICMPInfo(dst []byte, p *decode.Packet) []byte {
 		dst = strconv.AppendUint(dst, uint64(c.Seq), 10)
 		dst = append(dst, '/')
 		dst = strconv.AppendUint(dst, uint64(c.Seq>>8|c.Seq<<8), 10)
-		if p.Has&decode.HdrIPv4 != 0 {
+		if ip := carried(p); ip.Has&decode.HdrIPv4 != 0 {
 			dst = append(dst, ", ttl="...)
-			dst = strconv.AppendUint(dst, uint64(p.IPv4.TTL), 10)
+			dst = strconv.AppendUint(dst, uint64(ip.IPv4.TTL), 10)
 		}
 	}
 	return dst
@@ -228,9 +245,9 @@ func appendICMPv6Info(dst []byte, p *decode.Packet) []byte {
 		dst = appendHex4(dst, binary.BigEndian.Uint16(word))
 		dst = append(dst, ", seq="...)
 		dst = strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(word[2:])), 10)
-		if p.Has&decode.HdrIPv6 != 0 {
+		if ip := carried(p); ip.Has&decode.HdrIPv6 != 0 {
 			dst = append(dst, ", hop limit="...)
-			dst = strconv.AppendUint(dst, uint64(p.IPv6.HopLimit), 10)
+			dst = strconv.AppendUint(dst, uint64(ip.IPv6.HopLimit), 10)
 		}
 	case t == 135 && target != nil:
 		dst = append(dst, " for "...)

@@ -17,6 +17,9 @@ import (
 func AppendAddr(dst []byte, p *decode.Packet, src bool) []byte { return appendAddr(dst, p, src) }
 
 func appendAddr(dst []byte, p *decode.Packet, src bool) []byte {
+	if q := p.Inner(); q != nil {
+		p = q // IPoIB over RoCEv2: the carried packet's addresses, as tshark
+	}
 	switch {
 	case p.Has&decode.HdrIPv4 != 0:
 		a := p.IPv4.Dst

@@ -198,13 +198,15 @@ func (s Net) Build() ([]byte, decode.LinkType, Want, error) {
 }
 
 // IPoIBSend is an IPoIB SEND carrying In: on native InfiniBand (LRH, the
-// GRH when GRH is set) unless RoCEv1 is set (Ethernet, GRH first). T
-// gives the BTH (opcode, QPs, PSN) and the DETH of a UD SEND; the payload
-// is the IPoIB header and In.
+// GRH when GRH is set) unless RoCEv1 is set (Ethernet, GRH first) or
+// RoCEv2 is (Ethernet, IPv4 or IPv6 with RoCEv2.IPv6, UDP). T gives the
+// BTH (opcode, QPs, PSN) and the DETH of a UD SEND; the payload is the
+// IPoIB header and In.
 type IPoIBSend struct {
 	LRH    decode.LRH
 	GRH    *decode.GRH
 	RoCEv1 bool
+	RoCEv2 *RoCEv2
 	T      Transport
 	In     Inner
 }
@@ -225,6 +227,19 @@ func (s IPoIBSend) Build() ([]byte, decode.LinkType, Want, error) {
 			v1.TrafficClass, v1.FlowLabel, v1.HopLimit = s.GRH.TrafficClass, s.GRH.FlowLabel, s.GRH.HopLimit
 		}
 		fr = v1
+	}
+	if s.RoCEv2 != nil {
+		v2 := *s.RoCEv2
+		v2.T, v2.UDPChecksum = t, true
+		frame, link, w, err := v2.Build()
+		// The carried IP and UDP headers are second occurrences
+		// (HdrInner); the packet's own are RoCEv2's.
+		const ipUDP = decode.HdrIPv4 | decode.HdrIPv6 | decode.HdrUDP
+		w.Has |= decode.HdrIPoIB | s.In.Has&^ipUDP
+		if s.In.Has&ipUDP != 0 {
+			w.Has |= decode.HdrInner
+		}
+		return frame, link, w, err
 	}
 	frame, link, w, err := fr.Build()
 	w.Has |= decode.HdrIPoIB | s.In.Has
@@ -376,5 +391,14 @@ func summaries() (File, error) {
 	}
 	b.add("RoCEv1 UD SEND Only: IPoIB ICMP echo request", v1(icmpEcho(ipoibIP[0], ipoibIP[1], false, 0x2001, 1, payload(8, 14))))
 	b.add("RoCEv1 UD SEND Only: IPoIB ARP request", v1(arpPkt(1, 32, ipoibA, make(net.HardwareAddr, 20), ipoibIP[0], ipoibIP[1])))
+	v2 := func(v6 bool, in Inner) IPoIBSend {
+		s := v1(in)
+		s.RoCEv1, s.RoCEv2 = false, &RoCEv2{IPv6: v6, ECN: 2}
+		return s
+	}
+	b.add("RoCEv2/IPv4 UD SEND Only: IPoIB ICMP echo request (a second IPv4 header)", v2(false, icmpEcho(ipoibIP[0], ipoibIP[1], false, 0x2002, 2, payload(8, 15))))
+	b.add("RoCEv2/IPv6 UD SEND Only: IPoIB UDP 40000 → 40001 (a second UDP header)", v2(true, udpPkt(ipoibIP[0], ipoibIP[1], 40000, 40001, payload(6, 16), true)))
+	b.add("RoCEv2/IPv4 UD SEND Only: IPoIB ICMPv6 echo request", v2(false, icmp6(ipoib6[0], ipoib6[1], 64, layers.ICMPv6TypeEchoRequest, &layers.ICMPv6Echo{Identifier: 9, SeqNumber: 3}, payload(4, 17))))
+	b.add("RoCEv2/IPv4 UD SEND Only: IPoIB ARP reply", v2(false, arpPkt(2, 32, ipoibB, ipoibA, ipoibIP[1], ipoibIP[0])))
 	return b.done()
 }
