@@ -12,8 +12,11 @@ import (
 // first segment), no ICMP request/response matching.
 
 func init() {
-	// Where the new protocols nest on the wire (see rootRank).
-	for k, v := range map[string]int{"ipoib": 5, "arp": 6, "lldp": 5, "icmp": 8, "icmpv6": 8, "tcp": 8} {
+	// Where the new protocols nest on the wire (see rootRank): after
+	// InfiniBand, which carries IPoIB (registered after it, so after it
+	// at the same rank), and after IP and UDP. The IP header IPoIB
+	// carries over native InfiniBand is listed with ip, before InfiniBand.
+	for k, v := range map[string]int{"ipoib": 9, "arp": 9, "lldp": 9, "icmp": 9, "icmpv6": 9, "tcp": 9} {
 		rootRank[k] = v
 	}
 }
