@@ -3,6 +3,7 @@ package printer
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
@@ -57,4 +58,34 @@ func TestEveryFrameHasInfo(t *testing.T) {
 		t.Fatal("no frames read")
 	}
 	t.Logf("%d frames of %d files", frames, files)
+}
+
+// TestVerboseIPoIBOverRoCEv2: the -V tree of a RoCEv2 packet whose IPoIB
+// SEND carries a UDP datagram has the RoCEv2 IP and UDP headers before
+// InfiniBand and the carried ones after the IPoIB header, each with its
+// own addresses, ports and bytes.
+func TestVerboseIPoIBOverRoCEv2(t *testing.T) {
+	fr := testcap.ReadFile(t, "../../testdata/synth/summaries.pcap")[21] // frame 22
+	var p decode.Packet
+	p.Frame = decode.Frame{Number: fr.Number, Len: fr.Len}
+	decode.Decode(&p, fr.Data, fr.LinkType)
+	var headers []string
+	for _, l := range Lines(&p, nil) {
+		if l.Depth == 0 && l.Field != nil && l.Field.Abbrev != "frame" && l.Field.Abbrev != "rocetap" {
+			headers = append(headers, l.Text)
+		}
+	}
+	want := []string{
+		"Ethernet II, Src: 02:00:5e:10:00:0a, Dst: 02:00:5e:10:00:0b",
+		"Internet Protocol Version 6, Src: fd00:77::a, Dst: fd00:77::b",
+		"User Datagram Protocol, Src Port: 53799, Dst Port: 4791",
+		"InfiniBand",
+		"IP over Infiniband",
+		"Internet Protocol Version 4, Src: 10.77.0.1, Dst: 10.77.0.2",
+		"User Datagram Protocol, Src Port: 40000, Dst Port: 40001",
+		"Data",
+	}
+	if strings.Join(headers, "\n") != strings.Join(want, "\n") {
+		t.Errorf("headers:\n%s\nwant:\n%s", strings.Join(headers, "\n"), strings.Join(want, "\n"))
+	}
 }
