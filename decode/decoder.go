@@ -57,6 +57,7 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 	p.Has, p.Flags, p.Encap, p.NumVLAN, p.Err = 0, 0, EncapNone, 0, nil
 	p.ICRCStatus, p.VCRCStatus = CRCAbsent, CRCAbsent
 	p.Payload, p.Pad, p.IB, p.ibPacket = nil, nil, nil, nil
+	p.Data = nil
 	p.L3Off, p.L4Off = 0, 0
 	if p.Analysis.Tracked {
 		p.Analysis.Reset()
@@ -82,6 +83,8 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 		d.lrh(p, data, snapped)
 	case LinkTypeERF:
 		d.erf(p, data, snapped)
+	case LinkTypeIPoIB:
+		d.ipoibLink(p, data, snapped)
 	default:
 		p.Flags |= FlagUnsupportedLink
 		p.Err = errUnsupportedLink
@@ -89,7 +92,7 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 }
 
 var (
-	errUnsupportedLink = errors.New("link type not supported: rocetap decodes Ethernet (1), raw IP (101, 228, 229), Linux SLL (113), SLL2 (276), InfiniBand (247) and ERF (197)")
+	errUnsupportedLink = errors.New("link type not supported: rocetap decodes Ethernet (1), raw IP (101, 228, 229), Linux SLL (113), SLL2 (276), InfiniBand (247), IPoIB (242) and ERF (197)")
 	errFragment        = errors.New("ip: fragment, transport not decoded")
 	errBadPad          = errors.New("bth: pad count larger than the payload")
 	errSnapped         = errors.New("capture holds less than the packet (snapshot length): payload and ICRC cut")
@@ -149,6 +152,10 @@ func (d *Decoder) etherType(p *Packet, et uint16, data []byte, snapped bool) {
 		d.grhFirst(p, data, snapped)
 	case 0x8808:
 		d.macControl(p, data)
+	case etherTypeARP, etherTypeRARP:
+		d.arp(p, data)
+	case etherTypeLLDP:
+		d.lldp(p, data)
 	}
 }
 
@@ -340,11 +347,15 @@ func (d *Decoder) ipv4(p *Packet, data []byte, snapped bool) {
 		return
 	}
 	end := int(h.TotalLen)
+	wasSnapped := snapped
 	if end > len(data) {
 		snapped = true
 		end = len(data)
 	}
 	if h.Protocol != 17 {
+		if h.FragOff == 0 && h.Flags&1 == 0 {
+			d.ipProto(p, h.Protocol, data[hl:end], end < int(h.TotalLen), wasSnapped)
+		}
 		return
 	}
 	if h.FragOff != 0 || h.Flags&1 != 0 {
@@ -370,6 +381,7 @@ func (d *Decoder) ipv6(p *Packet, data []byte, snapped bool) {
 	copy(h.Dst[:], data[24:40])
 	p.Has |= HdrIPv6
 	end := 40 + int(h.PayloadLen)
+	wasSnapped, short := snapped, end > len(data)
 	if end > len(data) {
 		snapped = true
 		end = len(data)
@@ -395,6 +407,7 @@ func (d *Decoder) ipv6(p *Packet, data []byte, snapped bool) {
 			p.Err = errFragment
 			return
 		default:
+			d.ipProto(p, nh, data[off:end], short, wasSnapped)
 			return
 		}
 	}
@@ -415,7 +428,18 @@ func (d *Decoder) udp(p *Packet, ip []byte, off, end int, snapped bool) {
 	u.Length = binary.BigEndian.Uint16(b[4:])
 	u.Checksum = binary.BigEndian.Uint16(b[6:])
 	p.Has |= HdrUDP
-	if !d.isRoCEPort(u.DstPort) {
+	if p.Has&HdrBTH != 0 || !d.isRoCEPort(u.DstPort) {
+		// Not RoCE (and never RoCE inside an InfiniBand packet): a UDP
+		// datagram IPoIB carries shows its payload as data, as tshark.
+		if p.Has&HdrIPoIB != 0 && u.Length >= 8 {
+			p.setData(ip[off+8 : max(off+8, min(off+int(u.Length), end))])
+			if off+int(u.Length) > end {
+				p.Flags |= FlagTruncated
+				if p.Err == nil {
+					p.Err = errSnapped
+				}
+			}
+		}
 		return
 	}
 	if int(u.Length) < 8 {
@@ -601,6 +625,12 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 	}
 	if body != nil && carriesMAD(op, p.BTH.DestQP, srcQP) {
 		p.decodeMAD(p.Payload)
+	} else if body != nil && isIPoIB(op, p.Payload, snapped) {
+		if p.Has&(HdrIPv4|HdrIPv6) == 0 {
+			d.ipoibPayload(p, p.Payload, snapped)
+		} else {
+			d.ipoibInner(p, p.Payload, snapped) // RoCEv2: a second IP header
+		}
 	}
 	// ICRC.
 	if d.SkipCRCs && p.Has&HdrICRC != 0 {

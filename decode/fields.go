@@ -75,9 +75,10 @@ const (
 	BaseHexDec
 	BaseOct
 	BasePortUDP // BASE_PT_UDP: decimal
+	BasePortTCP // BASE_PT_TCP: decimal
 )
 
-var baseNames = [...]string{"", "BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT", "BASE_PT_UDP"}
+var baseNames = [...]string{"", "BASE_DEC", "BASE_HEX", "BASE_DEC_HEX", "BASE_HEX_DEC", "BASE_OCT", "BASE_PT_UDP", "BASE_PT_TCP"}
 
 func (b Base) String() string { return baseNames[b] }
 
@@ -117,11 +118,20 @@ type Field struct {
 	names func(v uint64) string  // value names for the verbose tree
 	label func(p *Packet) string // the verbose tree's name for it in p, if not Name
 	id    int
+	// inner: an ip.*, ipv6.* or udp.* field, which occurs a second time
+	// in a packet with HdrInner (IPoIB over RoCEv2, see Multi).
+	inner bool
 }
+
+// Multi reports whether f may occur more than once in p although it has
+// a direct path (HasUint): the IP and UDP fields of a RoCEv2 packet whose
+// IPoIB SEND carries an IP packet. Callers of Uint and UintAccessor use
+// Values for such packets.
+func (f *Field) Multi(p *Packet) bool { return f.inner && p.Has&HdrInner != 0 }
 
 // Values appends the field's occurrences in p to out and returns it.
 func (f *Field) Values(p *Packet, out []Value) []Value {
-	if p.Has&f.hdr != f.hdr {
+	if p.Has&f.hdr != f.hdr && !f.Multi(p) {
 		return out
 	}
 	return f.values(p, out)
@@ -151,7 +161,7 @@ func (f *Field) HasUint() bool { return f.uint != nil }
 
 // Present reports whether the field occurs in p.
 func (f *Field) Present(p *Packet) bool {
-	if p.Has&f.hdr != f.hdr {
+	if p.Has&f.hdr != f.hdr && !f.Multi(p) {
 		return false
 	}
 	var buf [2]Value
@@ -225,6 +235,7 @@ func init() {
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
+	registerSummaryFields()
 }
 
 // rootRank orders protocols as they nest on the wire.

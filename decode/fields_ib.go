@@ -27,20 +27,22 @@ func registerPayloadFields(ib *Field) {
 	})
 	// Wireshark hands a payload no sub-dissector claims to its "data"
 	// dissector; data.data and data.len are those names.
-	data := hdrField("data", "Data", FTProtocol, HdrPayload, func(p *Packet) []byte { return p.Payload })
-	undissected := func(p *Packet) bool { return p.Has&HdrMAD == 0 && len(p.Payload) > 0 }
-	data.SetPresence(HdrPayload, undissected)
-	multiField(data, "data.data", "Data", FTBytes, BaseNone, HdrPayload, func(p *Packet, out []Value) []Value {
-		if !undissected(p) {
-			return out
+	// An IPoIB payload is dissected (ipoib.go): its data is what the
+	// carried protocol leaves undissected (Packet.Data), as for ICMP and
+	// TCP on Ethernet.
+	data := hdrField("data", "Data", FTProtocol, 0, func(p *Packet) []byte { return dataBytes(p) })
+	data.SetPresence(0, func(p *Packet) bool { return dataBytes(p) != nil })
+	multiField(data, "data.data", "Data", FTBytes, BaseNone, 0, func(p *Packet, out []Value) []Value {
+		if b := dataBytes(p); b != nil {
+			return append(out, Value{B: b})
 		}
-		return append(out, Value{B: p.Payload})
+		return out
 	})
-	multiField(data, "data.len", "Length", FTInt32, BaseDec, HdrPayload, func(p *Packet, out []Value) []Value {
-		if !undissected(p) {
-			return out
+	multiField(data, "data.len", "Length", FTInt32, BaseDec, 0, func(p *Packet, out []Value) []Value {
+		if b := dataBytes(p); b != nil {
+			return append(out, Value{U: uint64(len(b))})
 		}
-		return append(out, Value{U: uint64(len(p.Payload))})
+		return out
 	})
 	multiField(ib, "rocetap.pad", "Pad", FTBytes, BaseNone, HdrBTH, func(p *Packet, out []Value) []Value {
 		if len(p.Pad) == 0 {
@@ -54,6 +56,19 @@ func registerPayloadFields(ib *Field) {
 	vcrc := uintField(ib, "infiniband.variant.crc", "Variant CRC", FTUint16, BaseHex, 0, -1, 2, func(p *Packet) uint64 { return uint64(p.VCRC.CRC) })
 	vcrc.hdr = HdrLRH | HdrVCRC
 	vcrc.span = func(p *Packet) []byte { return p.VCRC.Contents }
+}
+
+// dataBytes returns what tshark shows as data.data: the InfiniBand
+// payload no header claims (not a MAD, not IPoIB), else the payload the
+// innermost protocol leaves (Packet.Data), else nil.
+func dataBytes(p *Packet) []byte {
+	switch {
+	case p.Has&HdrData != 0:
+		return p.Data
+	case p.Has&HdrPayload != 0 && p.Has&(HdrMAD|HdrIPoIB) == 0 && len(p.Payload) > 0:
+		return p.Payload
+	}
+	return nil
 }
 
 // registerDecodeFields registers rocetap's own per-packet fields (rocetap.*:

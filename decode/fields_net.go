@@ -201,6 +201,9 @@ func ipHeader(p *Packet) []byte {
 
 // protocols returns the frame.protocols string, e.g. "eth:ethertype:ip:udp:infiniband".
 func protocols(p *Packet) string {
+	if p.Has&(HdrIPoIB|HdrARP|HdrICMP|HdrICMPv6|HdrTCP|HdrLLDP) != 0 {
+		return protocolsNet(p) // fields_l4.go
+	}
 	switch {
 	case p.Has&HdrBTH != 0 && p.Has&HdrEth != 0 && p.Has&HdrIPv4 != 0 && p.NumVLAN == 0:
 		return "eth:ethertype:ip:udp:infiniband"

@@ -210,6 +210,7 @@ func TestICRCScapyOracle(t *testing.T) {
 	if len(paths) == 0 {
 		t.Logf("no Soft-RoCE captures found (testdata/rxe/ or ROCETAP_CAPTURES): checking synthetic frames only")
 	}
+	frames = append(frames, ipoibOracleFrames(t)...) // ipoib_test.go
 
 	// rocetap's view of every frame.
 	var in bytes.Buffer
@@ -220,7 +221,7 @@ func TestICRCScapyOracle(t *testing.T) {
 			t.Errorf("%s: rocetap says ICRC %s (flags %v, err %v)", f.name, p.ICRCStatus, p.Flags.Names(), p.Err)
 		}
 		f.kind = p.Encap
-		f.v6 = p.Has&decode.HdrIPv6 != 0
+		f.v6 = p.Has&decode.HdrIPv6 != 0 && !p.IPIsPayload()
 		f.grh = p.Has&decode.HdrGRH != 0
 		f.wire = p.ICRC.Value()
 		f.icrc = p.ICRCComputed>>24 | p.ICRCComputed>>8&0xFF00 | p.ICRCComputed<<8&0xFF0000 | p.ICRCComputed<<24

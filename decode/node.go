@@ -159,9 +159,9 @@ func MustParseNode(s string) Node {
 // false when the packet has none of these headers.
 func (p *Packet) Nodes() (src, dst Node, ok bool) {
 	switch {
-	case p.Has&HdrIPv4 != 0:
+	case p.Has&HdrIPv4 != 0 && !p.IPIsPayload():
 		return Node{addr: netip.AddrFrom4(p.IPv4.Src)}, Node{addr: netip.AddrFrom4(p.IPv4.Dst)}, true
-	case p.Has&HdrIPv6 != 0:
+	case p.Has&HdrIPv6 != 0 && !p.IPIsPayload():
 		return Node{addr: netip.AddrFrom16(p.IPv6.Src).Unmap()}, Node{addr: netip.AddrFrom16(p.IPv6.Dst).Unmap()}, true
 	case p.Has&HdrGRH != 0:
 		return Node{addr: netip.AddrFrom16(p.GRH.SGID).Unmap()}, Node{addr: netip.AddrFrom16(p.GRH.DGID).Unmap()}, true

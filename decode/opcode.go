@@ -120,7 +120,7 @@ const (
 
 // Hdr is a bit set of the headers that follow BTH (or of all headers present
 // in a Packet, see Packet.Has).
-type Hdr uint32
+type Hdr uint64
 
 // Header bits. The order of the extended-header bits is not their order on
 // the wire; ExtHeaders gives that.
@@ -155,6 +155,19 @@ const (
 	HdrERF
 	HdrPayload
 	HdrPause // 802.3x PAUSE (MAC control opcode 0x0001)
+	// Protocols rocetap summarises but does not analyse (ipoib.go,
+	// l4.go): the IPoIB header (RFC 4391), then gopacket's layers.
+	HdrIPoIB  // 4-byte IPoIB header (and DLT_IPOIB's 40-byte pseudo-header)
+	HdrARP    // ARP, any hardware address size (20 bytes on IPoIB)
+	HdrICMP   // ICMP over IPv4
+	HdrICMPv6 // ICMPv6
+	HdrTCP    // TCP
+	HdrLLDP   // LLDP (EtherType 0x88cc)
+	HdrData   // Packet.Data: what ICMP, ICMPv6, TCP or IPoIB's UDP carry
+	// HdrInner: a RoCEv2 packet's IPoIB SEND carries an IP packet, whose
+	// IP and UDP headers are a second occurrence of the ip.*, ipv6.* and
+	// udp.* fields (Packet.Inner), after the RoCEv2 ones.
+	HdrInner
 )
 
 // opInfo describes one opcode: a row of opTable.

@@ -242,6 +242,24 @@ type Packet struct {
 	// Analysis is filled by a tracker (package flow) after Decode; Decode
 	// clears it.
 	Analysis Analysis
+
+	// What rocetap summarises without analysing it (ipoib.go, l4.go):
+	// the IPoIB header, and gopacket's layers for ARP, ICMP, ICMPv6, TCP
+	// and LLDP, decoded in place. Valid when their Hdr bit is set.
+	IPoIB  IPoIBHdr
+	ARP    layers.ARP
+	ICMPv4 layers.ICMPv4
+	ICMPv6 layers.ICMPv6
+	TCP    layers.TCP
+	LLDP   layers.LinkLayerDiscovery
+	// Data is the payload of the innermost protocol when no layer claims
+	// it (the data of an ICMP echo, a TCP segment, a UDP datagram carried
+	// by IPoIB): tshark's data.data. Valid when HdrData is set.
+	Data []byte
+	// inner holds the IP and UDP headers an IPoIB SEND carries inside a
+	// RoCEv2 packet (HdrInner), whose own IP and UDP headers fill IPv4,
+	// IPv6 and UDP. Allocated on the first such packet, then reused.
+	inner *Packet
 }
 
 // Offset returns the offset of b (a sub-slice of the frame, such as a
@@ -258,9 +276,12 @@ func (p *Packet) Offset(b []byte) int {
 	return off
 }
 
-// ECN returns the IP ECN bits and whether the packet has an IP header.
+// ECN returns the IP ECN bits and whether the packet has an IP header
+// of its own (not one an IPoIB SEND carries).
 func (p *Packet) ECN() (uint8, bool) {
 	switch {
+	case p.IPIsPayload():
+		return 0, false
 	case p.Has&HdrIPv4 != 0:
 		return p.IPv4.TOS & 3, true
 	case p.Has&HdrIPv6 != 0:

@@ -187,3 +187,7 @@ func decodeTransportChain(data []byte, p gopacket.PacketBuilder, hasICRC bool) e
 	}
 	return nil
 }
+
+// IPoIB (ipoib.go). Numbered apart from the InfiniBand headers above so
+// that headers added there cannot collide with it.
+var LayerTypeIPoIB = gopacket.RegisterLayerType(1440, gopacket.LayerTypeMetadata{Name: "IPoIB", Decoder: gopacket.DecodeFunc(decodeIPoIB)})

@@ -306,11 +306,11 @@ func (t *Tracker) Session(id uint32) *Session {
 // (IPv4-mapped), GIDs, or LIDs (marked 0xff 0xfe … LID).
 func addrs(p *decode.Packet) (src, dst addr16, lid bool) {
 	switch {
-	case p.Has&decode.HdrIPv4 != 0:
+	case p.Has&decode.HdrIPv4 != 0 && !p.IPIsPayload():
 		src[10], src[11], dst[10], dst[11] = 0xff, 0xff, 0xff, 0xff
 		copy(src[12:], p.IPv4.Src[:])
 		copy(dst[12:], p.IPv4.Dst[:])
-	case p.Has&decode.HdrIPv6 != 0:
+	case p.Has&decode.HdrIPv6 != 0 && !p.IPIsPayload():
 		src, dst = p.IPv6.Src, p.IPv6.Dst
 	case p.Has&decode.HdrGRH != 0:
 		src, dst = p.GRH.SGID, p.GRH.DGID

@@ -228,7 +228,7 @@ func (r *Replayer) Feed(p *decode.Packet) {
 // direction says whether p goes to or comes from the responder; ok is
 // false when p has no address (no IP header, GRH or LRH).
 func (r *Replayer) direction(p *decode.Packet) (to, from, ok bool) {
-	if p.Has&decode.HdrIPv4 != 0 && r.is4 {
+	if p.Has&decode.HdrIPv4 != 0 && !p.IPIsPayload() && r.is4 {
 		return p.IPv4.Dst == r.resp4, p.IPv4.Src == r.resp4, true
 	}
 	src, dst, ok := p.Nodes()
@@ -317,7 +317,7 @@ func (r *Replayer) pop(s *session) {
 // from its requests: the MPT may not name it, or name another.
 func (r *Replayer) learnPeerAddr(s *session, p *decode.Packet) {
 	var src decode.Node
-	if p.Has&decode.HdrIPv4 != 0 {
+	if p.Has&decode.HdrIPv4 != 0 && !p.IPIsPayload() {
 		if a := s.PeerAddr.Addr(); a.Is4() && a.As4() == p.IPv4.Src {
 			return
 		}

@@ -106,7 +106,7 @@ func (r fieldRef) String() string {
 // forInts calls fn for each integer occurrence (masked), and reports how
 // many there were; fn returning true stops early.
 func (r *fieldRef) ints(p *decode.Packet, f *Filter, all bool, test func(v uint64) bool) bool {
-	if r.fl.HasUint() {
+	if r.fl.HasUint() && !r.fl.Multi(p) {
 		v, ok := r.fl.Uint(p)
 		if !ok {
 			return false
@@ -195,7 +195,7 @@ func (n *notNode) String() string                        { return "not " + n.a.S
 type presentNode struct{ ref fieldRef }
 
 func (n *presentNode) eval(p *decode.Packet, f *Filter) bool {
-	if n.ref.fl.HasUint() && n.ref.sl == noSlice {
+	if n.ref.fl.HasUint() && n.ref.sl == noSlice && !n.ref.fl.Multi(p) {
 		_, ok := n.ref.fl.Uint(p)
 		return ok
 	}
@@ -324,10 +324,14 @@ type fastInt struct {
 	lo, hi uint64
 	neg    bool
 	ranges []rng // sets: several [lo, hi]
-	desc   node  // the node it replaces, for String
+	desc   node  // the node it replaces, for String and packets where fl is Multi
+	fl     *decode.Field
 }
 
-func (n *fastInt) eval(p *decode.Packet, _ *Filter) bool {
+func (n *fastInt) eval(p *decode.Packet, f *Filter) bool {
+	if n.fl.Multi(p) {
+		return n.desc.eval(p, f) // a second occurrence (IPoIB over RoCEv2)
+	}
 	if p.Has&n.hdr != n.hdr || n.cond != nil && !n.cond(p) {
 		return false
 	}
@@ -367,7 +371,7 @@ func fast(nd node) node {
 	if get == nil || ref.sl != noSlice {
 		return nd
 	}
-	fi := &fastInt{hdr: hdr, cond: cond, get: get, mask: ^uint64(0), desc: nd}
+	fi := &fastInt{hdr: hdr, cond: cond, get: get, mask: ^uint64(0), desc: nd, fl: ref.fl}
 	if ref.hasMask {
 		fi.mask = ref.mask
 	}

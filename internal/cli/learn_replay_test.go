@@ -45,6 +45,7 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/ib_sa":   {"no node answered a request", "SA queries and answers on QP1 only: no request an MPT file can describe"},
 	"synth/ib_sa2":  {"no node answered a request", "SA queries and answers on QP1 only (as ib_sa)"},
 	"synth/roce_sa": {"no node answered a request", "CM and SA MADs on QP1 only (as ib_sa)"},
+	"synth/ipoib_ib0":        {"the capture has no RDMA request", "a Linux ib0 capture: the IP, ARP and ICMP that IPoIB carried, no InfiniBand transport"},
 }
 
 // TestLearnReplayEveryCapture: the README's promise, "a learned MPT

@@ -146,7 +146,7 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 		if i > 0 {
 			dst = append(dst, fp.opts.Separator)
 		}
-		if d := &fp.direct[i]; d.get != nil {
+		if d := &fp.direct[i]; d.get != nil && !f.Multi(p) {
 			// One occurrence at most: the occurrence and aggregator
 			// options change nothing.
 			if p.Has&d.hdr != d.hdr || d.cond != nil && !d.cond(p) {

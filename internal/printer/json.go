@@ -114,13 +114,15 @@ func (jp *JSONPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	firstLayer, firstField := true, true
 	for i := range jsonFields() {
 		jf := &jsonFieldList[i]
-		if p.Has&jf.hdr != jf.hdr {
+		f := jf.f
+		multi := f.Multi(p) // a second occurrence: IPoIB over RoCEv2
+		if p.Has&jf.hdr != jf.hdr && !multi {
 			continue
 		}
-		f := jf.f
+		direct := jf.get != nil && !multi
 		var u uint64
 		n := 1
-		if jf.get != nil {
+		if direct {
 			// At most one occurrence, an integer: no Value slice.
 			if jf.cond != nil && !jf.cond(p) {
 				continue
@@ -148,7 +150,7 @@ func (jp *JSONPrinter) Append(dst []byte, p *decode.Packet) []byte {
 		}
 		firstField = false
 		dst = append(dst, jf.key...)
-		if jf.get != nil {
+		if direct {
 			dst = append(dst, '"')
 			dst = f.AppendValue(dst, decode.Value{U: u})
 			dst = append(dst, '"')

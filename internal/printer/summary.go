@@ -17,6 +17,9 @@ import (
 func AppendAddr(dst []byte, p *decode.Packet, src bool) []byte { return appendAddr(dst, p, src) }
 
 func appendAddr(dst []byte, p *decode.Packet, src bool) []byte {
+	if q := p.Inner(); q != nil {
+		p = q // IPoIB over RoCEv2: the carried packet's addresses, as tshark
+	}
 	switch {
 	case p.Has&decode.HdrIPv4 != 0:
 		a := p.IPv4.Dst
@@ -67,6 +70,9 @@ func appendMAC(dst, b []byte) []byte {
 // Protocol returns the Protocol column: RoCEv2, RoCEv1, InfiniBand, PFC,
 // PAUSE, UDP, IPv4, IPv6, Ethernet.
 func Protocol(p *decode.Packet) string {
+	if netSummary(p) {
+		return netProtocol(p) // ARP, ICMP, ICMPv6, TCP, UDP, LLDP, ... (netsummary.go)
+	}
 	switch {
 	case p.Has&decode.HdrCM != 0:
 		return "IB CM"
@@ -115,6 +121,8 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 		dst = strconv.AppendUint(dst, v, 10)
 	}
 	switch {
+	case netSummary(p):
+		dst = appendNetInfo(dst, p) // netsummary.go
 	case p.Has&decode.HdrBTH != 0:
 		if p.Has&decode.HdrCM != 0 {
 			dst = appendCM(dst, p)
@@ -189,12 +197,6 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 	case p.Has&decode.HdrPause != 0:
 		dst = append(dst, "PAUSE quanta="...)
 		dst = strconv.AppendUint(dst, uint64(p.PFC.Quanta[0]), 10)
-	case p.Has&decode.HdrUDP != 0:
-		dst = strconv.AppendUint(dst, uint64(p.UDP.SrcPort), 10)
-		dst = append(dst, " → "...)
-		dst = strconv.AppendUint(dst, uint64(p.UDP.DstPort), 10)
-		dst = append(dst, " Len="...)
-		dst = strconv.AppendUint(dst, uint64(p.UDP.Length), 10)
 	}
 	if ecn, ok := p.ECN(); ok && ecn == 3 && p.Has&decode.HdrBTH != 0 {
 		dst = append(dst, " ECN-CE"...)

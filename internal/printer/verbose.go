@@ -21,9 +21,52 @@ type Line struct {
 // nil).
 func Lines(p *decode.Packet, vals []decode.Value) []Line {
 	var out []Line
+	if q := p.Inner(); q != nil {
+		out = linesInner(p, q, vals)
+	} else {
+		out = lines(p, vals, nil)
+	}
+	if p.Err != nil {
+		out = append(out, Line{Text: "[Decode problem: " + decode.Sanitize(p.Err.Error()) + "]", Off: -1})
+	}
+	return out
+}
+
+// linesInner is the tree of a RoCEv2 packet whose IPoIB SEND carries an
+// IP packet: the packet's own headers, and the carried IP and UDP headers
+// (q) after the IPoIB header, as tshark nests them.
+func linesInner(p, q *decode.Packet, vals []decode.Value) []Line {
+	own := *p // the fields of p without the carried occurrences
+	own.Has &^= decode.HdrInner
+	out := lines(&own, vals, nil)
+	carried := lines(q, vals, func(f *decode.Field) bool {
+		r := f
+		for r.Parent != nil {
+			r = r.Parent
+		}
+		return r.Abbrev == "ip" || r.Abbrev == "ipv6" || r.Abbrev == "udp"
+	})
+	at := len(out)
+	for i, l := range out {
+		if l.Field != nil && l.Field.Abbrev == "ipoib" {
+			for at = i + 1; at < len(out) && out[at].Depth > 0; at++ {
+			}
+			break
+		}
+	}
+	return append(out[:at], append(carried, out[at:]...)...)
+}
+
+// lines returns the lines of p's fields that keep accepts (every field
+// when keep is nil).
+func lines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool) []Line {
+	var out []Line
 	var b []byte
 	recordsShown := false
 	for _, f := range decode.Fields() {
+		if keep != nil && !keep(f) {
+			continue
+		}
 		depth := 0
 		for a := f.Parent; a != nil; a = a.Parent {
 			depth++
@@ -74,9 +117,6 @@ func Lines(p *decode.Packet, vals []decode.Value) []Line {
 			}
 			out = append(out, Line{Depth: depth, Text: string(b), Field: f, Off: off, Len: n})
 		}
-	}
-	if p.Err != nil {
-		out = append(out, Line{Text: "[Decode problem: " + decode.Sanitize(p.Err.Error()) + "]", Off: -1})
 	}
 	return out
 }

@@ -74,6 +74,7 @@ func Files() ([]File, error) {
 		ibNative, ibLIDRC, ibBadVCRC, erfIBEth, sllSLL2Raw, nsTimestamps, truncatedFile, badICRC,
 		ibSMP, ibSMPDRTraps, erfIBMAD,
 		ibSA, ibSA2, roceSA,
+		ipoibIB, ipoibIB0, summaries, // ipoib.go
 	}
 	var out []File
 	for _, fn := range builders {

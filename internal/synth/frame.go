@@ -405,6 +405,7 @@ func (s PFC) Build() ([]byte, decode.LinkType, Want, error) {
 // sllHeader is a Linux cooked capture (v1) header.
 type sllHeader struct {
 	PacketType uint16
+	HAType     uint16 // ARPHRD_* (0: ARPHRD_ETHER)
 	Addr       net.HardwareAddr
 	Protocol   layers.EthernetType
 }
@@ -420,7 +421,7 @@ func (h *sllHeader) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serialize
 	}
 	clear(d)
 	binary.BigEndian.PutUint16(d[0:], h.PacketType)
-	binary.BigEndian.PutUint16(d[2:], 1) // ARPHRD_ETHER
+	binary.BigEndian.PutUint16(d[2:], haType(h.HAType))
 	binary.BigEndian.PutUint16(d[4:], uint16(len(h.Addr)))
 	copy(d[6:14], h.Addr)
 	binary.BigEndian.PutUint16(d[14:], uint16(h.Protocol))
@@ -432,7 +433,16 @@ type sll2Header struct {
 	Protocol   layers.EthernetType
 	IfIndex    uint32
 	PacketType uint8
+	HAType     uint16 // ARPHRD_* (0: ARPHRD_ETHER)
 	Addr       net.HardwareAddr
+}
+
+// haType returns t, or ARPHRD_ETHER (1) when t is 0.
+func haType(t uint16) uint16 {
+	if t == 0 {
+		return 1
+	}
+	return t
 }
 
 // LayerType returns gopacket's LinuxSLL2 layer type.
@@ -447,7 +457,7 @@ func (h *sll2Header) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Serializ
 	clear(d)
 	binary.BigEndian.PutUint16(d[0:], uint16(h.Protocol))
 	binary.BigEndian.PutUint32(d[4:], h.IfIndex)
-	binary.BigEndian.PutUint16(d[8:], 1) // ARPHRD_ETHER
+	binary.BigEndian.PutUint16(d[8:], haType(h.HAType))
 	d[10] = h.PacketType
 	d[11] = byte(len(h.Addr))
 	copy(d[12:20], h.Addr)
