@@ -42,10 +42,10 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/ib_smp_dr_traps": {"no node answered a request", "traps and directed-route SMPs on QP0 only"},
 	"synth/erf_ib_mad":      {"no node answered a request", "PMA and other-class MADs on QP1 and two SMPs only"},
 	// Subnet administration and CM MADs on QP1 only (issue 19).
-	"synth/ib_sa":   {"no node answered a request", "SA queries and answers on QP1 only: no request an MPT file can describe"},
-	"synth/ib_sa2":  {"no node answered a request", "SA queries and answers on QP1 only (as ib_sa)"},
-	"synth/roce_sa": {"no node answered a request", "CM and SA MADs on QP1 only (as ib_sa)"},
-	"synth/ipoib_ib0":        {"the capture has no RDMA request", "a Linux ib0 capture: the IP, ARP and ICMP that IPoIB carried, no InfiniBand transport"},
+	"synth/ib_sa":     {"no node answered a request", "SA queries and answers on QP1 only: no request an MPT file can describe"},
+	"synth/ib_sa2":    {"no node answered a request", "SA queries and answers on QP1 only (as ib_sa)"},
+	"synth/roce_sa":   {"no node answered a request", "CM and SA MADs on QP1 only (as ib_sa)"},
+	"synth/ipoib_ib0": {"the capture has no RDMA request", "a Linux ib0 capture: the IP, ARP and ICMP that IPoIB carried, no InfiniBand transport"},
 }
 
 // TestLearnReplayEveryCapture: the README's promise, "a learned MPT
