@@ -61,6 +61,11 @@ type Analysis struct {
 	// responder's memory protection table (rocetap.mpt.*), when the
 	// tracker was given one.
 	MPT MPTCheck
+
+	// ULP is what the tracker's upper-layer protocol linker found about
+	// the packet (NVMe-oF, RPC-over-RDMA, ...), nil when its connection
+	// carries none; owned by the tracker, valid until the next packet.
+	ULP *ULPInfo
 }
 
 // Reset clears the analysis, keeping the Acked buffer.

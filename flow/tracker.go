@@ -52,6 +52,9 @@ type Options struct {
 	// an acknowledged SEND with Invalidate invalidates its rkey. nil: no
 	// checks.
 	MPT *hca.Model
+	// DecodeAs names the ULP of connections whose CM exchange the capture
+	// lacks (see ulp.go).
+	DecodeAs []DecodeAs
 }
 
 // Tracker rebuilds sessions from packets given in capture order.
@@ -92,6 +95,8 @@ type Tracker struct {
 
 	mptResp addr16 // MPT.Responder as addrs gives addresses (mptKey)
 	mptLID  bool
+
+	ulp *ulpState // nil until a connection carries a ULP (ulp.go)
 }
 
 type addr16 = [16]byte
@@ -258,6 +263,9 @@ func New(o Options) *Tracker {
 	if o.MPT != nil {
 		t.mptResp, t.mptLID = mptKey(o.MPT.Responder)
 	}
+	if len(o.DecodeAs) > 0 {
+		t.ulpInit()
+	}
 	return t
 }
 
@@ -397,6 +405,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 	}
 	if s.MTU != 0 {
 		a.MTU = s.MTU
+	}
+	if t.ulp != nil {
+		t.ulpPacket(p, s, side)
 	}
 }
 
