@@ -222,10 +222,11 @@ func init() {
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
+	registerNVMeFields(rt)
 }
 
 // rootRank orders protocols as they nest on the wire.
-var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "ieee8021ad": 4, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11}
+var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "ieee8021ad": 4, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11, "nvme-rdma": 10, "nvme": 10}
 
 var sortOnce sync.Once
 

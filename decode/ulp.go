@@ -140,10 +140,13 @@ type ULPInfo struct {
 	// MsgFrames lists the frames it came from, first to last.
 	Msg       []byte
 	MsgFrames []int
+	// NVMe is the NVMe-oF decode and links (Proto ULPNVMe).
+	NVMe NVMeInfo
 }
 
 // Reset clears the info, keeping its buffers.
 func (u *ULPInfo) Reset(proto ULP) {
 	frames := u.MsgFrames[:0]
-	*u = ULPInfo{Proto: proto, MsgFrames: frames}
+	nv := u.NVMe.reuse()
+	*u = ULPInfo{Proto: proto, MsgFrames: frames, NVMe: nv}
 }

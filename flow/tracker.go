@@ -55,6 +55,11 @@ type Options struct {
 	// DecodeAs names the ULP of connections whose CM exchange the capture
 	// lacks (see ulp.go).
 	DecodeAs []DecodeAs
+	// Prior is a tracker that already saw the whole capture (a first
+	// pass): the ULP linkers take what it learned later in the capture (a
+	// command's completion, data, latency) onto every packet of the
+	// command, not only those after it.
+	Prior *Tracker
 }
 
 // Tracker rebuilds sessions from packets given in capture order.

@@ -266,8 +266,18 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// rocetap.session/msg/analysis/expert/mpt field. Every packet goes
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
+		var prior *flow.Tracker
+		if needsULPLinks(opts, flt) {
+			// A first pass learns what comes after a command (its
+			// completion, data, latency) so that every packet of the
+			// command shows it.
+			prior = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt}))
+			if _, err := runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{Tracker: prior}}); err != nil && !isDamaged(err) {
+				return err
+			}
+		}
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
-			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt})),
+			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, Prior: prior})),
 			Filter:  flt,
 			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {

@@ -1,0 +1,326 @@
+package flow
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// NVMe-oF/RDMA linker: each command capsule is matched to its completion
+// (its CID on that queue), to the RDMA READ/WRITE packets that moved its
+// data (by the keyed SGL's key, each transfer checked against the SGL's
+// address range) and to the SEND with Invalidate of its key. Expert
+// findings: an error status, a completion with no command, a command never
+// completed (but an Asynchronous Event Request, outstanding by design), data
+// moved different from the command's length, a key used after it was
+// invalidated, a transfer outside the SGL.
+//
+// A capsule of 16 bytes is a completion, one of 64 and more a command, so
+// a connection found by decode-as needs no roles. The queue ID comes from
+// the CM REQ private data, else from a Connect; a queue whose ID is not
+// known is taken for an I/O queue (a capture that starts mid-stream is
+// mostly I/O).
+
+func init() {
+	RegisterULP(decode.ULPNVMe, func(t *Tracker) ULPLinker {
+		l := &NVMeLinker{t: t}
+		if t.opts.Prior != nil {
+			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPNVMe).(*NVMeLinker); ok {
+				l.prior = map[int]*NVMeCommand{}
+				for _, k := range pl.cmds {
+					l.prior[k.Frame] = k
+				}
+			}
+		}
+		return l
+	})
+}
+
+// NVMeLinker is the NVMe-oF linker of a tracker; the reports read its
+// commands.
+type NVMeLinker struct {
+	t    *Tracker
+	cmds []*NVMeCommand
+	// Orphans counts completions that matched no command.
+	Orphans int
+	// prior: the commands a first pass over the capture found, by the
+	// frame of their capsule (Options.Prior)
+	prior map[int]*NVMeCommand
+}
+
+// NVMeCommand is one command as the capture shows it.
+type NVMeCommand struct {
+	Session uint32
+	QID     uint16
+	HasQID  bool
+	Cmd     decode.NVMeCommand // Data is nil
+	Frame   int                // the capsule's last packet
+	Time    time.Time
+	Frames  []int // the capsule's packets
+	// InCapsule is the bytes of data the capsule carried.
+	InCapsule int
+	// The completion.
+	Done     bool
+	CQE      decode.NVMeCompletion
+	CQEFrame int
+	CQETime  time.Time
+	// The data moved with the SGL's key: packets carrying data (WRITE
+	// packets, READ responses) and their bytes; DataToHost is true when the
+	// target wrote it (RDMA WRITE), false when it read it.
+	DataFrames []int
+	DataBytes  uint64
+	DataToHost bool
+	// ReadRequests are the target's RDMA READ requests for the data.
+	ReadRequests []int
+	// InvFrame is the SEND with Invalidate of the key.
+	InvFrame int
+	Outside  bool // a transfer fell outside the SGL
+}
+
+// Latency is the time from the capsule to the completion.
+func (c *NVMeCommand) Latency() (time.Duration, bool) {
+	if !c.Done {
+		return 0, false
+	}
+	return c.CQETime.Sub(c.Time), true
+}
+
+// Commands returns every command, in capture order.
+func (l *NVMeLinker) Commands() []*NVMeCommand { return l.cmds }
+
+// nvmeConn is the linker's state of one queue (connection).
+type nvmeConn struct {
+	qid     uint16
+	hasQID  bool
+	pending map[uint16]*NVMeCommand // outstanding, by CID
+	byKey   map[uint32]*NVMeCommand // the keyed commands whose key is valid
+	invalid map[uint32]int          // invalidated keys: the frame that invalidated them
+	// identify namespace data, being written, and the block sizes found
+	identBuf []byte
+	identCmd *NVMeCommand
+	blocks   map[uint32]uint32 // by NSID
+}
+
+// maxInvalid bounds the invalidated keys a queue remembers.
+const maxInvalid = 4096
+
+func (l *NVMeLinker) conn(c *ULPConn) *nvmeConn {
+	if nc, ok := c.State.(*nvmeConn); ok {
+		return nc
+	}
+	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, invalid: map[uint32]int{}, blocks: map[uint32]uint32{}}
+	if r, ok := decode.DecodeNVMeCMReq(c.Private); ok {
+		nc.qid, nc.hasQID = r.QID, true
+	}
+	c.State = nc
+	return nc
+}
+
+// NVMeQueue returns the NVMe queue ID of a ULP connection, for sessions.
+func NVMeQueue(c *ULPConn) (uint16, bool) {
+	if nc, ok := c.State.(*nvmeConn); ok {
+		return nc.qid, nc.hasQID
+	}
+	if r, ok := decode.DecodeNVMeCMReq(c.Private); ok {
+		return r.QID, true
+	}
+	return 0, false
+}
+
+func (l *NVMeLinker) info(p *decode.Packet, nc *nvmeConn) *decode.NVMeInfo {
+	n := &p.Analysis.ULP.NVMe
+	n.QID, n.HasQID = nc.qid, nc.hasQID
+	return n
+}
+
+// Message decodes a capsule and links it.
+func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
+	nc := l.conn(c)
+	switch {
+	case len(m.Data) == decode.NVMeCQELen:
+		l.completion(c, nc, m, p)
+	case len(m.Data) >= decode.NVMeSQELen:
+		l.command(c, nc, m, p)
+	}
+}
+
+func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.Packet) {
+	cmd, _ := decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
+	n := l.info(p, nc)
+	if cmd.Fabrics() && cmd.FCType == decode.NVMeFCConnect {
+		if !nc.hasQID {
+			nc.qid, nc.hasQID = uint16(cmd.CDW[0]>>16), true
+			n.QID, n.HasQID = nc.qid, true
+			cmd.Admin = nc.qid == 0
+		}
+		if d, ok := decode.DecodeNVMeConnectData(cmd.Data); ok {
+			n.Connect, n.HasConnect = d, true
+		}
+	}
+	inCapsule := len(cmd.Data)
+	n.Kind, n.Cmd, n.HasCmd = decode.NVMeCmd, cmd, true
+	cmd.Data = nil
+	k := &NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Cmd: cmd, Frame: p.Frame.Number, Time: p.Frame.Time,
+		Frames: slices.Clone(m.Frames), InCapsule: inCapsule}
+	if old := nc.pending[cmd.CID]; old != nil {
+		// the CID is reused: the old command's completion is not in the
+		// capture
+		delete(nc.pending, cmd.CID)
+	}
+	nc.pending[cmd.CID] = k
+	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
+		nc.byKey[cmd.SGL.Key] = k
+		delete(nc.invalid, cmd.SGL.Key) // registered again
+	}
+	if cmd.Admin && cmd.Opcode == 0x06 && uint8(cmd.CDW[0]) == 0 && cmd.SGL.Keyed() {
+		nc.identCmd, nc.identBuf = k, nc.identBuf[:0]
+	}
+	l.cmds = append(l.cmds, k)
+	l.link(n, k)
+}
+
+// link fills the packet's links from what is known of k so far.
+func (l *NVMeLinker) link(n *decode.NVMeInfo, k *NVMeCommand) {
+	if f := l.prior[k.Frame]; f != nil {
+		k = f // the whole story, from the first pass
+	}
+	n.Link.Linked = true
+	n.Link.CmdFrame = k.Frame
+	n.Link.CQEFrame = k.CQEFrame
+	n.Link.InvFrame = k.InvFrame
+	n.Link.DataFrames = append(n.Link.DataFrames[:0], k.DataFrames...)
+	n.Link.DataBytes = k.DataBytes
+	n.Link.Latency, n.Link.HasLatency = k.Latency()
+}
+
+func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.Packet) {
+	cqe, _ := decode.DecodeNVMeCompletion(m.Data)
+	n := l.info(p, nc)
+	n.Kind, n.CQE = decode.NVMeCQE, cqe
+	if m.Inv {
+		nc.invalidate(m.InvKey, p.Frame.Number)
+	}
+	k := nc.pending[cqe.CID]
+	if k == nil {
+		l.Orphans++
+		c.Event(p, decode.EventULPNoCommand, "NVMe completion of cid "+strconv.Itoa(int(cqe.CID))+" on queue "+qidString(nc)+": no outstanding command with that cid (sent before the capture, or lost)")
+		return
+	}
+	delete(nc.pending, cqe.CID)
+	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time
+	if m.Inv && k.Cmd.SGL.Keyed() && m.InvKey == k.Cmd.SGL.Key {
+		k.InvFrame = p.Frame.Number
+	}
+	n.Cmd, n.HasCmd = k.Cmd, true
+	l.link(n, k)
+	if cqe.Code() != 0 && !(k.Cmd.Admin && k.Cmd.Opcode == 0x0C) {
+		c.Event(p, decode.EventULPError, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") failed: "+cqe.StatusName()+" (SCT "+strconv.Itoa(int(cqe.SCT()))+", SC 0x"+strconv.FormatUint(uint64(cqe.SC()), 16)+")")
+	}
+	if k == nc.identCmd {
+		nc.identDone()
+	}
+	if want, ok := nc.length(k); ok && cqe.Code() == 0 && k.DataBytes != want {
+		c.Event(p, decode.EventULPLength, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") moved "+strconv.FormatUint(k.DataBytes, 10)+" bytes with key 0x"+strconv.FormatUint(uint64(k.Cmd.SGL.Key), 16)+", the command asks for "+strconv.FormatUint(want, 10))
+	}
+}
+
+// length is the bytes a keyed command should move: the LBAs times the
+// namespace's block size when Identify Namespace told it, else the SGL's
+// length.
+func (nc *nvmeConn) length(k *NVMeCommand) (uint64, bool) {
+	if !k.Cmd.SGL.Keyed() || k.Cmd.SGL.Len == 0 {
+		return 0, false
+	}
+	if k.Cmd.HasLBA() && (k.Cmd.Opcode == 0x01 || k.Cmd.Opcode == 0x02) {
+		if bs, ok := nc.blocks[k.Cmd.NSID]; ok {
+			return uint64(k.Cmd.NLB()+1) * uint64(bs), true
+		}
+	}
+	return uint64(k.Cmd.SGL.Len), true
+}
+
+func (nc *nvmeConn) invalidate(key uint32, frame int) {
+	if k := nc.byKey[key]; k != nil {
+		delete(nc.byKey, key)
+	}
+	if len(nc.invalid) >= maxInvalid {
+		clear(nc.invalid)
+	}
+	nc.invalid[key] = frame
+}
+
+// identDone reads the block size of the namespace an Identify Namespace
+// described (FLBAS byte 26 picks the LBA format; each format's LBADS, byte
+// 2 of its 4 bytes from byte 128, is log2 of the block size).
+func (nc *nvmeConn) identDone() {
+	b, k := nc.identBuf, nc.identCmd
+	nc.identCmd = nil
+	if len(b) < 192 {
+		return
+	}
+	f := int(b[26] & 0xF)
+	lbads := b[128+4*f+2]
+	if lbads >= 9 && lbads < 32 {
+		nc.blocks[k.Cmd.NSID] = 1 << lbads
+	}
+}
+
+// Data links an RDMA READ/WRITE packet to the command whose key it uses.
+func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
+	nc := l.conn(c)
+	k := nc.byKey[d.RKey]
+	if k == nil {
+		if f, ok := nc.invalid[d.RKey]; ok {
+			l.info(p, nc)
+			c.Event(p, decode.EventULPKeyInvalidated, "NVMe: RDMA "+d.Op.String()+" with key 0x"+strconv.FormatUint(uint64(d.RKey), 16)+", which frame "+strconv.Itoa(f)+" invalidated")
+		}
+		return
+	}
+	n := l.info(p, nc)
+	n.Kind, n.Cmd, n.HasCmd = decode.NVMeData, k.Cmd, true
+	sgl := k.Cmd.SGL
+	if d.VA >= sgl.Addr {
+		n.Link.Offset, n.Link.HasOffset = d.VA-sgl.Addr, true
+	}
+	if (d.VA < sgl.Addr || d.VA+d.Len > sgl.Addr+uint64(sgl.Len)) && !k.Outside {
+		k.Outside = true
+		c.Event(p, decode.EventULPOutside, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+"): RDMA "+d.Op.String()+" of "+strconv.FormatUint(d.Len, 10)+" bytes at 0x"+strconv.FormatUint(d.VA, 16)+" is outside its SGL (0x"+strconv.FormatUint(sgl.Addr, 16)+", "+strconv.FormatUint(uint64(sgl.Len), 10)+" bytes)")
+	}
+	if d.Request {
+		k.ReadRequests = append(k.ReadRequests, p.Frame.Number)
+	} else {
+		k.DataFrames = append(k.DataFrames, p.Frame.Number)
+		k.DataBytes += d.Len
+		k.DataToHost = d.Op == decode.MPTOpWrite
+		if k == nc.identCmd && n.Link.HasOffset && n.Link.Offset < 4096 {
+			off := int(n.Link.Offset)
+			if len(nc.identBuf) < off+len(p.Payload) {
+				nc.identBuf = append(nc.identBuf, make([]byte, off+len(p.Payload)-len(nc.identBuf))...)
+			}
+			copy(nc.identBuf[off:], p.Payload)
+		}
+	}
+	l.link(n, k)
+}
+
+// End reports the commands never completed.
+func (l *NVMeLinker) End() {
+	for _, k := range l.cmds {
+		if k.Done || k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
+			continue // an Asynchronous Event Request waits for an event: outstanding by design
+		}
+		if l.t.now-k.Time.UnixNano() < int64(l.t.opts.NoResponseAfter) {
+			continue // sent just before the capture ended
+		}
+		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+strconv.Itoa(int(k.QID))+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
+	}
+}
+
+func qidString(nc *nvmeConn) string {
+	if !nc.hasQID {
+		return "?"
+	}
+	return strconv.Itoa(int(nc.qid))
+}
