@@ -28,6 +28,9 @@ type NFS4Op struct {
 	Opcode    uint32
 	Status    uint32
 	HasStatus bool
+	// Attrs counts the rdattr_error attributes in the op's results (a
+	// READDIR entry's, a GETATTR's): NFS4Compound.AttrStatus holds them.
+	Attrs int
 }
 
 // NFS4Compound is a decoded COMPOUND call or reply.
@@ -40,6 +43,9 @@ type NFS4Compound struct {
 	Have         int    // items present: 1 status (reply) / tag (call), 2 tag / minorversion, 3 count
 	Ops          []NFS4Op
 	Complete     bool // every op (and the last one's body) was decoded
+	// AttrStatus are the rdattr_error attributes of the results, op after
+	// op (tshark shows them among nfs.status).
+	AttrStatus []uint32
 }
 
 // maxNFS4Ops bounds the ops decoded (Linux's nfsd accepts up to 200).
@@ -47,7 +53,7 @@ const maxNFS4Ops = 256
 
 // DecodeCall decodes COMPOUND4args, reusing c.Ops.
 func (c *NFS4Compound) DecodeCall(b []byte) error {
-	*c = NFS4Compound{Ops: c.Ops[:0]}
+	*c = NFS4Compound{Ops: c.Ops[:0], AttrStatus: c.AttrStatus[:0]}
 	x := xdr{b: b}
 	if c.Tag = x.opaque(); !x.ok() {
 		return truncated("nfs", 4, len(b))
@@ -66,7 +72,7 @@ func (c *NFS4Compound) DecodeCall(b []byte) error {
 
 // DecodeReply decodes COMPOUND4res, reusing c.Ops.
 func (c *NFS4Compound) DecodeReply(b []byte) error {
-	*c = NFS4Compound{Reply: true, Ops: c.Ops[:0]}
+	*c = NFS4Compound{Reply: true, Ops: c.Ops[:0], AttrStatus: c.AttrStatus[:0]}
 	x := xdr{b: b}
 	if c.Status = x.u32(); !x.ok() {
 		return truncated("nfs", 4, len(b))
@@ -111,16 +117,63 @@ func (c *NFS4Compound) ops(x *xdr, reply bool) error {
 		if reply {
 			skip = nfs4ResSkip(op.Opcode)
 		}
-		if skip == nil {
+		switch {
+		case reply && op.Opcode == 9: // GETATTR
+			c.fattr(x)
+		case reply && op.Opcode == 26: // READDIR
+			x.skip(8)
+			for x.ok() && x.u32() != 0 {
+				x.skip(8)
+				x.opaque()
+				c.fattr(x)
+			}
+			x.skip(4)
+		case skip == nil:
 			return nil // an op rocetap cannot step over: the list ends here
+		default:
+			skip(x)
 		}
-		skip(x)
 		if !x.ok() {
 			return truncated("nfs", x.off, len(x.b))
 		}
 	}
 	c.Complete = true
 	return nil
+}
+
+// fattr steps over a fattr4 in a reply, keeping its rdattr_error
+// attribute (11) when it has one: the attributes before it have fixed
+// sizes but the first (supported_attrs, a bitmap).
+func (c *NFS4Compound) fattr(x *xdr) {
+	n := x.count(4)
+	var mask uint32
+	for i := range n {
+		if w := x.u32(); i == 0 {
+			mask = w
+		}
+	}
+	attrs := x.opaque()
+	if !x.ok() || mask&(1<<11) == 0 {
+		return
+	}
+	a := xdr{b: attrs}
+	for bit := range 11 {
+		switch {
+		case mask&(1<<bit) == 0:
+		case bit == 0: // supported_attrs
+			a.skipBitmap()
+		case bit == 3 || bit == 4: // change, size
+			a.skip(8)
+		case bit == 8: // fsid
+			a.skip(16)
+		default:
+			a.skip(4)
+		}
+	}
+	if v := a.u32(); a.ok() && len(c.Ops) > 0 {
+		c.AttrStatus = append(c.AttrStatus, v)
+		c.Ops[len(c.Ops)-1].Attrs++
+	}
 }
 
 // nfs4Skip steps over an op's arguments or results.

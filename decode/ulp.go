@@ -142,6 +142,12 @@ type ULPInfo struct {
 	MsgFrames []int
 	// NVMe is the NVMe-oF decode and links (Proto ULPNVMe).
 	NVMe NVMeInfo
+
+	// RPC-over-RDMA (NFS), iSER, SMB Direct: set by their linkers on the
+	// packets they found something about (ulp_rpc.go).
+	RPC       *RPCInfo
+	ISER      *ISER
+	SMBDirect *SMBDirect
 }
 
 // Reset clears the info, keeping its buffers.

@@ -203,7 +203,7 @@ func TestNFS4CompoundReplyStops(t *testing.T) {
 	if err := c.DecodeReply(b); err != nil {
 		t.Fatal(err)
 	}
-	want := []NFS4Op{{53, 0, true}, {22, 0, true}, {15, 2, true}}
+	want := []NFS4Op{{Opcode: 53, HasStatus: true}, {Opcode: 22, HasStatus: true}, {Opcode: 15, Status: 2, HasStatus: true}}
 	if !c.Complete || c.Status != 2 || len(c.Ops) != 3 || c.Ops[0] != want[0] || c.Ops[1] != want[1] || c.Ops[2] != want[2] {
 		t.Errorf("%+v", c)
 	}

@@ -23,16 +23,22 @@ func needsULPLinks(opts *DecodeOptions, flt *filter.Filter) bool {
 		return true
 	}
 	for _, f := range opts.Fields {
-		if strings.HasPrefix(f, "rocetap.nvme.") {
+		if ulpLinkField(f) {
 			return true
 		}
 	}
 	if flt != nil {
 		for _, f := range flt.Fields() {
-			if strings.HasPrefix(f.Abbrev, "rocetap.nvme.") {
+			if ulpLinkField(f.Abbrev) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ulpLinkField reports whether a field shows ULP links a first pass
+// completes.
+func ulpLinkField(name string) bool {
+	return strings.HasPrefix(name, "rocetap.nvme.") || strings.HasPrefix(name, "rocetap.rpc.")
 }

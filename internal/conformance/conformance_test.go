@@ -66,7 +66,7 @@ func compared(name string) bool {
 		"frame.interface_id": // tshark omits it for pcap files
 		return false
 	}
-	return true
+	return !ulpField(name)
 }
 
 // tsharkArgs are the options that make tshark decode every frame as

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/cli"
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
@@ -20,10 +21,12 @@ const nfsCapture = "../../testdata/ulp/nfs_rdma_v41.pcap"
 // chunk, which it decodes twice (README: where rocetap and tshark differ).
 var tsharkMalformedNFS = map[int]bool{93: true, 257: true, 329: true, 411: true, 481: true, 551: true, 621: true, 691: true, 761: true}
 
-// tsharkNoRPC are the frames whose RPC tshark 4.0 does not decode: the
-// WRITE call whose data is in a read chunk (tshark waits for the chunk's
-// RDMA READ responses to rebuild the message and never does).
-var tsharkNoRPC = map[int]bool{105: true}
+// tsharkNoRPC are the frames whose RPC tshark 4.0 decodes on another
+// frame: the WRITE call whose data is in a read chunk, which tshark
+// decodes on the last RDMA READ response of the chunk (174), once it has
+// rebuilt the message with the data; rocetap decodes it on its SEND (105)
+// and links the READ packets to it.
+var tsharkNoRPC = map[int]bool{105: true, 174: true}
 
 // nfsDecoderFields are the tshark fields the pure decoders
 // (decode.RPCRDMA, decode.RPCMsg, decode.NFS4Compound) must reproduce.
@@ -157,11 +160,16 @@ func TestNFSDecodersMatchTshark(t *testing.T) {
 				if c.Reply {
 					sts = append(sts, dec(c.Status))
 				}
+				attrs := c.AttrStatus
 				for _, o := range c.Ops {
 					ops = append(ops, dec(o.Opcode))
 					if o.HasStatus {
 						sts = append(sts, dec(o.Status))
 					}
+					for _, a := range attrs[:o.Attrs] {
+						sts = append(sts, dec(a))
+					}
+					attrs = attrs[o.Attrs:]
 				}
 				set("nfs.opcode", ops...)
 				set("nfs.status", sts...)
@@ -189,4 +197,85 @@ func TestNFSDecodersMatchTshark(t *testing.T) {
 		t.Errorf("checked %d RPC-over-RDMA messages (%d with an RPC), want the 70 tshark sees", checked, rpcs)
 	}
 	t.Logf("%d RPC-over-RDMA messages, %d RPC messages compared with tshark", checked, rpcs)
+}
+
+// TestNFSLinkedFieldsMatchTshark runs rocetap decode (which tracks the
+// connection, reassembles and links) and tshark over the NFS capture and
+// compares every rpcordma.*, rpc.* and nfs.* field rocetap registers on
+// every frame: the RDMA_NOMSG replies included, whose RPC both read from
+// the reply chunk the server RDMA WRITEs. Left out: the RPC and NFS layers
+// of the frames where tshark fails (tsharkMalformedNFS, tsharkNoRPC).
+func TestNFSLinkedFieldsMatchTshark(t *testing.T) {
+	ts := tsharkPath(t)
+	known := tsharkFields(t, ts)
+	var names []string
+	for _, f := range decode.Fields() {
+		a := f.Abbrev
+		if _, ok := known[a]; ok && f.Type != decode.FTProtocol && (strings.HasPrefix(a, "rpcordma.") || strings.HasPrefix(a, "rpc.") || strings.HasPrefix(a, "nfs.")) {
+			names = append(names, a)
+		}
+	}
+	if len(names) < 25 {
+		t.Fatalf("only %d fields: %v", len(names), names)
+	}
+	args := []string{"-r", nfsCapture, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
+	rargs := []string{"decode", "-r", nfsCapture, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+		rargs = append(rargs, "-e", n)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(ts, args...)
+	cmd.Stderr = &stderr
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, stderr.String())
+	}
+	var out, errOut bytes.Buffer
+	if code := cli.Main(rargs, cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
+		t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
+	}
+	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
+	gl := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(wl) != len(gl) {
+		t.Fatalf("tshark %d lines, rocetap %d", len(wl), len(gl))
+	}
+	cells, rpcFrames := 0, 0
+	for i := range wl {
+		w, g := strings.Split(wl[i], "\t"), strings.Split(gl[i], "\t")
+		frame, _ := strconv.Atoi(w[0])
+		if g[0] != w[0] {
+			t.Fatalf("line %d: frame %s, tshark %s", i, g[0], w[0])
+		}
+		for j, n := range names {
+			if (strings.HasPrefix(n, "rpc.") || strings.HasPrefix(n, "nfs.")) && (tsharkMalformedNFS[frame] || tsharkNoRPC[frame]) {
+				continue
+			}
+			if g[j+1] != w[j+1] {
+				t.Errorf("frame %d %s: rocetap %q, tshark %q", frame, n, g[j+1], w[j+1])
+			}
+			if w[j+1] != "" {
+				cells++
+				if n == "rpc.xid" {
+					rpcFrames++
+				}
+			}
+		}
+	}
+	if rpcFrames < 60 {
+		t.Errorf("tshark decoded the RPC of %d frames only", rpcFrames)
+	}
+	t.Logf("%d fields, %d values agree on %d frames (%d with an RPC)", len(names), cells, len(wl), rpcFrames)
+}
+
+// ulpField reports the fields of the ULPs over RDMA that the ULP tests
+// compare (TestNFSLinkedFieldsMatchTshark, TestISERSMBDirectMatchTshark):
+// they need tshark's ULP dissectors, which TestFieldsMatchTshark turns off.
+func ulpField(name string) bool {
+	for _, p := range []string{"rpcordma.", "rpc.", "nfs.", "iser.", "smb_direct."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -16,6 +16,11 @@ func appendULP(dst []byte, p *decode.Packet) []byte {
 			dst = append(dst, " | "...)
 			dst = u.NVMe.AppendSummary(dst)
 		}
+	case decode.ULPRPCRDMA, decode.ULPISER, decode.ULPSMBDirect:
+		if s := ulpSummary(u); s != "" {
+			dst = append(dst, " | "...)
+			dst = append(dst, s...)
+		}
 	}
 	return dst
 }

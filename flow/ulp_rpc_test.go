@@ -1,0 +1,226 @@
+package flow_test
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
+)
+
+// nfsExpect is the part of nfs_rdma_v41.expect.json the tests read: the
+// RPCs the kernel's NFS client and server traced.
+type nfsExpect struct {
+	RPCs []struct {
+		XIDHex     string `json:"xid_hex"`
+		Program    string `json:"program"`
+		ClientProc string `json:"client_proc"`
+		ServerOps  []struct {
+			Op     string `json:"op"`
+			Status uint32 `json:"status"`
+		} `json:"server_ops"`
+		Server struct {
+			SvcProc string `json:"svc_proc"`
+		} `json:"server"`
+		Chunks []struct {
+			Kind string `json:"kind"`
+			Len  uint32 `json:"len"`
+			VA   string `json:"va"`
+			RKey string `json:"rkey"`
+		} `json:"chunks"`
+		WriteSegs []struct {
+			Len  uint64 `json:"len"`
+			VA   string `json:"va"`
+			RKey string `json:"rkey"`
+		} `json:"server_write_segments"`
+		ReadSegs []struct {
+			Len  uint64 `json:"len"`
+			VA   string `json:"va"`
+			RKey string `json:"rkey"`
+		} `json:"server_read_segments"`
+	} `json:"rpcs"`
+}
+
+func hexU(t *testing.T, s string) uint64 {
+	t.Helper()
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// nfsDataFrames derives, from the packets alone, the frames that move the
+// data of each rkey: an RDMA WRITE message (First..Last, or Only) whose
+// RETH names the key, and an RDMA READ request naming it with the READ
+// responses whose PSNs fall in its range (MTU 1024).
+func nfsDataFrames(t *testing.T) map[uint32][]int {
+	out := map[uint32][]int{}
+	var writeKey uint32
+	type read struct {
+		key      uint32
+		psn, end uint32
+	}
+	var reads []read
+	trackFile(t, "../testdata/ulp/nfs_rdma_v41.pcap", flow.Options{}, 0, func(p *decode.Packet) {
+		if p.Has&decode.HdrBTH == 0 {
+			return
+		}
+		op, n := p.BTH.Opcode, p.Frame.Number
+		switch {
+		case op.Is(decode.PropWrite):
+			if p.Has&decode.HdrRETH != 0 {
+				writeKey = p.RETH.RKey
+			}
+			out[writeKey] = append(out[writeKey], n)
+		case op.Is(decode.PropRead):
+			psns := (p.RETH.DMALen + 1023) / 1024
+			reads = append(reads, read{p.RETH.RKey, uint32(p.BTH.PSN), uint32(p.BTH.PSN) + max(psns, 1)})
+			out[p.RETH.RKey] = append(out[p.RETH.RKey], n)
+		case op.Is(decode.PropReadResp):
+			for _, r := range reads {
+				if uint32(p.BTH.PSN) >= r.psn && uint32(p.BTH.PSN) < r.end {
+					out[r.key] = append(out[r.key], n)
+				}
+			}
+		}
+	})
+	return out
+}
+
+// TestRPCLinkerMatchesKernel tracks the kernel's NFSv4.1-over-RDMA mount
+// and checks every RPC of its .expect.json (from the kernel's sunrpc,
+// rpcrdma, svcrdma and nfsd tracepoints): found with its XID, program,
+// procedure, COMPOUND ops and statuses, its reply matched, its chunks
+// linked to exactly the frames that moved their data and to the bytes the
+// server wrote and read.
+func TestRPCLinkerMatchesKernel(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/ulp/nfs_rdma_v41.expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp nfsExpect
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		t.Fatal(err)
+	}
+	var events []flow.Event
+	tr := trackFile(t, "../testdata/ulp/nfs_rdma_v41.pcap", flow.Options{OnEvent: func(e *flow.Event) {
+		if e.Kind&(decode.EventULPError|decode.EventULPNoCommand|decode.EventULPNoCompletion) != 0 {
+			events = append(events, *e)
+		}
+	}}, 0, nil)
+	l, _ := tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
+	if l == nil {
+		t.Fatal("no RPC-over-RDMA linker: the CM REQ to port 20049 was not recognised")
+	}
+	byXID := map[uint32]*flow.RPCCall{}
+	for _, c := range l.Calls() {
+		if byXID[c.XID] != nil {
+			t.Errorf("xid %#x seen twice", c.XID)
+		}
+		byXID[c.XID] = c
+	}
+	if len(l.Calls()) != len(exp.RPCs) || len(exp.RPCs) != 35 {
+		t.Errorf("%d RPCs, the kernel traced %d", len(l.Calls()), len(exp.RPCs))
+	}
+	frames := nfsDataFrames(t)
+	t.Logf("%d RPCs, %d keys with data frames", len(l.Calls()), len(frames))
+	for _, e := range exp.RPCs {
+		xid := uint32(hexU(t, e.XIDHex))
+		c := byXID[xid]
+		if c == nil {
+			t.Errorf("%s %s: not found", e.XIDHex, e.ClientProc)
+			continue
+		}
+		if !c.HasProc || c.Program != decode.NFSProgram || c.Version != 4 || e.Program != "nfsv4" {
+			t.Errorf("%s: program %d v%d", e.XIDHex, c.Program, c.Version)
+		}
+		wantProc := map[string]uint32{"NULL": 0, "COMPOUND": 1}[e.Server.SvcProc]
+		if c.Procedure != wantProc {
+			t.Errorf("%s: procedure %d, want %s", e.XIDHex, c.Procedure, e.Server.SvcProc)
+		}
+		var wantOps []string
+		for _, o := range e.ServerOps {
+			wantOps = append(wantOps, strings.TrimPrefix(o.Op, "OP_"))
+			if o.Status != 0 {
+				t.Errorf("%s: the kernel traced a failed op; the test expects none", e.XIDHex)
+			}
+		}
+		if got := strings.TrimPrefix(strings.TrimPrefix(c.Name(), "COMPOUND"), "NULL"); strings.Fields(got) == nil && wantOps != nil || !slices.Equal(strings.Fields(got), wantOps) {
+			t.Errorf("%s: ops %q, the server executed %q", e.XIDHex, got, wantOps)
+		}
+		if c.ReplyFrame == 0 || c.CallFrame == 0 || c.Latency <= 0 || c.Error != "" {
+			t.Errorf("%s: call frame %d reply frame %d latency %v error %q", e.XIDHex, c.CallFrame, c.ReplyFrame, c.Latency, c.Error)
+		}
+		var bytes uint64
+		var want []int
+		keys := map[uint32]bool{}
+		for _, s := range e.WriteSegs {
+			bytes += s.Len
+			keys[uint32(hexU(t, s.RKey))] = true
+		}
+		for _, s := range e.ReadSegs {
+			bytes += s.Len
+			keys[uint32(hexU(t, s.RKey))] = true
+		}
+		for k := range keys {
+			want = append(want, frames[k]...)
+		}
+		slices.Sort(want)
+		if c.DataBytes != bytes || !slices.Equal(c.DataFrames, want) {
+			t.Errorf("%s %s: %d bytes in frames %v; the server moved %d bytes, in frames %v", e.XIDHex, c.Name(), c.DataBytes, c.DataFrames, bytes, want)
+		}
+	}
+	if len(events) != 0 {
+		t.Errorf("ULP events on a clean mount: %+v", events)
+	}
+}
+
+// TestRPCLinksOnEveryPacket: in one pass a call and its data packets know
+// only the call; with a first pass (Options.Prior) every packet of the
+// RPC names its reply, all its data frames, the bytes and the latency.
+func TestRPCLinksOnEveryPacket(t *testing.T) {
+	const file = "../testdata/ulp/nfs_rdma_v41.pcap"
+	type links struct {
+		call, reply int
+		frames      []int
+		bytes       uint64
+		lat         bool
+		chunk       decode.RPCChunkKind
+	}
+	run := func(o flow.Options) (*flow.Tracker, map[int]links) {
+		got := map[int]links{}
+		tr := trackFile(t, file, o, 0, func(p *decode.Packet) {
+			if u := p.Analysis.ULP; u != nil && u.RPC != nil && u.RPC.Linked && u.RPC.XID == 0x1d94a661 {
+				r := u.RPC
+				got[p.Frame.Number] = links{r.CallFrame, r.ReplyFrame, slices.Clone(r.DataFrames), r.DataBytes, r.HasLatency, r.Chunk}
+			}
+		})
+		return tr, got
+	}
+	first, one := run(flow.Options{})
+	if l := one[86]; l.call != 86 || l.reply != 0 || l.lat {
+		t.Errorf("one pass, the call: %+v", l)
+	}
+	if l := one[93]; l.call != 86 || l.reply != 93 || !slices.Equal(l.frames, []int{88, 89, 90, 91}) || l.bytes != 4096 || !l.lat {
+		t.Errorf("one pass, the reply: %+v", l)
+	}
+	_, two := run(flow.Options{Prior: first})
+	want := []int{86, 88, 89, 90, 91, 93}
+	if len(two) != len(want) {
+		t.Errorf("frames of the RPC: %v, want %v", two, want)
+	}
+	for _, f := range want {
+		l := two[f]
+		if l.call != 86 || l.reply != 93 || !slices.Equal(l.frames, []int{88, 89, 90, 91}) || l.bytes != 4096 || !l.lat {
+			t.Errorf("two passes, frame %d: %+v", f, l)
+		}
+		if (f >= 88 && f <= 91) != (l.chunk == decode.RPCChunkWrite) {
+			t.Errorf("frame %d: chunk %v", f, l.chunk)
+		}
+	}
+}
