@@ -2,6 +2,7 @@ package flow_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -222,5 +223,67 @@ func TestRPCLinksOnEveryPacket(t *testing.T) {
 		if (f >= 88 && f <= 91) != (l.chunk == decode.RPCChunkWrite) {
 			t.Errorf("frame %d: chunk %v", f, l.chunk)
 		}
+	}
+}
+
+// TestRPCFindings: the synthetic NFS-over-RDMA capture raises each
+// finding of the RPC linker exactly once (testdata/README.md): an NFS
+// error status, an RPC not executed, an RDMA_ERROR, a call never answered,
+// a reply to no call; the READ answered correctly raises none, and no
+// other expert event is raised.
+func TestRPCFindings(t *testing.T) {
+	type ev struct {
+		kind  decode.Event
+		frame int
+		text  string
+	}
+	var got []ev
+	tr := trackFile(t, "../testdata/synth/nfs_rdma_errors.pcap", flow.Options{OnEvent: func(e *flow.Event) {
+		if e.Kind != decode.EventConnect {
+			got = append(got, ev{e.Kind, e.Frame, e.Text})
+		}
+	}}, 0, nil)
+	want := []ev{
+		{decode.EventULPError, 6, "RPC xid=0x00000101 COMPOUND SEQUENCE PUTFH LOOKUP: NFS4ERR_NOENT"},
+		{decode.EventULPError, 10, "RPC xid=0x00000102 program 100003 v4 procedure 7: RPC program can't support procedure"},
+		{decode.EventULPNoCommand, 14, "RPC reply xid=0x000001ff matches no call"},
+		{decode.EventULPError, 25, "RPC xid=0x00000105 NULL: RDMA_ERROR ERR_VERS"},
+		{decode.EventULPNoCompletion, 12, "RPC call xid=0x00000103 COMPOUND SEQUENCE PUTFH GETATTR never answered"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n%v\nwant\n%v", got, want)
+	}
+	l := tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
+	for _, c := range l.Calls() {
+		if c.XID == 0x104 && (c.DataBytes != 2048 || !slices.Equal(c.DataFrames, []int{18, 19}) || c.ReplyFrame != 21 || c.Error != "") {
+			t.Errorf("the READ: %+v", c)
+		}
+	}
+}
+
+// TestISERSMBDirectLinkers: on the synthetic iSER and SMB Direct
+// connections (CM REQ to ports 3260 and 5445) every SEND gets its header
+// decoded, SMB Direct's negotiate request and response told apart by who
+// connected, and no expert event but the CM's is raised.
+func TestISERSMBDirectLinkers(t *testing.T) {
+	iser := map[int]uint8{}
+	smb := map[int]decode.SMBDirectKind{}
+	var events []string
+	trackFile(t, "../testdata/synth/iser_smb_direct.pcap", flow.Options{OnEvent: func(e *flow.Event) {
+		if e.Kind != decode.EventConnect {
+			events = append(events, e.Text)
+		}
+	}}, 0, func(p *decode.Packet) {
+		if u := p.Analysis.ULP; u != nil && u.ISER != nil {
+			iser[p.Frame.Number] = u.ISER.Opcode()
+		}
+		if u := p.Analysis.ULP; u != nil && u.SMBDirect != nil {
+			smb[p.Frame.Number] = u.SMBDirect.Kind
+		}
+	})
+	wantISER := map[int]uint8{4: decode.ISEROpHello, 6: decode.ISEROpHelloReply, 8: decode.ISEROpControl, 10: decode.ISEROpControl}
+	wantSMB := map[int]decode.SMBDirectKind{15: decode.SMBDirectNegotiateRequest, 17: decode.SMBDirectNegotiateResponse, 19: decode.SMBDirectData, 21: decode.SMBDirectData}
+	if !maps.Equal(iser, wantISER) || !maps.Equal(smb, wantSMB) || len(events) != 0 {
+		t.Errorf("iSER %v, SMB Direct %v, events %v", iser, smb, events)
 	}
 }

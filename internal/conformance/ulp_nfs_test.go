@@ -279,3 +279,60 @@ func ulpField(name string) bool {
 	}
 	return false
 }
+
+// TestISERSMBDirectMatchTshark compares every iser.* and smb_direct.*
+// field rocetap registers with tshark's (heuristics on) on the synthetic
+// iSER and SMB Direct connections (testdata/README.md), every frame.
+func TestISERSMBDirectMatchTshark(t *testing.T) {
+	ts := tsharkPath(t)
+	known := tsharkFields(t, ts)
+	const file = "../../testdata/synth/iser_smb_direct.pcap"
+	var names []string
+	for _, f := range decode.Fields() {
+		a := f.Abbrev
+		if _, ok := known[a]; ok && f.Type != decode.FTProtocol && f.Type != decode.FTNone && (strings.HasPrefix(a, "iser.") || strings.HasPrefix(a, "smb_direct.")) {
+			names = append(names, a)
+		}
+	}
+	if len(names) != 11+15 {
+		t.Errorf("%d fields: %v", len(names), names)
+	}
+	args := []string{"-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
+	rargs := []string{"decode", "-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+		rargs = append(rargs, "-e", n)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(ts, args...)
+	cmd.Stderr = &stderr
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, stderr.String())
+	}
+	var out, errOut bytes.Buffer
+	if code := cli.Main(rargs, cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
+		t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
+	}
+	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
+	gl := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(wl) != len(gl) {
+		t.Fatalf("tshark %d lines, rocetap %d", len(wl), len(gl))
+	}
+	cells := 0
+	for i := range wl {
+		w, g := strings.Split(wl[i], "\t"), strings.Split(gl[i], "\t")
+		for j, n := range names {
+			if g[j+1] != w[j+1] {
+				t.Errorf("frame %s %s: rocetap %q, tshark %q", w[0], n, g[j+1], w[j+1])
+			}
+			if w[j+1] != "" {
+				cells++
+			}
+		}
+	}
+	if cells < 40 {
+		t.Errorf("only %d values compared", cells)
+	}
+	t.Logf("%d fields, %d values agree on %d frames", len(names), cells, len(wl))
+}
