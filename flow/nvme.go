@@ -135,6 +135,9 @@ func (l *NVMeLinker) info(p *decode.Packet, nc *nvmeConn) *decode.NVMeInfo {
 	return n
 }
 
+// Seen shows the queue ID on every packet of the queue.
+func (l *NVMeLinker) Seen(c *ULPConn, p *decode.Packet) { l.info(p, l.conn(c)) }
+
 // Message decodes a capsule and links it.
 func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 	nc := l.conn(c)
@@ -294,6 +297,12 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		k.DataFrames = append(k.DataFrames, p.Frame.Number)
 		k.DataBytes += d.Len
 		k.DataToHost = d.Op == decode.MPTOpWrite
+		if c := &k.Cmd; c.Fabrics() && c.FCType == decode.NVMeFCConnect && n.Link.Offset == 0 {
+			// the Connect's data, read from the host in one packet
+			if cd, ok := decode.DecodeNVMeConnectData(p.Payload); ok {
+				n.Connect, n.HasConnect = cd, true
+			}
+		}
 		if k == nc.identCmd && n.Link.HasOffset && n.Link.Offset < 4096 {
 			off := int(n.Link.Offset)
 			if len(nc.identBuf) < off+len(p.Payload) {

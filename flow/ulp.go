@@ -45,6 +45,13 @@ type ULPLinker interface {
 	End()
 }
 
+// ULPSeer is a ULPLinker that also wants every request and READ
+// response packet of its connections before the framework hands it on
+// (NVMe-oF shows the queue ID on every packet, tshark does too).
+type ULPSeer interface {
+	Seen(c *ULPConn, p *decode.Packet)
+}
+
 var ulpLinkers [decode.NumULPs]func(t *Tracker) ULPLinker
 
 // RegisterULP plugs a ULP's linker in: newLinker is called once per
@@ -257,6 +264,9 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 		return // the linker saw the first copy
 	}
 	op := p.BTH.Opcode
+	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok && (op.IsRequest() || op.Is(decode.PropReadResp)) {
+		sn.Seen(c, p)
+	}
 	d := &c.dirs[side]
 	switch {
 	case op.Is(decode.PropSend):
