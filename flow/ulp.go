@@ -239,6 +239,9 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 	st := t.ulpInit()
 	c := &ULPConn{ULP: u, Session: session, Learned: learned, Initiator: -1, t: t}
 	st.conns[session] = c
+	if s := t.Session(session); s != nil {
+		s.ULP = c
+	}
 	if st.linkers[u] == nil {
 		st.linkers[u] = ulpLinkers[u](t)
 	}
@@ -459,3 +462,22 @@ func (e *decodeAsError) Error() string {
 // ULPLinkerFactory returns the function RegisterULP registered for u (nil
 // when none).
 func ULPLinkerFactory(u decode.ULP) func(t *Tracker) ULPLinker { return ulpLinkers[u] }
+
+// String describes the connection for the reports: the protocol, what it
+// is to the protocol (NVMe-oF: "nvme-rdma queue 1"), and how it was
+// found when not by CM.
+func (c *ULPConn) String() string {
+	s := c.ULP.String()
+	if c.ULP == decode.ULPNVMe {
+		if q, ok := NVMeQueue(c); ok {
+			s += " queue " + strconv.Itoa(int(q))
+			if q == 0 {
+				s += " (admin)"
+			}
+		}
+	}
+	if c.Learned != "cm" {
+		s += " (" + c.Learned + ")"
+	}
+	return s
+}

@@ -4,7 +4,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
 )
 
 // needsULPLinks reports whether decode shows the links of ULP commands
@@ -35,4 +37,13 @@ func needsULPLinks(opts *DecodeOptions, flt *filter.Filter) bool {
 		}
 	}
 	return false
+}
+
+// nvmeStats returns the NVMe-oF summary of the capture, nil when it has
+// no NVMe-oF connection.
+func (an *analysis) nvmeStats() *flow.NVMeStats {
+	if l, ok := an.tracker.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker); ok {
+		return l.Stats()
+	}
+	return nil
 }
