@@ -16,22 +16,22 @@ import (
 // ../shared/captures/ulp/README.md).
 type nvmeExpect struct {
 	Commands []struct {
-		QID        int     `json:"qid"`
-		CID        int     `json:"cid"`
-		Kind       string  `json:"kind"`
-		Name       string  `json:"name"`
-		Opcode     int     `json:"opcode"`
-		FCType     *int    `json:"fctype"`
-		Property   string  `json:"property"`
-		NSID       *uint32 `json:"nsid"`
-		SLBA       *uint64 `json:"slba"`
-		NLB0       *int    `json:"nlb_field_0based"`
-		Status     int     `json:"status"`
-		Frame      int     `json:"wire_frame"`
-		CQEFrame   *int    `json:"wire_cqe_frame"`
-		Transfer   string  `json:"expected_transfer"`
-		LBA        string
-		Wire       struct {
+		QID      int     `json:"qid"`
+		CID      int     `json:"cid"`
+		Kind     string  `json:"kind"`
+		Name     string  `json:"name"`
+		Opcode   int     `json:"opcode"`
+		FCType   *int    `json:"fctype"`
+		Property string  `json:"property"`
+		NSID     *uint32 `json:"nsid"`
+		SLBA     *uint64 `json:"slba"`
+		NLB0     *int    `json:"nlb_field_0based"`
+		Status   int     `json:"status"`
+		Frame    int     `json:"wire_frame"`
+		CQEFrame *int    `json:"wire_cqe_frame"`
+		Transfer string  `json:"expected_transfer"`
+		LBA      string
+		Wire     struct {
 			SGL           string   `json:"sgl"`
 			SGLLen        int      `json:"sgl_len"`
 			SGLKey        string   `json:"sgl_key"`
