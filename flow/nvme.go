@@ -323,7 +323,7 @@ func (l *NVMeLinker) End() {
 		if l.t.now-k.Time.UnixNano() < int64(l.t.opts.NoResponseAfter) {
 			continue // sent just before the capture ended
 		}
-		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+strconv.Itoa(int(k.QID))+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
+		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
 	}
 }
 
@@ -435,4 +435,11 @@ func (l *NVMeLinker) Stats() *NVMeStats {
 		st.Status[s].Count++
 	}
 	return st
+}
+
+func qidOf(k *NVMeCommand) string {
+	if !k.HasQID {
+		return "?"
+	}
+	return strconv.Itoa(int(k.QID))
 }

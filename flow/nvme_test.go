@@ -162,3 +162,60 @@ func TestNVMeGroundTruth(t *testing.T) {
 		})
 	}
 }
+
+// TestNVMeFindings: each synthetic scenario (internal/synth, NVMeFiles)
+// raises exactly its finding, and nothing else, with -d naming the
+// target's QP; without it nothing is NVMe and nothing is found.
+func TestNVMeFindings(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want decode.Event
+	}{
+		{"nvme_error_status.pcap", decode.EventULPError},
+		{"nvme_no_completion.pcap", decode.EventULPNoCompletion},
+		{"nvme_length_mismatch.pcap", decode.EventULPLength},
+		{"nvme_outside_sgl.pcap", decode.EventULPOutside},
+		{"nvme_key_after_invalidate.pcap", decode.EventULPKeyInvalidated},
+		{"nvme_midstream.pcap", decode.EventULPNoCommand},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			for _, da := range [][]flow.DecodeAs{nil, {{QP: 0x13, ULP: decode.ULPNVMe}}} {
+				var got []decode.Event
+				nvme := 0
+				trackFile(t, "../testdata/ulp/synth/"+c.file, flow.Options{DecodeAs: da, OnEvent: func(e *flow.Event) { got = append(got, e.Kind) }}, 0, func(p *decode.Packet) {
+					if p.Analysis.ULP != nil && p.Analysis.ULP.NVMe.Kind != decode.NVMeNone {
+						nvme++
+					}
+				})
+				if da == nil {
+					if len(got) != 0 || nvme != 0 {
+						t.Errorf("without -d: events %v, %d NVMe packets", got, nvme)
+					}
+					continue
+				}
+				if len(got) != 1 || got[0] != c.want {
+					t.Errorf("events %v, want exactly %v", got, c.want)
+				}
+				if nvme == 0 {
+					t.Error("no NVMe packet")
+				}
+			}
+		})
+	}
+}
+
+// TestNVMeMidStream: in a capture that starts while a Read is in flight,
+// decode-as finds the next Read whole: command, data and completion
+// linked, queue unknown (no Connect, no CM).
+func TestNVMeMidStream(t *testing.T) {
+	tr := trackFile(t, "../testdata/ulp/synth/nvme_midstream.pcap", flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPNVMe}}}, 0, nil)
+	l := tr.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker)
+	cmds := l.Commands()
+	if len(cmds) != 1 || l.Orphans != 1 {
+		t.Fatalf("%d commands, %d orphan completions; want 1 and 1", len(cmds), l.Orphans)
+	}
+	k := cmds[0]
+	if k.Cmd.Name() != "Read" || k.Cmd.CID != 8 || k.Cmd.SLBA() != 2048 || k.HasQID || !k.Done || k.DataBytes != 512 || len(k.DataFrames) != 1 || k.InvFrame != k.CQEFrame {
+		t.Errorf("%+v", k)
+	}
+}

@@ -254,7 +254,14 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 	st := t.ulp
 	c := st.conns[s.ID]
 	if c == nil {
+		// the QP named may be either side's: this packet's destination,
+		// or the other side's once the session knows it
 		u, ok := st.decodeAs[p.BTH.DestQP]
+		for _, e := range [2]*Endpoint{&s.A, &s.B} {
+			if !ok && e.QPNKnown {
+				u, ok = st.decodeAs[e.QPN]
+			}
+		}
 		if !ok || ulpLinkers[u] == nil {
 			return
 		}
