@@ -65,7 +65,7 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
 	u(nvme, "nvme.fabrics.cmd.connect.cattr", "Connect Attributes", FTUint8, BaseHex, 0, conn, func(p *Packet) uint64 { return uint64(uint8(c(p).CDW[1] >> 16)) })
 	u(nvme, "nvme.fabrics.cmd.connect.kato", "Keep Alive Timeout", FTUint32, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(c(p).CDW[2]) })
-	hasConn := func(p *Packet) bool { return conn(p) && nv(p).HasConnect }
+	hasConn := func(p *Packet) bool { n := nv(p); return n != nil && n.HasConnect }
 	by(nvme, "nvme.fabrics.cmd.connect.data.hostid", "Host Identifier", func(p *Packet) []byte {
 		if !hasConn(p) {
 			return nil
@@ -114,17 +114,49 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.cmd.identify.dword10.cntid", "Controller Identifier (CNTID)", FTUint32, BaseHex, 0xFFFF0000, ident, func(p *Packet) uint64 { return uint64(c(p).CDW[0] >> 16) })
 	logp := admin(0x02)
 	u(nvme, "nvme.cmd.get_logpage.numd", "Number of Dwords", FTUint32, BaseDec, 0, logp, func(p *Packet) uint64 {
-		return uint64(c(p).CDW[0]>>16|c(p).CDW[1]<<16) + 1
+		return uint64(c(p).CDW[0]>>16 | c(p).CDW[1]<<16) // 0-based, as tshark shows it
 	})
 
-	// completions
-	u(nvme, "nvme.cqe.dword0", "DWORD0", FTUint32, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).DW0) })
-	u(nvme, "nvme.cqe.dword1", "DWORD1", FTUint32, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).DW1) })
+	// completions: a fabrics command's result is its own (tshark shows no
+	// DWORD0/1 and no phase tag for it)
+	fcqe := func(p *Packet) bool { return cqe(p) && nv(p).HasCmd && c(p).Fabrics() }
+	ncqe := func(p *Packet) bool { return cqe(p) && !fcqe(p) }
+	fres := func(t uint8, prop uint32) func(p *Packet) bool {
+		return func(p *Packet) bool {
+			return fcqe(p) && c(p).FCType == t && (t == NVMeFCConnect || c(p).PropOffset() == prop)
+		}
+	}
+	u(nvme, "nvme.fabrics.cqe.connect.cntrlid", "Controller ID", FTUint16, BaseHex, 0, fres(NVMeFCConnect, 0), func(p *Packet) uint64 { return uint64(uint16(q(p).DW0)) })
+	u(nvme, "nvme.fabrics.prop_get.ccap", "Controller Capabilities", FTUint64, BaseHex, 0, fres(NVMeFCPropertyGet, 0x00), func(p *Packet) uint64 { return uint64(q(p).DW0) | uint64(q(p).DW1)<<32 })
+	u(nvme, "nvme.fabrics.prop_get.vs", "Version", FTUint32, BaseHex, 0, fres(NVMeFCPropertyGet, 0x08), func(p *Packet) uint64 { return uint64(q(p).DW0) })
+	// CC and CSTS: the value a Property Get returns or a Property Set sets
+	propReg := func(off uint32) (func(p *Packet) bool, func(p *Packet) uint64) {
+		get := fres(NVMeFCPropertyGet, off)
+		ok := func(p *Packet) bool { return get(p) || pset(p) && c(p).PropOffset() == off }
+		return ok, func(p *Packet) uint64 {
+			if cqe(p) {
+				return uint64(q(p).DW0)
+			}
+			return uint64(uint32(c(p).PropValue()))
+		}
+	}
+	ccOK, ccGet := propReg(0x14)
+	u(nvme, "nvme.fabrics.prop_get_set.cc", "Controller Configuration", FTUint32, BaseHex, 0, ccOK, ccGet)
+	cstsOK, cstsGet := propReg(0x1C)
+	u(nvme, "nvme.fabrics.prop_get_set.csts", "Controller Status", FTUint32, BaseHex, 0, cstsOK, cstsGet)
+	// tshark shows a Set Features Number of Queues result in place of DWORD0
+	nq := func(p *Packet) bool {
+		return ncqe(p) && nv(p).HasCmd && c(p).Admin && c(p).Opcode == 0x09 && uint8(c(p).CDW[0]) == 0x07
+	}
+	u(nvme, "nvme.cqe.dword0.set_features.nq", "DWORD0: Set Feature Number of Queues Result", FTUint32, BaseHex, 0, nq, func(p *Packet) uint64 { return uint64(q(p).DW0) })
+	u(nvme, "nvme.cqe.dword0", "DWORD0", FTUint32, BaseHex, 0, func(p *Packet) bool { return ncqe(p) && !nq(p) }, func(p *Packet) uint64 { return uint64(q(p).DW0) })
+	u(nvme, "nvme.cqe.dword1", "DWORD1", FTUint32, BaseHex, 0, ncqe, func(p *Packet) uint64 { return uint64(q(p).DW1) })
 	u(nvme, "nvme.cqe.sqhd", "SQ Head Pointer", FTUint16, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).SQHD) })
 	u(nvme, "nvme.cqe.sqid", "SQ Identifier", FTUint16, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).SQID) })
 	u(nvme, "nvme.cqe.cid", "Command Identifier", FTUint16, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).CID) })
 	u(nvme, "nvme.cqe.status", "Status Field", FTUint16, BaseHex, 0, cqe, func(p *Packet) uint64 { return uint64(q(p).Status) })
-	u(nvme, "nvme.cqe.status.p", "Phase Tag", FTUint16, BaseHex, 0x0001, cqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
+	u(nvme, "nvme.cqe.status.p", "Phase Tag", FTUint16, BaseHex, 0x0001, ncqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
+	u(nvme, "nvme.cqe.status.rsvd", "Reserved", FTUint16, BaseHex, 0x0001, fcqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
 	sc := u(nvme, "nvme.cqe.status.sc", "Status Code", FTUint16, BaseHex, 0x01FE, cqe, func(p *Packet) uint64 { return uint64(q(p).SC()) })
 	sc.label = func(p *Packet) string {
 		if n := NVMeStatusName(q(p).SCT(), q(p).SC()); n != "" {

@@ -135,6 +135,9 @@ func (l *NVMeLinker) info(p *decode.Packet, nc *nvmeConn) *decode.NVMeInfo {
 	return n
 }
 
+// Seen shows the queue ID on every packet of the queue.
+func (l *NVMeLinker) Seen(c *ULPConn, p *decode.Packet) { l.info(p, l.conn(c)) }
+
 // Message decodes a capsule and links it.
 func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 	nc := l.conn(c)
@@ -294,6 +297,12 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		k.DataFrames = append(k.DataFrames, p.Frame.Number)
 		k.DataBytes += d.Len
 		k.DataToHost = d.Op == decode.MPTOpWrite
+		if c := &k.Cmd; c.Fabrics() && c.FCType == decode.NVMeFCConnect && n.Link.Offset == 0 {
+			// the Connect's data, read from the host in one packet
+			if cd, ok := decode.DecodeNVMeConnectData(p.Payload); ok {
+				n.Connect, n.HasConnect = cd, true
+			}
+		}
 		if k == nc.identCmd && n.Link.HasOffset && n.Link.Offset < 4096 {
 			off := int(n.Link.Offset)
 			if len(nc.identBuf) < off+len(p.Payload) {
@@ -314,7 +323,7 @@ func (l *NVMeLinker) End() {
 		if l.t.now-k.Time.UnixNano() < int64(l.t.opts.NoResponseAfter) {
 			continue // sent just before the capture ended
 		}
-		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+strconv.Itoa(int(k.QID))+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
+		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
 	}
 }
 
@@ -323,4 +332,114 @@ func qidString(nc *nvmeConn) string {
 		return "?"
 	}
 	return strconv.Itoa(int(nc.qid))
+}
+
+// NVMeStats summarizes the NVMe-oF commands of a capture (rocetap stats).
+type NVMeStats struct {
+	Commands  int // commands seen
+	Completed int
+	Errors    int // completed with an error status
+	Orphans   int // completions without a command
+	// ByOp counts commands by kind and name, in order of first appearance:
+	// their number, latency (command to completion) and bytes moved.
+	ByOp []NVMeOpStats
+	// ByQueue counts commands per queue (session and queue ID).
+	ByQueue []NVMeQueueStats
+	// Bytes moved: written by the target into host memory (RDMA WRITE,
+	// reads), read by the target from host memory (RDMA READ, writes), in
+	// capsules.
+	ToHost, FromHost, InCapsule uint64
+	// Status counts completions by status name, in order of first
+	// appearance.
+	Status []NVMeStatusCount
+}
+
+// NVMeOpStats is one line of NVMeStats.ByOp.
+type NVMeOpStats struct {
+	Queue   string // "admin", "io" or "fabrics"
+	Name    string
+	Count   int
+	Latency Latency
+	Bytes   uint64
+}
+
+// NVMeQueueStats is one line of NVMeStats.ByQueue.
+type NVMeQueueStats struct {
+	Session  uint32
+	QID      uint16
+	HasQID   bool
+	Commands int
+}
+
+// NVMeStatusCount is one line of NVMeStats.Status.
+type NVMeStatusCount struct {
+	Status string
+	Count  int
+}
+
+// Stats summarizes the commands.
+func (l *NVMeLinker) Stats() *NVMeStats {
+	st := &NVMeStats{Commands: len(l.cmds), Orphans: l.Orphans}
+	ops := map[[2]string]int{}
+	queues := map[[2]uint32]int{}
+	status := map[string]int{}
+	for _, k := range l.cmds {
+		q := "io"
+		switch {
+		case k.Cmd.Fabrics():
+			q = "fabrics"
+		case k.Cmd.Admin:
+			q = "admin"
+		}
+		key := [2]string{q, k.Cmd.OpName()}
+		i, ok := ops[key]
+		if !ok {
+			i = len(st.ByOp)
+			ops[key] = i
+			st.ByOp = append(st.ByOp, NVMeOpStats{Queue: q, Name: key[1]})
+		}
+		o := &st.ByOp[i]
+		o.Count++
+		o.Bytes += k.DataBytes + uint64(k.InCapsule)
+		if d, ok := k.Latency(); ok {
+			o.Latency.Add(d)
+		}
+		qk := [2]uint32{k.Session, uint32(k.QID)}
+		j, ok := queues[qk]
+		if !ok {
+			j = len(st.ByQueue)
+			queues[qk] = j
+			st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
+		}
+		st.ByQueue[j].Commands++
+		if k.DataToHost {
+			st.ToHost += k.DataBytes
+		} else {
+			st.FromHost += k.DataBytes
+		}
+		st.InCapsule += uint64(k.InCapsule)
+		if !k.Done {
+			continue
+		}
+		st.Completed++
+		if k.CQE.Code() != 0 {
+			st.Errors++
+		}
+		name := k.CQE.StatusName()
+		s, ok := status[name]
+		if !ok {
+			s = len(st.Status)
+			status[name] = s
+			st.Status = append(st.Status, NVMeStatusCount{Status: name})
+		}
+		st.Status[s].Count++
+	}
+	return st
+}
+
+func qidOf(k *NVMeCommand) string {
+	if !k.HasQID {
+		return "?"
+	}
+	return strconv.Itoa(int(k.QID))
 }

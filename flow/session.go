@@ -92,6 +92,10 @@ type Session struct {
 	kinds []kindStats // messages and latencies of the kinds seen
 	x     *Findings   // nil until the first finding
 	live  *liveState  // nil while nothing is in flight
+
+	// ULP is the upper-layer protocol the session carries (ulp.go), nil
+	// when none is known.
+	ULP *ULPConn
 }
 
 // mtuSource is where a session's MTU came from.

@@ -45,6 +45,13 @@ type ULPLinker interface {
 	End()
 }
 
+// ULPSeer is a ULPLinker that also wants every request and READ
+// response packet of its connections before the framework hands it on
+// (NVMe-oF shows the queue ID on every packet, tshark does too).
+type ULPSeer interface {
+	Seen(c *ULPConn, p *decode.Packet)
+}
+
 var ulpLinkers [decode.NumULPs]func(t *Tracker) ULPLinker
 
 // RegisterULP plugs a ULP's linker in: newLinker is called once per
@@ -232,6 +239,9 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 	st := t.ulpInit()
 	c := &ULPConn{ULP: u, Session: session, Learned: learned, Initiator: -1, t: t}
 	st.conns[session] = c
+	if s := t.Session(session); s != nil {
+		s.ULP = c
+	}
 	if st.linkers[u] == nil {
 		st.linkers[u] = ulpLinkers[u](t)
 	}
@@ -244,7 +254,14 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 	st := t.ulp
 	c := st.conns[s.ID]
 	if c == nil {
+		// the QP named may be either side's: this packet's destination,
+		// or the other side's once the session knows it
 		u, ok := st.decodeAs[p.BTH.DestQP]
+		for _, e := range [2]*Endpoint{&s.A, &s.B} {
+			if !ok && e.QPNKnown {
+				u, ok = st.decodeAs[e.QPN]
+			}
+		}
 		if !ok || ulpLinkers[u] == nil {
 			return
 		}
@@ -257,6 +274,9 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 		return // the linker saw the first copy
 	}
 	op := p.BTH.Opcode
+	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok && (op.IsRequest() || op.Is(decode.PropReadResp)) {
+		sn.Seen(c, p)
+	}
 	d := &c.dirs[side]
 	switch {
 	case op.Is(decode.PropSend):
@@ -449,3 +469,22 @@ func (e *decodeAsError) Error() string {
 // ULPLinkerFactory returns the function RegisterULP registered for u (nil
 // when none).
 func ULPLinkerFactory(u decode.ULP) func(t *Tracker) ULPLinker { return ulpLinkers[u] }
+
+// String describes the connection for the reports: the protocol, what it
+// is to the protocol (NVMe-oF: "nvme-rdma queue 1"), and how it was
+// found when not by CM.
+func (c *ULPConn) String() string {
+	s := c.ULP.String()
+	if c.ULP == decode.ULPNVMe {
+		if q, ok := NVMeQueue(c); ok {
+			s += " queue " + strconv.Itoa(int(q))
+			if q == 0 {
+				s += " (admin)"
+			}
+		}
+	}
+	if c.Learned != "cm" {
+		s += " (" + c.Learned + ")"
+	}
+	return s
+}

@@ -213,6 +213,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 			ev := an.evicted(o)
 			if o.Output == "json" {
 				head, tail := printer.StatsJSON(&an.totals, len(an.sessions), ev)
+				tail = printer.AppendNVMeStatsJSON(tail, an.nvmeStats())
 				out.b = append(out.b, head...)
 				for i, s := range an.sessions {
 					out.b = printer.AppendStatsJSONSession(out.b, i, s, an.start)
@@ -227,6 +228,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 				out.b = printer.AppendStatsSession(out.b, s, an.start)
 				out.maybeFlush()
 			}
+			out.b = printer.AppendNVMeStats(out.b, an.nvmeStats())
 		})
 }
 

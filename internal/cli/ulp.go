@@ -4,7 +4,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
 )
 
 // needsULPLinks reports whether decode shows the links of ULP commands
@@ -41,4 +43,13 @@ func needsULPLinks(opts *DecodeOptions, flt *filter.Filter) bool {
 // completes.
 func ulpLinkField(name string) bool {
 	return strings.HasPrefix(name, "rocetap.nvme.") || strings.HasPrefix(name, "rocetap.rpc.")
+}
+
+// nvmeStats returns the NVMe-oF summary of the capture, nil when it has
+// no NVMe-oF connection.
+func (an *analysis) nvmeStats() *flow.NVMeStats {
+	if l, ok := an.tracker.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker); ok {
+		return l.Stats()
+	}
+	return nil
 }

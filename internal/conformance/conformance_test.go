@@ -146,6 +146,13 @@ func captures(t *testing.T) []string {
 		if d.IsDir() && d.Name() == "fuzz" {
 			return filepath.SkipDir
 		}
+		if d.IsDir() && d.Name() == "ulp" {
+			// NVMe-oF captures: TestULPFieldsMatchTshark compares them
+			// with tshark's ULP dissectors on. With them off (tsharkArgs)
+			// tshark reads a 16-byte CQE starting 08 00 00 00 as an IPoIB
+			// header and decodes IPv4 in it.
+			return filepath.SkipDir
+		}
 		switch filepath.Ext(path) {
 		case ".pcap", ".pcapng", ".erf":
 			files = append(files, path)
