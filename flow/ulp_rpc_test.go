@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -44,15 +43,6 @@ type nfsExpect struct {
 			RKey string `json:"rkey"`
 		} `json:"server_read_segments"`
 	} `json:"rpcs"`
-}
-
-func hexU(t *testing.T, s string) uint64 {
-	t.Helper()
-	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // nfsDataFrames derives, from the packets alone, the frames that move the
