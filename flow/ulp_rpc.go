@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -356,4 +357,92 @@ func (l *RPCLinker) End() {
 			c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
 		}
 	}
+}
+
+// RPCStats sums up the RPCs of a capture for `rocetap stats`.
+type RPCStats struct {
+	Calls      int // calls seen
+	Replied    int
+	Errors     int // replies saying the RPC or NFS failed
+	Unanswered int // calls never answered in the capture
+	Orphans    int // replies to no call
+	// ByProc counts calls by procedure and, for an NFSv4 COMPOUND, op
+	// list, in order of first appearance.
+	ByProc []RPCProcStats
+	// ByOp counts the NFSv4 ops of every COMPOUND call.
+	ByOp []RPCCount
+	// ByError counts the failed replies by what failed.
+	ByError []RPCCount
+}
+
+// RPCProcStats is one line of RPCStats.ByProc.
+type RPCProcStats struct {
+	Procedure string // "COMPOUND", "NULL", "program 100005 v3 procedure 1"
+	Ops       string // a COMPOUND's ops: "SEQUENCE PUTFH READ"
+	Count     int
+	Errors    int
+	Latency   Latency // call to reply
+	Bytes     uint64  // moved by RDMA READ/WRITE for its chunks
+}
+
+// RPCCount is a name and how many times it occurred.
+type RPCCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// Stats returns the summary of the RPCs the linker saw.
+func (l *RPCLinker) Stats() *RPCStats {
+	st := &RPCStats{}
+	procs, ops, errs := map[string]int{}, map[string]int{}, map[string]int{}
+	count := func(list *[]RPCCount, idx map[string]int, name string) {
+		i, ok := idx[name]
+		if !ok {
+			i = len(*list)
+			idx[name] = i
+			*list = append(*list, RPCCount{Name: name})
+		}
+		(*list)[i].Count++
+	}
+	for _, c := range l.calls {
+		if c.CallFrame == 0 {
+			st.Orphans++
+			continue
+		}
+		st.Calls++
+		name := c.Name()
+		proc, opList, _ := strings.Cut(name, " ")
+		if proc != "COMPOUND" {
+			proc, opList = name, ""
+		}
+		i, ok := procs[name]
+		if !ok {
+			i = len(st.ByProc)
+			procs[name] = i
+			st.ByProc = append(st.ByProc, RPCProcStats{Procedure: proc, Ops: opList})
+		}
+		p := &st.ByProc[i]
+		p.Count++
+		p.Bytes += c.DataBytes
+		for _, o := range c.Ops {
+			n := decode.NFS4OpName(o)
+			if n == "" {
+				n = strconv.FormatUint(uint64(o), 10)
+			}
+			count(&st.ByOp, ops, n)
+		}
+		switch {
+		case c.ReplyFrame == 0:
+			st.Unanswered++
+		default:
+			st.Replied++
+			p.Latency.Add(c.Latency)
+			if c.Error != "" {
+				st.Errors++
+				p.Errors++
+				count(&st.ByError, errs, c.Error)
+			}
+		}
+	}
+	return st
 }

@@ -169,6 +169,24 @@ func TestRPCLinkerMatchesKernel(t *testing.T) {
 	if len(events) != 0 {
 		t.Errorf("ULP events on a clean mount: %+v", events)
 	}
+	// stats: the kernel's counts by client procedure: 9 READs moving
+	// 4 KiB + 8 × 64 KiB, the 64 KiB WRITE, 35 calls all answered.
+	st := l.Stats()
+	if st.Calls != 35 || st.Replied != 35 || st.Errors+st.Unanswered+st.Orphans != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	for _, p := range st.ByProc {
+		switch p.Ops {
+		case "SEQUENCE PUTFH READ":
+			if p.Count != 9 || p.Bytes != 4096+8*65536 || p.Latency.N != 9 {
+				t.Errorf("READ: %+v", p)
+			}
+		case "SEQUENCE PUTFH WRITE":
+			if p.Count != 1 || p.Bytes != 65536 {
+				t.Errorf("WRITE: %+v", p)
+			}
+		}
+	}
 }
 
 // TestRPCLinksOnEveryPacket: in one pass a call and its data packets know
@@ -244,6 +262,9 @@ func TestRPCFindings(t *testing.T) {
 		t.Errorf("events:\n%v\nwant\n%v", got, want)
 	}
 	l := tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
+	if st := l.Stats(); st.Calls != 5 || st.Replied != 4 || st.Errors != 3 || st.Unanswered != 1 || st.Orphans != 1 || len(st.ByError) != 3 {
+		t.Errorf("stats %+v", st)
+	}
 	for _, c := range l.Calls() {
 		if c.XID == 0x104 && (c.DataBytes != 2048 || !slices.Equal(c.DataFrames, []int{18, 19}) || c.ReplyFrame != 21 || c.Error != "") {
 			t.Errorf("the READ: %+v", c)

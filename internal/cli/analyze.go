@@ -214,6 +214,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 			if o.Output == "json" {
 				head, tail := printer.StatsJSON(&an.totals, len(an.sessions), ev)
 				tail = printer.AppendNVMeStatsJSON(tail, an.nvmeStats())
+				tail = printer.AppendRPCStatsJSON(tail, an.rpcStats())
 				out.b = append(out.b, head...)
 				for i, s := range an.sessions {
 					out.b = printer.AppendStatsJSONSession(out.b, i, s, an.start)
@@ -229,6 +230,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 				out.maybeFlush()
 			}
 			out.b = printer.AppendNVMeStats(out.b, an.nvmeStats())
+			out.b = printer.AppendRPCStats(out.b, an.rpcStats())
 		})
 }
 
