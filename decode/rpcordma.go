@@ -41,6 +41,17 @@ func RPCRDMAProcName(v uint32) string {
 	return ""
 }
 
+// RPCRDMAErrName names an RDMA_ERROR code as Wireshark does.
+func RPCRDMAErrName(v uint32) string {
+	switch v {
+	case 1:
+		return "ERR_VERS"
+	case 2:
+		return "ERR_CHUNK"
+	}
+	return ""
+}
+
 // RPCRDMASegment is one RDMA segment: the memory the peer reads or writes.
 type RPCRDMASegment struct {
 	Handle   uint32 // the rkey

@@ -114,6 +114,9 @@ func (r *RPCInfo) Summary() string {
 	}
 	b.WriteString(" xid=0x")
 	b.WriteString(hex32(xid))
+	if r.HasHdr && r.Hdr.Proc == RPCRDMAError {
+		b.WriteString(" " + r.ReplyError())
+	}
 	if r.HasRPC {
 		if r.RPC.MsgType == RPCCall {
 			b.WriteString(" Call")
@@ -130,6 +133,12 @@ func (r *RPCInfo) Summary() string {
 // ReplyError names what failed in a reply: the RPC (denied, or not
 // executed) or the NFS COMPOUND's status; "" for a success or a call.
 func (r *RPCInfo) ReplyError() string {
+	if r.HasHdr && r.Hdr.Proc == RPCRDMAError {
+		if n := RPCRDMAErrName(r.Hdr.ErrCode); r.Hdr.HasErrCode && n != "" {
+			return "RDMA_ERROR " + n
+		}
+		return "RDMA_ERROR"
+	}
 	if !r.HasRPC || r.RPC.MsgType != RPCReply {
 		return ""
 	}

@@ -94,15 +94,7 @@ func registerRPCFields(rt *Field) {
 	seg("rpcordma.rdma_length", "RDMA length", FTUint32, BaseDec, false, func(s *RPCRDMASegment) uint64 { return uint64(s.Length) })
 	seg("rpcordma.rdma_offset", "RDMA offset", FTUint64, BaseHex, false, func(s *RPCRDMASegment) uint64 { return s.Offset })
 	errcode := u(rdma, "rpcordma.errcode", "Error code", FTUint32, BaseDec, func(r *RPCInfo) bool { return r.HasHdr && r.Hdr.HasErrCode }, func(r *RPCInfo) uint64 { return uint64(r.Hdr.ErrCode) })
-	names(errcode, func(v uint64) string {
-		switch v {
-		case 1:
-			return "ERR_VERS"
-		case 2:
-			return "ERR_CHUNK"
-		}
-		return ""
-	})
+	names(errcode, func(v uint64) string { return RPCRDMAErrName(uint32(v)) })
 	u(rdma, "rpcordma.vers_low", "Version low", FTUint32, BaseDec, func(r *RPCInfo) bool { return r.HasHdr && r.Hdr.HasVers }, func(r *RPCInfo) uint64 { return uint64(r.Hdr.VersLow) })
 	u(rdma, "rpcordma.vers_high", "Version high", FTUint32, BaseDec, func(r *RPCInfo) bool { return r.HasHdr && r.Hdr.HasVers }, func(r *RPCInfo) uint64 { return uint64(r.Hdr.VersHigh) })
 

@@ -37,10 +37,13 @@ func init() {
 }
 
 // maxRPCCalls bounds the calls a connection keeps waiting for a reply;
-// maxReplyChunk the bytes kept of a reply chunk segment.
+// maxReplyChunk the bytes kept of a reply chunk segment, maxReplyKept
+// those of all the reply chunks waiting for their reply (a hostile
+// capture cannot make the linker hold more).
 const (
 	maxRPCCalls   = 1 << 16
 	maxReplyChunk = 1 << 20
+	maxReplyKept  = 64 << 20
 )
 
 // RPCLinker is the analysis of the NFS-over-RDMA connections of a
@@ -50,6 +53,7 @@ type RPCLinker struct {
 	info  decode.RPCInfo
 	calls []*RPCCall // every call and unmatched reply, in capture order
 	chunk []byte
+	kept  int // bytes of reply chunks kept (maxReplyKept)
 	// prior: the calls a first pass over the capture found, by the frame
 	// of their call (Options.Prior), so every packet of an RPC shows its
 	// reply, data and latency.
@@ -227,9 +231,14 @@ func (l *RPCLinker) isCompound(c *RPCCall) bool {
 	return c.HasProc && c.Program == decode.NFSProgram && c.Version == 4 && c.Procedure == decode.NFS4ProcCompound
 }
 
-// forget drops a call from the connection's tables.
+// forget drops a call from the connection's tables and the reply chunk
+// bytes it kept.
 func (l *RPCLinker) forget(rc *rpcConn, call *RPCCall) {
 	delete(rc.out, call.XID)
+	for i := range call.segs {
+		l.kept -= len(call.segs[i].buf)
+		call.segs[i].buf = nil
+	}
 	for _, s := range call.segs {
 		calls := slices.DeleteFunc(rc.keys[s.handle], func(c *RPCCall) bool { return c == call })
 		if len(calls) == 0 {
@@ -288,12 +297,6 @@ func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode
 	}
 	l.link(in, call)
 	call.Error = in.ReplyError()
-	if in.Hdr.Proc == decode.RPCRDMAError {
-		call.Error = "RDMA_ERROR"
-		if n := map[uint32]string{1: "ERR_VERS", 2: "ERR_CHUNK"}[in.Hdr.ErrCode]; n != "" {
-			call.Error += " " + n
-		}
-	}
 	if call.Error != "" {
 		c.Event(p, decode.EventULPError, "RPC xid="+hexN(xid, 8)+" "+call.Name()+": "+call.Error)
 	}
@@ -335,8 +338,12 @@ func (l *RPCLinker) keep(s *rpcSeg, off uint64, b []byte) {
 	if off >= end {
 		return
 	}
-	if uint64(len(s.buf)) < end {
-		s.buf = append(s.buf, make([]byte, end-uint64(len(s.buf)))...)
+	if grow := int(end) - len(s.buf); grow > 0 {
+		if l.kept+grow > maxReplyKept {
+			return
+		}
+		l.kept += grow
+		s.buf = append(s.buf, make([]byte, grow)...)
 	}
 	copy(s.buf[off:end], b)
 }

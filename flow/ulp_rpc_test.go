@@ -298,3 +298,25 @@ func TestISERSMBDirectLinkers(t *testing.T) {
 		t.Errorf("iSER %v, SMB Direct %v, events %v", iser, smb, events)
 	}
 }
+
+// TestRPCDecodeAs: a capture that starts after the connection (the CM
+// exchange cut off) is decoded as RPC-over-RDMA with decode-as, and every
+// RPC is found and linked as with the CM.
+func TestRPCDecodeAs(t *testing.T) {
+	tr := trackFile(t, "../testdata/ulp/nfs_rdma_v41.pcap", flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x18, ULP: decode.ULPRPCRDMA}}}, 4, nil)
+	l, _ := tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
+	if l == nil {
+		t.Fatal("no RPC-over-RDMA linker")
+	}
+	st := l.Stats()
+	if st.Calls != 35 || st.Replied != 35 || st.Errors+st.Unanswered+st.Orphans != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	var bytes uint64
+	for _, p := range st.ByProc {
+		bytes += p.Bytes
+	}
+	if bytes != 100+100+512+320+356+320+4096+65536+8*65536 {
+		t.Errorf("%d bytes moved for the chunks", bytes)
+	}
+}
