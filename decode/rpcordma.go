@@ -93,9 +93,6 @@ type RPCRDMA struct {
 	Body   []byte // what follows the header: the RPC message of RDMA_MSG(P)
 }
 
-// rpcrdmaMinHdr is the smallest RDMA_MSG header: 4 words and 3 empty lists.
-const rpcrdmaMinHdr = 28
-
 // maxRPCRDMASegs bounds the segments a header may list (a 1024-byte
 // inline threshold holds at most 64 of them; Linux allows 8 + 1).
 const maxRPCRDMASegs = 256
