@@ -423,14 +423,15 @@ type NVMeInfo struct {
 	Kind   NVMeKind
 	QID    uint16 // the NVMe queue of the connection
 	HasQID bool
-	Cmd    NVMeCommand    // Kind NVMeCmd; and the command a CQE or data packet belongs to (HasCmd)
-	CQE    NVMeCompletion // Kind NVMeCQE
-	HasCmd bool           // Cmd holds the command (for a CQE or data packet: the matched one)
-	// Connect is the Connect's data, when the command carried it in its
-	// capsule.
-	Connect    NVMeConnectData
-	HasConnect bool
-	Link       NVMeLink
+	// Cmd is the command (Kind NVMeCmd), or the one a completion or data
+	// packet belongs to; nil when not known. It points into the linker's
+	// state: no copy per packet.
+	Cmd *NVMeCommand
+	CQE NVMeCompletion // Kind NVMeCQE
+	// Connect is a Connect's data, on the packet that carried it (the
+	// capsule, or the RDMA READ response); nil otherwise.
+	Connect *NVMeConnectData
+	Link    NVMeLink
 }
 
 // NVMeLink links a packet to the command it belongs to (the command, its
@@ -450,10 +451,7 @@ type NVMeLink struct {
 	HasOffset bool
 }
 
-// reuse returns an empty NVMeInfo keeping n's buffers.
-func (n *NVMeInfo) reuse() NVMeInfo {
-	return NVMeInfo{Link: NVMeLink{DataFrames: n.Link.DataFrames[:0]}}
-}
+
 
 // Summary is the packet list's Info for an NVMe-oF packet: "NVMe Read
 // cid=5 nsid=1 slba=2048 nlb=7 (8 blocks)", "NVMe CQE Read cid=5
@@ -467,7 +465,10 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 		return b
 	}
 	b = append(b, "NVMe "...)
-	c := &n.Cmd
+	c := n.Cmd
+	if c == nil && n.Kind != NVMeCQE {
+		return b[:len(b)-len("NVMe ")]
+	}
 	switch n.Kind {
 	case NVMeCmd:
 		b = append(b, c.OpName()...)
@@ -490,13 +491,13 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 			b = strconv.AppendUint(b, uint64(c.NLB())+1, 10)
 			b = append(b, " blocks)"...)
 		}
-		if n.HasConnect {
+		if n.Connect != nil {
 			b = append(b, " subnqn="...)
 			b = AppendSanitized(b, n.Connect.SubNQN)
 		}
 	case NVMeCQE:
 		b = append(b, "CQE "...)
-		if n.HasCmd {
+		if c != nil {
 			b = append(b, c.OpName()...)
 			b = append(b, ' ')
 		}

@@ -12,7 +12,7 @@ func registerNVMeFields(rt *Field) {
 		}
 		return nil
 	}
-	cmd := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCmd }
+	cmd := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCmd && n.Cmd != nil }
 	plain := func(p *Packet) bool { return cmd(p) && !nv(p).Cmd.Fabrics() }
 	fabrics := func(p *Packet) bool { return cmd(p) && nv(p).Cmd.Fabrics() }
 	fc := func(t uint8) func(p *Packet) bool {
@@ -22,7 +22,7 @@ func registerNVMeFields(rt *Field) {
 		return func(p *Packet) bool { return plain(p) && nv(p).Cmd.Admin && nv(p).Cmd.Opcode == op }
 	}
 	cqe := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCQE }
-	c := func(p *Packet) *NVMeCommand { return &nv(p).Cmd }
+	c := func(p *Packet) *NVMeCommand { return nv(p).Cmd }
 	q := func(p *Packet) *NVMeCompletion { return &nv(p).CQE }
 	proto := func(abbrev, name string, ok func(*Packet) bool) *Field {
 		f := register(&Field{Abbrev: abbrev, Name: name, Type: FTProtocol, Off: -1,
@@ -65,7 +65,7 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
 	u(nvme, "nvme.fabrics.cmd.connect.cattr", "Connect Attributes", FTUint8, BaseHex, 0, conn, func(p *Packet) uint64 { return uint64(uint8(c(p).CDW[1] >> 16)) })
 	u(nvme, "nvme.fabrics.cmd.connect.kato", "Keep Alive Timeout", FTUint32, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(c(p).CDW[2]) })
-	hasConn := func(p *Packet) bool { n := nv(p); return n != nil && n.HasConnect }
+	hasConn := func(p *Packet) bool { n := nv(p); return n != nil && n.Connect != nil }
 	by(nvme, "nvme.fabrics.cmd.connect.data.hostid", "Host Identifier", func(p *Packet) []byte {
 		if !hasConn(p) {
 			return nil
@@ -119,7 +119,7 @@ func registerNVMeFields(rt *Field) {
 
 	// completions: a fabrics command's result is its own (tshark shows no
 	// DWORD0/1 and no phase tag for it)
-	fcqe := func(p *Packet) bool { return cqe(p) && nv(p).HasCmd && c(p).Fabrics() }
+	fcqe := func(p *Packet) bool { return cqe(p) && c(p) != nil && c(p).Fabrics() }
 	ncqe := func(p *Packet) bool { return cqe(p) && !fcqe(p) }
 	fres := func(t uint8, prop uint32) func(p *Packet) bool {
 		return func(p *Packet) bool {
@@ -146,7 +146,7 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.prop_get_set.csts", "Controller Status", FTUint32, BaseHex, 0, cstsOK, cstsGet)
 	// tshark shows a Set Features Number of Queues result in place of DWORD0
 	nq := func(p *Packet) bool {
-		return ncqe(p) && nv(p).HasCmd && c(p).Admin && c(p).Opcode == 0x09 && uint8(c(p).CDW[0]) == 0x07
+		return ncqe(p) && c(p) != nil && c(p).Admin && c(p).Opcode == 0x09 && uint8(c(p).CDW[0]) == 0x07
 	}
 	u(nvme, "nvme.cqe.dword0.set_features.nq", "DWORD0: Set Feature Number of Queues Result", FTUint32, BaseHex, 0, nq, func(p *Packet) uint64 { return uint64(q(p).DW0) })
 	u(nvme, "nvme.cqe.dword0", "DWORD0", FTUint32, BaseHex, 0, func(p *Packet) bool { return ncqe(p) && !nq(p) }, func(p *Packet) uint64 { return uint64(q(p).DW0) })
@@ -174,7 +174,7 @@ func registerNVMeFields(rt *Field) {
 		u(rt, abbrev, name, t, base, 0, ok, get)
 	}
 	linked := func(p *Packet) bool { n := nv(p); return n != nil && n.Link.Linked }
-	named := func(p *Packet) bool { n := nv(p); return n != nil && (n.Kind == NVMeCmd || n.HasCmd) }
+	named := func(p *Packet) bool { n := nv(p); return n != nil && n.Cmd != nil }
 	rn("rocetap.nvme.qid", "NVMe queue", FTUint16, BaseDec, hasQID, func(p *Packet) uint64 { return uint64(nv(p).QID) })
 	s(rt, "rocetap.nvme.kind", "NVMe packet", func(p *Packet) string {
 		if n := nv(p); n != nil && n.Kind != NVMeNone {

@@ -29,7 +29,7 @@ func TestDecodeNVMe(t *testing.T) {
 	if q.SCT() != 2 || q.SC() != 0x81 || q.StatusName() != "Unrecovered Read Error" {
 		t.Errorf("status %#x: SCT %d SC %#x %q", q.Status, q.SCT(), q.SC(), q.StatusName())
 	}
-	n := NVMeInfo{Kind: NVMeCmd, Cmd: c}
+	n := NVMeInfo{Kind: NVMeCmd, Cmd: &c}
 	if got := n.Summary(); got != "NVMe Read cid=9 nsid=1 slba=0 nlb=7 (8 blocks)" {
 		t.Errorf("summary %q", got)
 	}
@@ -77,12 +77,12 @@ func FuzzDecodeNVMe(f *testing.F) {
 		n := &u.NVMe
 		n.QID, n.HasQID = uint16(kind), kind&1 != 0
 		if c, ok := DecodeNVMeCommand(data, admin); ok {
-			n.Kind, n.Cmd, n.HasCmd = NVMeCmd, c, true
+			n.Kind, n.Cmd = NVMeCmd, &c
 			if kind&4 != 0 {
 				n.Kind = NVMeData
 			}
 			if d, ok := DecodeNVMeConnectData(c.Data); ok {
-				n.Connect, n.HasConnect = d, true
+				n.Connect = &d
 			}
 		}
 		if q, ok := DecodeNVMeCompletion(data); ok {

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"slices"
 	"strconv"
 	"time"
 
@@ -29,9 +28,7 @@ func init() {
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPNVMe).(*NVMeLinker); ok {
 				l.prior = map[int]*NVMeCommand{}
-				for _, k := range pl.cmds {
-					l.prior[k.Frame] = k
-				}
+				pl.each(func(k *NVMeCommand) { l.prior[k.Frame] = k })
 			}
 		}
 		return l
@@ -41,13 +38,18 @@ func init() {
 // NVMeLinker is the NVMe-oF linker of a tracker; the reports read its
 // commands.
 type NVMeLinker struct {
-	t    *Tracker
-	cmds []*NVMeCommand
+	t *Tracker
+	// the commands, in capture order, in slabs of 256 (one allocation
+	// for many); n of them
+	slabs [][]NVMeCommand
+	n     int
 	// Orphans counts completions that matched no command.
 	Orphans int
 	// prior: the commands a first pass over the capture found, by the
 	// frame of their capsule (Options.Prior)
 	prior map[int]*NVMeCommand
+	slab  []NVMeCommand
+	arena []int
 }
 
 // NVMeCommand is one command as the capture shows it.
@@ -57,15 +59,15 @@ type NVMeCommand struct {
 	HasQID  bool
 	Cmd     decode.NVMeCommand // Data is nil
 	Frame   int                // the capsule's last packet
-	Time    time.Time
-	Frames  []int // the capsule's packets
+	Time    int64              // Unix nanoseconds (no time.Time: its pointer makes the GC scan every command)
+	Frames  []int              // the capsule's packets
 	// InCapsule is the bytes of data the capsule carried.
 	InCapsule int
 	// The completion.
 	Done     bool
 	CQE      decode.NVMeCompletion
 	CQEFrame int
-	CQETime  time.Time
+	CQETime  int64
 	// The data moved with the SGL's key: packets carrying data (WRITE
 	// packets, READ responses) and their bytes; DataToHost is true when the
 	// target wrote it (RDMA WRITE), false when it read it.
@@ -84,11 +86,58 @@ func (c *NVMeCommand) Latency() (time.Duration, bool) {
 	if !c.Done {
 		return 0, false
 	}
-	return c.CQETime.Sub(c.Time), true
+	return time.Duration(c.CQETime - c.Time), true
+}
+
+// alloc returns a new command from a slab: one allocation for many
+// (measured: one allocation per command cost a third of the linker).
+func (l *NVMeLinker) alloc() *NVMeCommand {
+	if len(l.slab) == cap(l.slab) {
+		l.slab = make([]NVMeCommand, 0, 256)
+		l.slabs = append(l.slabs, l.slab)
+	}
+	l.slabs[len(l.slabs)-1] = l.slab[:len(l.slab)+1]
+	l.slab = l.slab[:len(l.slab)+1]
+	return &l.slab[len(l.slab)-1]
+}
+
+// frames returns an empty frame list with room for n+extra frames, cut
+// from a shared arena.
+func (l *NVMeLinker) frames(n, extra int) []int {
+	c := n + extra
+	if c == 0 {
+		return nil
+	}
+	if c > 64 {
+		return make([]int, 0, c)
+	}
+	if len(l.arena)+c > cap(l.arena) {
+		l.arena = make([]int, 0, 4096)
+	}
+	s := l.arena[len(l.arena) : len(l.arena) : len(l.arena)+c]
+	l.arena = l.arena[:len(l.arena)+c]
+	return s
 }
 
 // Commands returns every command, in capture order.
-func (l *NVMeLinker) Commands() []*NVMeCommand { return l.cmds }
+func (l *NVMeLinker) Commands() []*NVMeCommand {
+	out := make([]*NVMeCommand, 0, l.n)
+	for _, s := range l.slabs {
+		for i := range s {
+			out = append(out, &s[i])
+		}
+	}
+	return out
+}
+
+// each calls fn for every command, in capture order.
+func (l *NVMeLinker) each(fn func(k *NVMeCommand)) {
+	for _, s := range l.slabs {
+		for i := range s {
+			fn(&s[i])
+		}
+	}
+}
 
 // nvmeConn is the linker's state of one queue (connection).
 type nvmeConn struct {
@@ -96,21 +145,30 @@ type nvmeConn struct {
 	hasQID  bool
 	pending map[uint16]*NVMeCommand // outstanding, by CID
 	byKey   map[uint32]*NVMeCommand // the keyed commands whose key is valid
-	invalid map[uint32]int          // invalidated keys: the frame that invalidated them
+	// invalid holds the last keys invalidated (a ring, looked up only
+	// when a transfer's key belongs to no command): a map of them cost
+	// more than the rest of the linker.
+	invalid [maxInvalid]invalidKey
+	invNext int
 	// identify namespace data, being written, and the block sizes found
 	identBuf []byte
 	identCmd *NVMeCommand
 	blocks   map[uint32]uint32 // by NSID
 }
 
+type invalidKey struct {
+	key   uint32
+	frame int // 0: empty
+}
+
 // maxInvalid bounds the invalidated keys a queue remembers.
-const maxInvalid = 4096
+const maxInvalid = 64
 
 func (l *NVMeLinker) conn(c *ULPConn) *nvmeConn {
 	if nc, ok := c.State.(*nvmeConn); ok {
 		return nc
 	}
-	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, invalid: map[uint32]int{}, blocks: map[uint32]uint32{}}
+	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, blocks: map[uint32]uint32{}}
 	if r, ok := decode.DecodeNVMeCMReq(c.Private); ok {
 		nc.qid, nc.hasQID = r.QID, true
 	}
@@ -150,23 +208,29 @@ func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 }
 
 func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.Packet) {
-	cmd, _ := decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
+	k := l.alloc()
+	*k = NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Frame: p.Frame.Number, Time: p.Frame.Time.UnixNano()}
+	k.Cmd, _ = decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
+	cmd := &k.Cmd
 	n := l.info(p, nc)
 	if cmd.Fabrics() && cmd.FCType == decode.NVMeFCConnect {
 		if !nc.hasQID {
 			nc.qid, nc.hasQID = uint16(cmd.CDW[0]>>16), true
 			n.QID, n.HasQID = nc.qid, true
+			k.QID, k.HasQID = nc.qid, true
 			cmd.Admin = nc.qid == 0
 		}
 		if d, ok := decode.DecodeNVMeConnectData(cmd.Data); ok {
-			n.Connect, n.HasConnect = d, true
+			n.Connect = &d
 		}
 	}
-	inCapsule := len(cmd.Data)
-	n.Kind, n.Cmd, n.HasCmd = decode.NVMeCmd, cmd, true
+	k.InCapsule = len(cmd.Data)
 	cmd.Data = nil
-	k := &NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Cmd: cmd, Frame: p.Frame.Number, Time: p.Frame.Time,
-		Frames: slices.Clone(m.Frames), InCapsule: inCapsule}
+	n.Kind, n.Cmd = decode.NVMeCmd, cmd
+	k.Frames = append(l.frames(len(m.Frames), 0), m.Frames...)
+	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
+		k.DataFrames = l.frames(0, min(int(cmd.SGL.Len>>10)+1, 8))
+	}
 	if old := nc.pending[cmd.CID]; old != nil {
 		// the CID is reused: the old command's completion is not in the
 		// capture
@@ -174,13 +238,12 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 	}
 	nc.pending[cmd.CID] = k
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
-		nc.byKey[cmd.SGL.Key] = k
-		delete(nc.invalid, cmd.SGL.Key) // registered again
+		nc.byKey[cmd.SGL.Key] = k // (a key registered again is found here before among the invalidated)
 	}
 	if cmd.Admin && cmd.Opcode == 0x06 && uint8(cmd.CDW[0]) == 0 && cmd.SGL.Keyed() {
 		nc.identCmd, nc.identBuf = k, nc.identBuf[:0]
 	}
-	l.cmds = append(l.cmds, k)
+	l.n++
 	l.link(n, k)
 }
 
@@ -193,7 +256,7 @@ func (l *NVMeLinker) link(n *decode.NVMeInfo, k *NVMeCommand) {
 	n.Link.CmdFrame = k.Frame
 	n.Link.CQEFrame = k.CQEFrame
 	n.Link.InvFrame = k.InvFrame
-	n.Link.DataFrames = append(n.Link.DataFrames[:0], k.DataFrames...)
+	n.Link.DataFrames = k.DataFrames // (appends to it leave this view alone)
 	n.Link.DataBytes = k.DataBytes
 	n.Link.Latency, n.Link.HasLatency = k.Latency()
 }
@@ -212,11 +275,11 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 		return
 	}
 	delete(nc.pending, cqe.CID)
-	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time
+	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time.UnixNano()
 	if m.Inv && k.Cmd.SGL.Keyed() && m.InvKey == k.Cmd.SGL.Key {
 		k.InvFrame = p.Frame.Number
 	}
-	n.Cmd, n.HasCmd = k.Cmd, true
+	n.Cmd = &k.Cmd
 	l.link(n, k)
 	if cqe.Code() != 0 && !(k.Cmd.Admin && k.Cmd.Opcode == 0x0C) {
 		c.Event(p, decode.EventULPError, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") failed: "+cqe.StatusName()+" (SCT "+strconv.Itoa(int(cqe.SCT()))+", SC 0x"+strconv.FormatUint(uint64(cqe.SC()), 16)+")")
@@ -248,10 +311,19 @@ func (nc *nvmeConn) invalidate(key uint32, frame int) {
 	if k := nc.byKey[key]; k != nil {
 		delete(nc.byKey, key)
 	}
-	if len(nc.invalid) >= maxInvalid {
-		clear(nc.invalid)
+	nc.invalid[nc.invNext] = invalidKey{key, frame}
+	nc.invNext = (nc.invNext + 1) % maxInvalid
+}
+
+// invalidated returns the frame that invalidated key, if it is among the
+// last keys invalidated.
+func (nc *nvmeConn) invalidated(key uint32) (int, bool) {
+	for _, e := range &nc.invalid {
+		if e.frame != 0 && e.key == key {
+			return e.frame, true
+		}
 	}
-	nc.invalid[key] = frame
+	return 0, false
 }
 
 // identDone reads the block size of the namespace an Identify Namespace
@@ -275,14 +347,14 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 	nc := l.conn(c)
 	k := nc.byKey[d.RKey]
 	if k == nil {
-		if f, ok := nc.invalid[d.RKey]; ok {
+		if f, ok := nc.invalidated(d.RKey); ok {
 			l.info(p, nc)
 			c.Event(p, decode.EventULPKeyInvalidated, "NVMe: RDMA "+d.Op.String()+" with key 0x"+strconv.FormatUint(uint64(d.RKey), 16)+", which frame "+strconv.Itoa(f)+" invalidated")
 		}
 		return
 	}
 	n := l.info(p, nc)
-	n.Kind, n.Cmd, n.HasCmd = decode.NVMeData, k.Cmd, true
+	n.Kind, n.Cmd = decode.NVMeData, &k.Cmd
 	sgl := k.Cmd.SGL
 	if d.VA >= sgl.Addr {
 		n.Link.Offset, n.Link.HasOffset = d.VA-sgl.Addr, true
@@ -300,7 +372,7 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		if c := &k.Cmd; c.Fabrics() && c.FCType == decode.NVMeFCConnect && n.Link.Offset == 0 {
 			// the Connect's data, read from the host in one packet
 			if cd, ok := decode.DecodeNVMeConnectData(p.Payload); ok {
-				n.Connect, n.HasConnect = cd, true
+				n.Connect = &cd
 			}
 		}
 		if k == nc.identCmd && n.Link.HasOffset && n.Link.Offset < 4096 {
@@ -316,15 +388,15 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 
 // End reports the commands never completed.
 func (l *NVMeLinker) End() {
-	for _, k := range l.cmds {
+	l.each(func(k *NVMeCommand) {
 		if k.Done || k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
-			continue // an Asynchronous Event Request waits for an event: outstanding by design
+			return // an Asynchronous Event Request waits for an event: outstanding by design
 		}
-		if l.t.now-k.Time.UnixNano() < int64(l.t.opts.NoResponseAfter) {
-			continue // sent just before the capture ended
+		if l.t.now-k.Time < int64(l.t.opts.NoResponseAfter) {
+			return // sent just before the capture ended
 		}
-		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
-	}
+		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time, k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
+	})
 }
 
 func qidString(nc *nvmeConn) string {
@@ -379,24 +451,25 @@ type NVMeStatusCount struct {
 
 // Stats summarizes the commands.
 func (l *NVMeLinker) Stats() *NVMeStats {
-	st := &NVMeStats{Commands: len(l.cmds), Orphans: l.Orphans}
-	ops := map[[2]string]int{}
+	st := &NVMeStats{Commands: l.n, Orphans: l.Orphans}
+	// by queue kind (0 io, 1 admin, 2 fabrics) and opcode (fabrics: the
+	// command type): index+1 into st.ByOp
+	var ops [3][256]int32
 	queues := map[[2]uint32]int{}
-	status := map[string]int{}
-	for _, k := range l.cmds {
-		q := "io"
+	status := map[uint16]int{}
+	l.each(func(k *NVMeCommand) {
+		q, op := 0, k.Cmd.Opcode
 		switch {
 		case k.Cmd.Fabrics():
-			q = "fabrics"
+			q, op = 2, k.Cmd.FCType
 		case k.Cmd.Admin:
-			q = "admin"
+			q = 1
 		}
-		key := [2]string{q, k.Cmd.OpName()}
-		i, ok := ops[key]
-		if !ok {
-			i = len(st.ByOp)
-			ops[key] = i
-			st.ByOp = append(st.ByOp, NVMeOpStats{Queue: q, Name: key[1]})
+		i := ops[q][op] - 1
+		if i < 0 {
+			i = int32(len(st.ByOp))
+			ops[q][op] = i + 1
+			st.ByOp = append(st.ByOp, NVMeOpStats{Queue: [3]string{"io", "admin", "fabrics"}[q], Name: k.Cmd.OpName()})
 		}
 		o := &st.ByOp[i]
 		o.Count++
@@ -419,21 +492,21 @@ func (l *NVMeLinker) Stats() *NVMeStats {
 		}
 		st.InCapsule += uint64(k.InCapsule)
 		if !k.Done {
-			continue
+			return
 		}
 		st.Completed++
-		if k.CQE.Code() != 0 {
+		code := k.CQE.Code()
+		if code != 0 {
 			st.Errors++
 		}
-		name := k.CQE.StatusName()
-		s, ok := status[name]
+		x, ok := status[code]
 		if !ok {
-			s = len(st.Status)
-			status[name] = s
-			st.Status = append(st.Status, NVMeStatusCount{Status: name})
+			x = len(st.Status)
+			status[code] = x
+			st.Status = append(st.Status, NVMeStatusCount{Status: k.CQE.StatusName()})
 		}
-		st.Status[s].Count++
-	}
+		st.Status[x].Count++
+	})
 	return st
 }
 

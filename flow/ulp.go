@@ -240,7 +240,7 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 	c := &ULPConn{ULP: u, Session: session, Learned: learned, Initiator: -1, t: t}
 	st.conns[session] = c
 	if s := t.Session(session); s != nil {
-		s.ULP = c
+		s.f().ulp = c
 	}
 	if st.linkers[u] == nil {
 		st.linkers[u] = ulpLinkers[u](t)
@@ -252,8 +252,8 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 // session carries one.
 func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 	st := t.ulp
-	c := st.conns[s.ID]
-	if c == nil {
+	c := s.ULP()
+	if c == nil && len(st.decodeAs) > 0 {
 		// the QP named may be either side's: this packet's destination,
 		// or the other side's once the session knows it
 		u, ok := st.decodeAs[p.BTH.DestQP]
@@ -267,14 +267,20 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 		}
 		c = t.newULPConn(s.ID, u, "decode-as")
 	}
+	if c == nil {
+		return
+	}
+	op := p.BTH.Opcode
+	if !op.IsRequest() && !op.Is(decode.PropReadResp) {
+		return // an ACK: nothing of the ULP in it
+	}
 	st.info.Reset(c.ULP)
 	p.Analysis.ULP = &st.info
 	a := &p.Analysis
 	if a.Events&(decode.EventDuplicate|decode.EventRetransmission) != 0 {
 		return // the linker saw the first copy
 	}
-	op := p.BTH.Opcode
-	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok && (op.IsRequest() || op.Is(decode.PropReadResp)) {
+	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok {
 		sn.Seen(c, p)
 	}
 	d := &c.dirs[side]
