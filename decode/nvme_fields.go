@@ -60,7 +60,8 @@ func registerNVMeFields(rt *Field) {
 		return []byte{NVMeFabrics}
 	})
 	u(nvme, "nvme.fabrics.cmd.cid", "Command Identifier", FTUint16, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).CID) })
-	u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
+	fct := u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
+	fct.label = func(p *Packet) string { return "Fabric Command Type (" + c(p).OpName() + ")" }
 	conn := fc(NVMeFCConnect)
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
 	u(nvme, "nvme.fabrics.cmd.connect.cattr", "Connect Attributes", FTUint8, BaseHex, 0, conn, func(p *Packet) uint64 { return uint64(uint8(c(p).CDW[1] >> 16)) })
@@ -91,7 +92,8 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.cmd.prop_get_set.offset", "Offset", FTUint32, BaseHex, 0, prop, func(p *Packet) uint64 { return uint64(c(p).PropOffset()) })
 
 	// NVMe commands
-	u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
+	opc := u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
+	opc.label = func(p *Packet) string { return "Opcode (" + c(p).OpName() + ")" }
 	u(nvme, "nvme.cmd.fuse_op", "Fuse Operation", FTUint8, BaseHex, 0x03, plain, func(p *Packet) uint64 { return uint64(c(p).Fuse) })
 	u(nvme, "nvme.cmd.psdt", "PRP Or SGL", FTUint8, BaseHex, 0xC0, plain, func(p *Packet) uint64 { return uint64(c(p).PSDT) })
 	u(nvme, "nvme.cmd.cid", "Command ID", FTUint16, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).CID) })
