@@ -516,3 +516,21 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 	}
 	return b
 }
+
+// NVMeInfoOf decodes one capsule carried whole by a single SEND, without
+// the linker's state (the TUI's packet list renders a packet alone): 16
+// bytes are a completion, 64 and more a command (decoded into cmd, which
+// the result points at). ok is false for anything else.
+func NVMeInfoOf(msg []byte, admin bool, cmd *NVMeCommand) (n NVMeInfo, ok bool) {
+	switch {
+	case len(msg) == NVMeCQELen:
+		n.Kind = NVMeCQE
+		n.CQE, _ = DecodeNVMeCompletion(msg)
+		return n, true
+	case len(msg) >= NVMeSQELen:
+		*cmd, _ = DecodeNVMeCommand(msg, admin)
+		n.Kind, n.Cmd = NVMeCmd, cmd
+		return n, true
+	}
+	return n, false
+}

@@ -494,3 +494,17 @@ func (c *ULPConn) String() string {
 	}
 	return s
 }
+
+// ULPOf returns the ULP session id carries (after merges), and for
+// NVMe-oF its queue ID; decode.ULPNone when it carries none.
+func (t *Tracker) ULPOf(id uint32) (u decode.ULP, qid uint16, hasQID bool) {
+	s := t.Session(t.Resolve(id))
+	if s == nil || s.ULP() == nil {
+		return decode.ULPNone, 0, false
+	}
+	c := s.ULP()
+	if c.ULP == decode.ULPNVMe {
+		qid, hasQID = NVMeQueue(c)
+	}
+	return c.ULP, qid, hasQID
+}
