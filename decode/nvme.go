@@ -451,8 +451,6 @@ type NVMeLink struct {
 	HasOffset bool
 }
 
-
-
 // Summary is the packet list's Info for an NVMe-oF packet: "NVMe Read
 // cid=5 nsid=1 slba=2048 nlb=7 (8 blocks)", "NVMe CQE Read cid=5
 // Successful Completion", "NVMe Read data cid=5 +4096".
