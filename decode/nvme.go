@@ -418,6 +418,20 @@ func DecodeNVMeCMReq(b []byte) (r NVMeCMReq, ok bool) {
 	return NVMeCMReq{le.Uint16(b), le.Uint16(b[2:]), le.Uint16(b[4:]), le.Uint16(b[6:]), le.Uint16(b[8:])}, true
 }
 
+// NVMeCMRep is the NVMe-oF RDMA CM REP private data.
+type NVMeCMRep struct {
+	RecFmt, CRQSize uint16
+}
+
+// DecodeNVMeCMRep decodes a CM REP's private data.
+func DecodeNVMeCMRep(b []byte) (r NVMeCMRep, ok bool) {
+	if len(b) < 4 {
+		return NVMeCMRep{}, false
+	}
+	le := binary.LittleEndian
+	return NVMeCMRep{le.Uint16(b), le.Uint16(b[2:])}, true
+}
+
 // NVMeInfo is what the NVMe-oF linker found about a packet.
 type NVMeInfo struct {
 	Kind   NVMeKind
@@ -432,6 +446,11 @@ type NVMeInfo struct {
 	// capsule, or the RDMA READ response); nil otherwise.
 	Connect *NVMeConnectData
 	Link    NVMeLink
+	// CM REQ and REP of an NVMe-oF connection: their private data.
+	CMReq    NVMeCMReq
+	CMRep    NVMeCMRep
+	HasCMReq bool
+	HasCMRep bool
 }
 
 // NVMeLink links a packet to the command it belongs to (the command, its

@@ -51,6 +51,18 @@ func registerNVMeFields(rt *Field) {
 	rdma := proto("nvme-rdma", "NVM Express Fabrics RDMA", func(p *Packet) bool { return nv(p) != nil })
 	u(rdma, "nvme-rdma.cmd.qid", "Cmd Qid", FTUint16, BaseHex, 0, hasQID, func(p *Packet) uint64 { return uint64(nv(p).QID) })
 
+	creq := func(p *Packet) bool { n := nv(p); return n != nil && n.HasCMReq }
+	crep := func(p *Packet) bool { n := nv(p); return n != nil && n.HasCMRep }
+	u(rdma, "nvme-rdma.cm.req.recfmt", "Record Format", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.RecFmt) })
+	u(rdma, "nvme-rdma.cm.req.hrqsize", "RDMA QP Host Receive Queue Size", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.HRQSize) })
+	u(rdma, "nvme-rdma.cm.req.cntlid", "Controller ID", FTUint16, BaseHex, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.CntlID) })
+	u(rdma, "nvme-rdma.cm.rsp.recfmt", "Record Format", FTUint16, BaseDec, 0, crep, func(p *Packet) uint64 { return uint64(nv(p).CMRep.RecFmt) })
+	u(rdma, "nvme-rdma.cm.rsp.crqsize", "RDMA QP Controller Receive Queue Size", FTUint16, BaseDec, 0, crep, func(p *Packet) uint64 { return uint64(nv(p).CMRep.CRQSize) })
+	// (tshark shows the queue ID and the host send queue size with
+	// custom formats: rocetap.nvme.cm.qid and .hsqsize)
+	u(rt, "rocetap.nvme.cm.qid", "NVMe queue the connection is for (CM REQ)", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.QID) })
+	u(rt, "rocetap.nvme.cm.hsqsize", "RDMA QP Host Send Queue Size (CM REQ)", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.HSQSize) })
+
 	nvme := proto("nvme", "NVM Express", func(p *Packet) bool { return cmd(p) || cqe(p) })
 	// fabrics commands
 	by(nvme, "nvme.fabrics.cmd.opc", "Opcode", func(p *Packet) []byte {

@@ -216,6 +216,12 @@ func (t *Tracker) ulpREQ(p *decode.Packet, src, dst addr16) {
 		priv = append([]byte(nil), pd[decode.CMIPPrivateLen:]...)
 	}
 	st.pending[cmKey{src, dst, p.CM.LocalCommID}] = ulpPending{u, priv}
+	st.info.Reset(u)
+	if u == decode.ULPNVMe {
+		n := &st.info.NVMe
+		n.CMReq, n.HasCMReq = decode.DecodeNVMeCMReq(priv)
+	}
+	p.Analysis.ULP = &st.info
 }
 
 // ulpREP binds the session a CM REP created (n, side A the REQ's sender)
@@ -233,6 +239,12 @@ func (t *Tracker) ulpREP(p *decode.Packet, k cmKey, n *Session) {
 	c.Initiator = 0
 	c.Private = pd.priv
 	c.RepPrivate = append([]byte(nil), p.CM.PrivateData...)
+	t.ulp.info.Reset(pd.ulp)
+	if pd.ulp == decode.ULPNVMe {
+		n := &t.ulp.info.NVMe
+		n.CMRep, n.HasCMRep = decode.DecodeNVMeCMRep(c.RepPrivate)
+	}
+	p.Analysis.ULP = &t.ulp.info
 }
 
 func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPConn {
