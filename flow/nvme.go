@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 
 func init() {
 	RegisterULP(decode.ULPNVMe, func(t *Tracker) ULPLinker {
-		l := &NVMeLinker{t: t}
+		l := &NVMeLinker{t: t, keep: t.opts.KeepULP, queues: map[[2]uint32]int{}, status: map[uint16]int{}}
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPNVMe).(*NVMeLinker); ok {
 				l.prior = map[int]*NVMeCommand{}
@@ -39,10 +40,23 @@ func init() {
 // commands.
 type NVMeLinker struct {
 	t *Tracker
+	// keep: every command is kept to the end (Options.KeepULP); else a
+	// command is forgotten, and its place reused, once completed: memory
+	// follows the commands in flight, not the capture's length.
+	keep bool
 	// the commands, in capture order, in slabs of 256 (one allocation
-	// for many); n of them
+	// for many); n of them; free: completed ones to reuse
 	slabs [][]NVMeCommand
 	n     int
+	free  []*NVMeCommand
+	// lost: commands whose cid was reused before a completion came
+	lost  []NVMeCommand
+	conns []*nvmeConn
+	// st: the statistics, counted as the commands go
+	st     NVMeStats
+	ops    [3][256]int32 // ByOp index + 1, by queue kind and opcode
+	queues map[[2]uint32]int
+	status map[uint16]int
 	// Orphans counts completions that matched no command.
 	Orphans int
 	// prior: the commands a first pass over the capture found, by the
@@ -78,7 +92,8 @@ type NVMeCommand struct {
 	ReadRequests []int
 	// InvFrame is the SEND with Invalidate of the key.
 	InvFrame int
-	Outside  bool // a transfer fell outside the SGL
+	Outside  bool  // a transfer fell outside the SGL
+	op       int32 // index in the stats' ByOp
 }
 
 // Latency is the time from the capsule to the completion.
@@ -92,6 +107,13 @@ func (c *NVMeCommand) Latency() (time.Duration, bool) {
 // alloc returns a new command from a slab: one allocation for many
 // (measured: one allocation per command cost a third of the linker).
 func (l *NVMeLinker) alloc() *NVMeCommand {
+	if n := len(l.free); n > 0 {
+		k := l.free[n-1]
+		l.free = l.free[:n-1]
+		f, d, r := k.Frames[:0], k.DataFrames[:0], k.ReadRequests[:0]
+		*k = NVMeCommand{Frames: f, DataFrames: d, ReadRequests: r}
+		return k
+	}
 	if len(l.slab) == cap(l.slab) {
 		l.slab = make([]NVMeCommand, 0, 256)
 		l.slabs = append(l.slabs, l.slab)
@@ -119,8 +141,24 @@ func (l *NVMeLinker) frames(n, extra int) []int {
 	return s
 }
 
-// Commands returns every command, in capture order.
+// release forgets a completed command (unless every command is kept):
+// its place serves the next one.
+func (l *NVMeLinker) release(nc *nvmeConn, k *NVMeCommand) {
+	if l.keep {
+		return
+	}
+	if k.Cmd.SGL.Keyed() && nc.byKey[k.Cmd.SGL.Key] == k {
+		delete(nc.byKey, k.Cmd.SGL.Key) // data with the key after this is no command's
+	}
+	l.free = append(l.free, k)
+}
+
+// Commands returns every command, in capture order, when the tracker
+// keeps them all (Options.KeepULP); else nil.
 func (l *NVMeLinker) Commands() []*NVMeCommand {
+	if !l.keep {
+		return nil
+	}
 	out := make([]*NVMeCommand, 0, l.n)
 	for _, s := range l.slabs {
 		for i := range s {
@@ -173,6 +211,7 @@ func (l *NVMeLinker) conn(c *ULPConn) *nvmeConn {
 		nc.qid, nc.hasQID = r.QID, true
 	}
 	c.State = nc
+	l.conns = append(l.conns, nc)
 	return nc
 }
 
@@ -227,15 +266,21 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 	k.InCapsule = len(cmd.Data)
 	cmd.Data = nil
 	n.Kind, n.Cmd = decode.NVMeCmd, cmd
-	k.Frames = append(l.frames(len(m.Frames), 0), m.Frames...)
-	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
+	if cap(k.Frames) < len(m.Frames) {
+		k.Frames = l.frames(len(m.Frames), 0)
+	}
+	k.Frames = append(k.Frames, m.Frames...)
+	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 && cap(k.DataFrames) == 0 {
 		k.DataFrames = l.frames(0, min(int(cmd.SGL.Len>>10)+1, 8))
 	}
 	if old := nc.pending[cmd.CID]; old != nil {
 		// the CID is reused: the old command's completion is not in the
 		// capture
 		delete(nc.pending, cmd.CID)
+		l.lost = append(l.lost, *old)
+		l.release(nc, old)
 	}
+	l.count(k)
 	nc.pending[cmd.CID] = k
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
 		nc.byKey[cmd.SGL.Key] = k // (a key registered again is found here before among the invalidated)
@@ -290,6 +335,8 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 	if want, ok := nc.length(k); ok && cqe.Code() == 0 && k.DataBytes != want {
 		c.Event(p, decode.EventULPLength, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") moved "+strconv.FormatUint(k.DataBytes, 10)+" bytes with key 0x"+strconv.FormatUint(uint64(k.Cmd.SGL.Key), 16)+", the command asks for "+strconv.FormatUint(want, 10))
 	}
+	l.countDone(k)
+	l.release(nc, k)
 }
 
 // length is the bytes a keyed command should move: the LBAs times the
@@ -369,6 +416,12 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		k.DataFrames = append(k.DataFrames, p.Frame.Number)
 		k.DataBytes += d.Len
 		k.DataToHost = d.Op == decode.MPTOpWrite
+		l.st.ByOp[k.op].Bytes += d.Len
+		if k.DataToHost {
+			l.st.ToHost += d.Len
+		} else {
+			l.st.FromHost += d.Len
+		}
 		if c := &k.Cmd; c.Fabrics() && c.FCType == decode.NVMeFCConnect && n.Link.Offset == 0 {
 			// the Connect's data, read from the host in one packet
 			if cd, ok := decode.DecodeNVMeConnectData(p.Payload); ok {
@@ -386,17 +439,26 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 	l.link(n, k)
 }
 
-// End reports the commands never completed.
+// End reports the commands never completed: those still outstanding, and
+// those whose cid was reused before a completion came, in capture order.
 func (l *NVMeLinker) End() {
-	l.each(func(k *NVMeCommand) {
-		if k.Done || k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
-			return // an Asynchronous Event Request waits for an event: outstanding by design
+	open := append([]NVMeCommand(nil), l.lost...)
+	for _, nc := range l.conns {
+		for _, k := range nc.pending {
+			open = append(open, *k)
+		}
+	}
+	slices.SortFunc(open, func(a, b NVMeCommand) int { return a.Frame - b.Frame })
+	for i := range open {
+		k := &open[i]
+		if k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
+			continue // an Asynchronous Event Request waits for an event: outstanding by design
 		}
 		if l.t.now-k.Time < int64(l.t.opts.NoResponseAfter) {
-			return // sent just before the capture ended
+			continue // sent just before the capture ended
 		}
 		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time, k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
-	})
+	}
 }
 
 func qidString(nc *nvmeConn) string {
@@ -449,65 +511,62 @@ type NVMeStatusCount struct {
 	Count  int
 }
 
+// count counts a new command in the statistics.
+func (l *NVMeLinker) count(k *NVMeCommand) {
+	st := &l.st
+	st.Commands++
+	q, op := 0, k.Cmd.Opcode
+	switch {
+	case k.Cmd.Fabrics():
+		q, op = 2, k.Cmd.FCType
+	case k.Cmd.Admin:
+		q = 1
+	}
+	i := l.ops[q][op] - 1
+	if i < 0 {
+		i = int32(len(st.ByOp))
+		l.ops[q][op] = i + 1
+		st.ByOp = append(st.ByOp, NVMeOpStats{Queue: [3]string{"io", "admin", "fabrics"}[q], Name: k.Cmd.OpName()})
+	}
+	k.op = i
+	st.ByOp[i].Count++
+	st.ByOp[i].Bytes += uint64(k.InCapsule)
+	st.InCapsule += uint64(k.InCapsule)
+	qk := [2]uint32{k.Session, uint32(k.QID)}
+	j, ok := l.queues[qk]
+	if !ok {
+		j = len(st.ByQueue)
+		l.queues[qk] = j
+		st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
+	}
+	st.ByQueue[j].Commands++
+}
+
+// countDone counts a completion in the statistics.
+func (l *NVMeLinker) countDone(k *NVMeCommand) {
+	st := &l.st
+	st.Completed++
+	if d, ok := k.Latency(); ok {
+		st.ByOp[k.op].Latency.Add(d)
+	}
+	code := k.CQE.Code()
+	if code != 0 {
+		st.Errors++
+	}
+	x, ok := l.status[code]
+	if !ok {
+		x = len(st.Status)
+		l.status[code] = x
+		st.Status = append(st.Status, NVMeStatusCount{Status: k.CQE.StatusName()})
+	}
+	st.Status[x].Count++
+}
+
 // Stats summarizes the commands.
 func (l *NVMeLinker) Stats() *NVMeStats {
-	st := &NVMeStats{Commands: l.n, Orphans: l.Orphans}
-	// by queue kind (0 io, 1 admin, 2 fabrics) and opcode (fabrics: the
-	// command type): index+1 into st.ByOp
-	var ops [3][256]int32
-	queues := map[[2]uint32]int{}
-	status := map[uint16]int{}
-	l.each(func(k *NVMeCommand) {
-		q, op := 0, k.Cmd.Opcode
-		switch {
-		case k.Cmd.Fabrics():
-			q, op = 2, k.Cmd.FCType
-		case k.Cmd.Admin:
-			q = 1
-		}
-		i := ops[q][op] - 1
-		if i < 0 {
-			i = int32(len(st.ByOp))
-			ops[q][op] = i + 1
-			st.ByOp = append(st.ByOp, NVMeOpStats{Queue: [3]string{"io", "admin", "fabrics"}[q], Name: k.Cmd.OpName()})
-		}
-		o := &st.ByOp[i]
-		o.Count++
-		o.Bytes += k.DataBytes + uint64(k.InCapsule)
-		if d, ok := k.Latency(); ok {
-			o.Latency.Add(d)
-		}
-		qk := [2]uint32{k.Session, uint32(k.QID)}
-		j, ok := queues[qk]
-		if !ok {
-			j = len(st.ByQueue)
-			queues[qk] = j
-			st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
-		}
-		st.ByQueue[j].Commands++
-		if k.DataToHost {
-			st.ToHost += k.DataBytes
-		} else {
-			st.FromHost += k.DataBytes
-		}
-		st.InCapsule += uint64(k.InCapsule)
-		if !k.Done {
-			return
-		}
-		st.Completed++
-		code := k.CQE.Code()
-		if code != 0 {
-			st.Errors++
-		}
-		x, ok := status[code]
-		if !ok {
-			x = len(st.Status)
-			status[code] = x
-			st.Status = append(st.Status, NVMeStatusCount{Status: k.CQE.StatusName()})
-		}
-		st.Status[x].Count++
-	})
-	return st
+	st := l.st
+	st.Orphans = l.Orphans
+	return &st
 }
 
 func qidOf(k *NVMeCommand) string {

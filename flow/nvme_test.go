@@ -87,7 +87,7 @@ func TestNVMeGroundTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			reqs := map[int]decode.NVMeCMReq{}
-			tr := trackFile(t, "../testdata/ulp/"+name+".pcap", flow.Options{}, 0, func(p *decode.Packet) {
+			tr := trackFile(t, "../testdata/ulp/"+name+".pcap", flow.Options{KeepULP: true}, 0, func(p *decode.Packet) {
 				if u := p.Analysis.ULP; u != nil && u.NVMe.HasCMReq {
 					reqs[p.Frame.Number] = u.NVMe.CMReq
 				}
@@ -232,7 +232,7 @@ func TestNVMeFindings(t *testing.T) {
 // decode-as finds the next Read whole: command, data and completion
 // linked, queue unknown (no Connect, no CM).
 func TestNVMeMidStream(t *testing.T) {
-	tr := trackFile(t, "../testdata/ulp/synth/nvme_midstream.pcap", flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPNVMe}}}, 0, nil)
+	tr := trackFile(t, "../testdata/ulp/synth/nvme_midstream.pcap", flow.Options{KeepULP: true, DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPNVMe}}}, 0, nil)
 	l := tr.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker)
 	cmds := l.Commands()
 	if len(cmds) != 1 || l.Orphans != 1 {

@@ -45,9 +45,9 @@ type ULPLinker interface {
 	End()
 }
 
-// ULPSeer is a ULPLinker that also wants every request and READ
-// response packet of its connections before the framework hands it on
-// (NVMe-oF shows the queue ID on every packet, tshark does too).
+// ULPSeer is a ULPLinker that also wants the SEND First/Middle packets of
+// its connections, which carry part of a message (NVMe-oF shows the queue
+// ID on every packet, as tshark does).
 type ULPSeer interface {
 	Seen(c *ULPConn, p *decode.Packet)
 }
@@ -292,8 +292,12 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 	if a.Events&(decode.EventDuplicate|decode.EventRetransmission) != 0 {
 		return // the linker saw the first copy
 	}
-	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok {
-		sn.Seen(c, p)
+	if op.Is(decode.PropSend) && !op.Is(decode.PropEnd) {
+		// a SEND First/Middle: the linker sees its message on its last
+		// packet, and every READ/WRITE packet; this one only here
+		if sn, ok := st.linkers[c.ULP].(ULPSeer); ok {
+			sn.Seen(c, p)
+		}
 	}
 	d := &c.dirs[side]
 	switch {
