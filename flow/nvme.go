@@ -57,6 +57,8 @@ type NVMeLinker struct {
 	ops    [3][256]int32 // ByOp index + 1, by queue kind and opcode
 	queues map[[2]uint32]int
 	status map[uint16]int
+	// ops2: the operations' records (Options.ULPOps)
+	ops2 []NVMeOp
 	// Orphans counts completions that matched no command.
 	Orphans int
 	// prior: the commands a first pass over the capture found, by the
@@ -336,6 +338,9 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 		c.Event(p, decode.EventULPLength, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") moved "+strconv.FormatUint(k.DataBytes, 10)+" bytes with key 0x"+strconv.FormatUint(uint64(k.Cmd.SGL.Key), 16)+", the command asks for "+strconv.FormatUint(want, 10))
 	}
 	l.countDone(k)
+	if l.t.opts.ULPOps {
+		l.ops2 = append(l.ops2, opOf(k))
+	}
 	l.release(nc, k)
 }
 
@@ -451,6 +456,9 @@ func (l *NVMeLinker) End() {
 	slices.SortFunc(open, func(a, b NVMeCommand) int { return a.Frame - b.Frame })
 	for i := range open {
 		k := &open[i]
+		if l.t.opts.ULPOps {
+			l.ops2 = append(l.ops2, opOf(k))
+		}
 		if k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
 			continue // an Asynchronous Event Request waits for an event: outstanding by design
 		}
@@ -575,3 +583,50 @@ func qidOf(k *NVMeCommand) string {
 	}
 	return strconv.Itoa(int(k.QID))
 }
+
+// NVMeOp is the compact record of one command for a list of operations
+// (the TUI's ULP view, with Options.ULPOps): about 64 bytes.
+type NVMeOp struct {
+	Frame, CQEFrame int32 // the capsule's last packet; the completion (0: none)
+	Session         uint32
+	QID             uint16
+	HasQID, Done    bool
+	Admin           bool
+	Opcode, FCType  uint8
+	CID             uint16
+	NLB             uint16 // 0-based, as on the wire
+	NSID            uint32
+	Status          uint16 // SCT<<8 | SC (0: success)
+	HasLBA          bool
+	SLBA            uint64
+	Latency         time.Duration
+	Bytes           uint64 // moved with the key, or in the capsule
+}
+
+// Command returns the command's name ("Read", "Property Get").
+func (o *NVMeOp) Command() string {
+	c := decode.NVMeCommand{Opcode: o.Opcode, FCType: o.FCType, Admin: o.Admin}
+	return c.OpName()
+}
+
+// StatusName names the completion's status.
+func (o *NVMeOp) StatusName() string {
+	c := decode.NVMeCompletion{Status: o.Status << 1}
+	return c.StatusName()
+}
+
+func opOf(k *NVMeCommand) NVMeOp {
+	o := NVMeOp{Frame: int32(k.Frame), CQEFrame: int32(k.CQEFrame), Session: k.Session, QID: k.QID, HasQID: k.HasQID, Done: k.Done,
+		Admin: k.Cmd.Admin, Opcode: k.Cmd.Opcode, FCType: k.Cmd.FCType, CID: k.Cmd.CID, NSID: k.Cmd.NSID, Status: k.CQE.Code(),
+		HasLBA: k.Cmd.HasLBA(), Bytes: k.DataBytes + uint64(k.InCapsule)}
+	if o.HasLBA {
+		o.SLBA, o.NLB = k.Cmd.SLBA(), k.Cmd.NLB()
+	}
+	o.Latency, _ = k.Latency()
+	return o
+}
+
+// Ops returns the operations recorded (Options.ULPOps): each command as it
+// completed, then, after the end of the capture, those never completed.
+// The slice is the linker's: read it while the tracker stands still.
+func (l *NVMeLinker) Ops() []NVMeOp { return l.ops2 }

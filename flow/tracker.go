@@ -65,6 +65,10 @@ type Options struct {
 	// once completed, and the linker's memory follows the commands in
 	// flight.
 	KeepULP bool
+	// ULPOps records every ULP operation compactly as it completes (and
+	// those never completed, at the end) for a list of operations: the
+	// TUI's ULP view (NVMeLinker.Ops).
+	ULPOps bool
 }
 
 // Tracker rebuilds sessions from packets given in capture order.

@@ -3,6 +3,9 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rocetap/rocetap/flow"
 )
 
 // TestULPInfoColumn: the packet list's Info shows an NVMe-oF capsule sent
@@ -34,4 +37,24 @@ func TestULPInfoColumn(t *testing.T) {
 			t.Errorf("frame %d: %q, want it to end with %q", w.frame, info, w.want)
 		}
 	}
+}
+
+// TestULPView: u lists the NVMe-oF commands, one per row, as the tracker
+// recorded them; Enter shows the selected command's packets.
+func TestULPView(t *testing.T) {
+	t.Parallel()
+	ix, err := OpenIndex(td + "ulp/nvmeof_io.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	withOps := func(on func(*flow.Event)) *flow.Tracker { return flow.New(flow.Options{OnEvent: on, ULPOps: true}) }
+	ix.Build(BuildOptions{NewTracker: withOps})
+	h := startAppIndex(t, ix, func(o *Options) { o.NewTracker = withOps })
+	h.waitText("Frame 1:")
+	h.typ("u")
+	h.waitText("ULP operations", "Session", "Command", "Property Get", "Successful Completion", "never completed")
+	// the first row: the admin queue's Connect (frames 4 to 8)
+	h.key(tcell.KeyEnter)
+	h.waitText("rocetap.nvme.cmd_frame == 4")
 }

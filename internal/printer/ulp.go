@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
@@ -162,3 +163,6 @@ func AppendNVMeStatsJSON(tail []byte, st *flow.NVMeStats) []byte {
 	out = append(out, b...)
 	return append(out, "\n}\n"...)
 }
+
+// Duration formats a latency as the reports do ("79.9µs", "1.177ms").
+func Duration(d time.Duration) string { return dur(d) }
