@@ -507,16 +507,16 @@ type NVMeOpStats struct {
 
 // NVMeQueueStats is one line of NVMeStats.ByQueue.
 type NVMeQueueStats struct {
-	Session  uint32
-	QID      uint16
-	HasQID   bool
-	Commands int
+	Session  uint32 `json:"session"`
+	QID      uint16 `json:"qid"`
+	HasQID   bool   `json:"qid_known"`
+	Commands int    `json:"commands"`
 }
 
 // NVMeStatusCount is one line of NVMeStats.Status.
 type NVMeStatusCount struct {
-	Status string
-	Count  int
+	Status string `json:"status"`
+	Count  int    `json:"count"`
 }
 
 // count counts a new command in the statistics.
