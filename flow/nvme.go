@@ -181,6 +181,13 @@ func (l *NVMeLinker) each(fn func(k *NVMeCommand)) {
 
 // nvmeConn is the linker's state of one queue (connection).
 type nvmeConn struct {
+	// queue depth: the commands outstanding, the most there were, and
+	// depth × time summed (ns) since the first command, for the mean
+	maxDepth  int
+	depthSum  float64
+	depthFrom int64 // when the depth last changed
+	firstCmd  int64
+	stat      int // index in the stats' ByQueue
 	qid     uint16
 	hasQID  bool
 	pending map[uint16]*NVMeCommand // outstanding, by CID
@@ -283,7 +290,10 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 		l.release(nc, old)
 	}
 	l.count(k)
+	nc.stat = l.queues[[2]uint32{k.Session, uint32(k.QID)}] + 1
+	nc.depth(k.Time)
 	nc.pending[cmd.CID] = k
+	nc.maxDepth = max(nc.maxDepth, len(nc.pending))
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
 		nc.byKey[cmd.SGL.Key] = k // (a key registered again is found here before among the invalidated)
 	}
@@ -321,6 +331,7 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 		c.Event(p, decode.EventULPNoCommand, "NVMe completion of cid "+strconv.Itoa(int(cqe.CID))+" on queue "+qidString(nc)+": no outstanding command with that cid (sent before the capture, or lost)")
 		return
 	}
+	nc.depth(p.Frame.Time.UnixNano())
 	delete(nc.pending, cqe.CID)
 	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time.UnixNano()
 	if m.Inv && k.Cmd.SGL.Keyed() && m.InvKey == k.Cmd.SGL.Key {
@@ -511,12 +522,28 @@ type NVMeQueueStats struct {
 	QID      uint16 `json:"qid"`
 	HasQID   bool   `json:"qid_known"`
 	Commands int    `json:"commands"`
+	// MaxDepth is the most commands outstanding at once; MeanDepth their
+	// number averaged over time, from the queue's first command to its
+	// last completion or command.
+	MaxDepth  int     `json:"max_depth"`
+	MeanDepth float64 `json:"mean_depth"`
 }
 
 // NVMeStatusCount is one line of NVMeStats.Status.
 type NVMeStatusCount struct {
 	Status string `json:"status"`
 	Count  int    `json:"count"`
+}
+
+// depth adds the time since the depth last changed, at the depth it had,
+// before it changes at now.
+func (nc *nvmeConn) depth(now int64) {
+	if nc.depthFrom == 0 {
+		nc.firstCmd = now
+	} else {
+		nc.depthSum += float64(len(nc.pending)) * float64(now-nc.depthFrom)
+	}
+	nc.depthFrom = now
 }
 
 // count counts a new command in the statistics.
@@ -574,6 +601,17 @@ func (l *NVMeLinker) countDone(k *NVMeCommand) {
 func (l *NVMeLinker) Stats() *NVMeStats {
 	st := l.st
 	st.Orphans = l.Orphans
+	st.ByQueue = append([]NVMeQueueStats(nil), l.st.ByQueue...)
+	for _, nc := range l.conns {
+		if nc.stat == 0 {
+			continue
+		}
+		q := &st.ByQueue[nc.stat-1]
+		q.MaxDepth = nc.maxDepth
+		if span := nc.depthFrom - nc.firstCmd; span > 0 {
+			q.MeanDepth = nc.depthSum / float64(span)
+		}
+	}
 	return &st
 }
 
