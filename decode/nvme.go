@@ -418,19 +418,39 @@ func DecodeNVMeCMReq(b []byte) (r NVMeCMReq, ok bool) {
 	return NVMeCMReq{le.Uint16(b), le.Uint16(b[2:]), le.Uint16(b[4:]), le.Uint16(b[6:]), le.Uint16(b[8:])}, true
 }
 
+// NVMeCMRep is the NVMe-oF RDMA CM REP private data.
+type NVMeCMRep struct {
+	RecFmt, CRQSize uint16
+}
+
+// DecodeNVMeCMRep decodes a CM REP's private data.
+func DecodeNVMeCMRep(b []byte) (r NVMeCMRep, ok bool) {
+	if len(b) < 4 {
+		return NVMeCMRep{}, false
+	}
+	le := binary.LittleEndian
+	return NVMeCMRep{le.Uint16(b), le.Uint16(b[2:])}, true
+}
+
 // NVMeInfo is what the NVMe-oF linker found about a packet.
 type NVMeInfo struct {
 	Kind   NVMeKind
 	QID    uint16 // the NVMe queue of the connection
 	HasQID bool
-	Cmd    NVMeCommand    // Kind NVMeCmd; and the command a CQE or data packet belongs to (HasCmd)
-	CQE    NVMeCompletion // Kind NVMeCQE
-	HasCmd bool           // Cmd holds the command (for a CQE or data packet: the matched one)
-	// Connect is the Connect's data, when the command carried it in its
-	// capsule.
-	Connect    NVMeConnectData
-	HasConnect bool
-	Link       NVMeLink
+	// Cmd is the command (Kind NVMeCmd), or the one a completion or data
+	// packet belongs to; nil when not known. It points into the linker's
+	// state: no copy per packet.
+	Cmd *NVMeCommand
+	CQE NVMeCompletion // Kind NVMeCQE
+	// Connect is a Connect's data, on the packet that carried it (the
+	// capsule, or the RDMA READ response); nil otherwise.
+	Connect *NVMeConnectData
+	Link    NVMeLink
+	// CM REQ and REP of an NVMe-oF connection: their private data.
+	CMReq    NVMeCMReq
+	CMRep    NVMeCMRep
+	HasCMReq bool
+	HasCMRep bool
 }
 
 // NVMeLink links a packet to the command it belongs to (the command, its
@@ -450,11 +470,6 @@ type NVMeLink struct {
 	HasOffset bool
 }
 
-// reuse returns an empty NVMeInfo keeping n's buffers.
-func (n *NVMeInfo) reuse() NVMeInfo {
-	return NVMeInfo{Link: NVMeLink{DataFrames: n.Link.DataFrames[:0]}}
-}
-
 // Summary is the packet list's Info for an NVMe-oF packet: "NVMe Read
 // cid=5 nsid=1 slba=2048 nlb=7 (8 blocks)", "NVMe CQE Read cid=5
 // Successful Completion", "NVMe Read data cid=5 +4096".
@@ -467,7 +482,10 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 		return b
 	}
 	b = append(b, "NVMe "...)
-	c := &n.Cmd
+	c := n.Cmd
+	if c == nil && n.Kind != NVMeCQE {
+		return b[:len(b)-len("NVMe ")]
+	}
 	switch n.Kind {
 	case NVMeCmd:
 		b = append(b, c.OpName()...)
@@ -490,13 +508,13 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 			b = strconv.AppendUint(b, uint64(c.NLB())+1, 10)
 			b = append(b, " blocks)"...)
 		}
-		if n.HasConnect {
+		if n.Connect != nil {
 			b = append(b, " subnqn="...)
 			b = AppendSanitized(b, n.Connect.SubNQN)
 		}
 	case NVMeCQE:
 		b = append(b, "CQE "...)
-		if n.HasCmd {
+		if c != nil {
 			b = append(b, c.OpName()...)
 			b = append(b, ' ')
 		}
@@ -514,4 +532,22 @@ func (n *NVMeInfo) AppendSummary(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// NVMeInfoOf decodes one capsule carried whole by a single SEND, without
+// the linker's state (the TUI's packet list renders a packet alone): 16
+// bytes are a completion, 64 and more a command (decoded into cmd, which
+// the result points at). ok is false for anything else.
+func NVMeInfoOf(msg []byte, admin bool, cmd *NVMeCommand) (n NVMeInfo, ok bool) {
+	switch {
+	case len(msg) == NVMeCQELen:
+		n.Kind = NVMeCQE
+		n.CQE, _ = DecodeNVMeCompletion(msg)
+		return n, true
+	case len(msg) >= NVMeSQELen:
+		*cmd, _ = DecodeNVMeCommand(msg, admin)
+		n.Kind, n.Cmd = NVMeCmd, cmd
+		return n, true
+	}
+	return n, false
 }

@@ -12,7 +12,7 @@ func registerNVMeFields(rt *Field) {
 		}
 		return nil
 	}
-	cmd := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCmd }
+	cmd := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCmd && n.Cmd != nil }
 	plain := func(p *Packet) bool { return cmd(p) && !nv(p).Cmd.Fabrics() }
 	fabrics := func(p *Packet) bool { return cmd(p) && nv(p).Cmd.Fabrics() }
 	fc := func(t uint8) func(p *Packet) bool {
@@ -22,7 +22,7 @@ func registerNVMeFields(rt *Field) {
 		return func(p *Packet) bool { return plain(p) && nv(p).Cmd.Admin && nv(p).Cmd.Opcode == op }
 	}
 	cqe := func(p *Packet) bool { n := nv(p); return n != nil && n.Kind == NVMeCQE }
-	c := func(p *Packet) *NVMeCommand { return &nv(p).Cmd }
+	c := func(p *Packet) *NVMeCommand { return nv(p).Cmd }
 	q := func(p *Packet) *NVMeCompletion { return &nv(p).CQE }
 	proto := func(abbrev, name string, ok func(*Packet) bool) *Field {
 		f := register(&Field{Abbrev: abbrev, Name: name, Type: FTProtocol, Off: -1,
@@ -51,6 +51,18 @@ func registerNVMeFields(rt *Field) {
 	rdma := proto("nvme-rdma", "NVM Express Fabrics RDMA", func(p *Packet) bool { return nv(p) != nil })
 	u(rdma, "nvme-rdma.cmd.qid", "Cmd Qid", FTUint16, BaseHex, 0, hasQID, func(p *Packet) uint64 { return uint64(nv(p).QID) })
 
+	creq := func(p *Packet) bool { n := nv(p); return n != nil && n.HasCMReq }
+	crep := func(p *Packet) bool { n := nv(p); return n != nil && n.HasCMRep }
+	u(rdma, "nvme-rdma.cm.req.recfmt", "Record Format", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.RecFmt) })
+	u(rdma, "nvme-rdma.cm.req.hrqsize", "RDMA QP Host Receive Queue Size", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.HRQSize) })
+	u(rdma, "nvme-rdma.cm.req.cntlid", "Controller ID", FTUint16, BaseHex, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.CntlID) })
+	u(rdma, "nvme-rdma.cm.rsp.recfmt", "Record Format", FTUint16, BaseDec, 0, crep, func(p *Packet) uint64 { return uint64(nv(p).CMRep.RecFmt) })
+	u(rdma, "nvme-rdma.cm.rsp.crqsize", "RDMA QP Controller Receive Queue Size", FTUint16, BaseDec, 0, crep, func(p *Packet) uint64 { return uint64(nv(p).CMRep.CRQSize) })
+	// (tshark shows the queue ID and the host send queue size with
+	// custom formats: rocetap.nvme.cm.qid and .hsqsize)
+	u(rt, "rocetap.nvme.cm.qid", "NVMe queue the connection is for (CM REQ)", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.QID) })
+	u(rt, "rocetap.nvme.cm.hsqsize", "RDMA QP Host Send Queue Size (CM REQ)", FTUint16, BaseDec, 0, creq, func(p *Packet) uint64 { return uint64(nv(p).CMReq.HSQSize) })
+
 	nvme := proto("nvme", "NVM Express", func(p *Packet) bool { return cmd(p) || cqe(p) })
 	// fabrics commands
 	by(nvme, "nvme.fabrics.cmd.opc", "Opcode", func(p *Packet) []byte {
@@ -60,12 +72,13 @@ func registerNVMeFields(rt *Field) {
 		return []byte{NVMeFabrics}
 	})
 	u(nvme, "nvme.fabrics.cmd.cid", "Command Identifier", FTUint16, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).CID) })
-	u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
+	fct := u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
+	fct.label = func(p *Packet) string { return "Fabric Command Type (" + c(p).OpName() + ")" }
 	conn := fc(NVMeFCConnect)
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
 	u(nvme, "nvme.fabrics.cmd.connect.cattr", "Connect Attributes", FTUint8, BaseHex, 0, conn, func(p *Packet) uint64 { return uint64(uint8(c(p).CDW[1] >> 16)) })
 	u(nvme, "nvme.fabrics.cmd.connect.kato", "Keep Alive Timeout", FTUint32, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(c(p).CDW[2]) })
-	hasConn := func(p *Packet) bool { n := nv(p); return n != nil && n.HasConnect }
+	hasConn := func(p *Packet) bool { n := nv(p); return n != nil && n.Connect != nil }
 	by(nvme, "nvme.fabrics.cmd.connect.data.hostid", "Host Identifier", func(p *Packet) []byte {
 		if !hasConn(p) {
 			return nil
@@ -91,7 +104,8 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.cmd.prop_get_set.offset", "Offset", FTUint32, BaseHex, 0, prop, func(p *Packet) uint64 { return uint64(c(p).PropOffset()) })
 
 	// NVMe commands
-	u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
+	opc := u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
+	opc.label = func(p *Packet) string { return "Opcode (" + c(p).OpName() + ")" }
 	u(nvme, "nvme.cmd.fuse_op", "Fuse Operation", FTUint8, BaseHex, 0x03, plain, func(p *Packet) uint64 { return uint64(c(p).Fuse) })
 	u(nvme, "nvme.cmd.psdt", "PRP Or SGL", FTUint8, BaseHex, 0xC0, plain, func(p *Packet) uint64 { return uint64(c(p).PSDT) })
 	u(nvme, "nvme.cmd.cid", "Command ID", FTUint16, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).CID) })
@@ -119,7 +133,7 @@ func registerNVMeFields(rt *Field) {
 
 	// completions: a fabrics command's result is its own (tshark shows no
 	// DWORD0/1 and no phase tag for it)
-	fcqe := func(p *Packet) bool { return cqe(p) && nv(p).HasCmd && c(p).Fabrics() }
+	fcqe := func(p *Packet) bool { return cqe(p) && c(p) != nil && c(p).Fabrics() }
 	ncqe := func(p *Packet) bool { return cqe(p) && !fcqe(p) }
 	fres := func(t uint8, prop uint32) func(p *Packet) bool {
 		return func(p *Packet) bool {
@@ -146,7 +160,7 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.fabrics.prop_get_set.csts", "Controller Status", FTUint32, BaseHex, 0, cstsOK, cstsGet)
 	// tshark shows a Set Features Number of Queues result in place of DWORD0
 	nq := func(p *Packet) bool {
-		return ncqe(p) && nv(p).HasCmd && c(p).Admin && c(p).Opcode == 0x09 && uint8(c(p).CDW[0]) == 0x07
+		return ncqe(p) && c(p) != nil && c(p).Admin && c(p).Opcode == 0x09 && uint8(c(p).CDW[0]) == 0x07
 	}
 	u(nvme, "nvme.cqe.dword0.set_features.nq", "DWORD0: Set Feature Number of Queues Result", FTUint32, BaseHex, 0, nq, func(p *Packet) uint64 { return uint64(q(p).DW0) })
 	u(nvme, "nvme.cqe.dword0", "DWORD0", FTUint32, BaseHex, 0, func(p *Packet) bool { return ncqe(p) && !nq(p) }, func(p *Packet) uint64 { return uint64(q(p).DW0) })
@@ -174,7 +188,7 @@ func registerNVMeFields(rt *Field) {
 		u(rt, abbrev, name, t, base, 0, ok, get)
 	}
 	linked := func(p *Packet) bool { n := nv(p); return n != nil && n.Link.Linked }
-	named := func(p *Packet) bool { n := nv(p); return n != nil && (n.Kind == NVMeCmd || n.HasCmd) }
+	named := func(p *Packet) bool { n := nv(p); return n != nil && n.Cmd != nil }
 	rn("rocetap.nvme.qid", "NVMe queue", FTUint16, BaseDec, hasQID, func(p *Packet) uint64 { return uint64(nv(p).QID) })
 	s(rt, "rocetap.nvme.kind", "NVMe packet", func(p *Packet) string {
 		if n := nv(p); n != nil && n.Kind != NVMeNone {

@@ -153,6 +153,5 @@ type ULPInfo struct {
 // Reset clears the info, keeping its buffers.
 func (u *ULPInfo) Reset(proto ULP) {
 	frames := u.MsgFrames[:0]
-	nv := u.NVMe.reuse()
-	*u = ULPInfo{Proto: proto, MsgFrames: frames, NVMe: nv}
+	*u = ULPInfo{Proto: proto, MsgFrames: frames}
 }

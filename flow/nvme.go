@@ -25,13 +25,11 @@ import (
 
 func init() {
 	RegisterULP(decode.ULPNVMe, func(t *Tracker) ULPLinker {
-		l := &NVMeLinker{t: t}
+		l := &NVMeLinker{t: t, keep: t.opts.KeepULP, queues: map[[2]uint32]int{}, status: map[uint16]int{}}
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPNVMe).(*NVMeLinker); ok {
 				l.prior = map[int]*NVMeCommand{}
-				for _, k := range pl.cmds {
-					l.prior[k.Frame] = k
-				}
+				pl.each(func(k *NVMeCommand) { l.prior[k.Frame] = k })
 			}
 		}
 		return l
@@ -41,13 +39,33 @@ func init() {
 // NVMeLinker is the NVMe-oF linker of a tracker; the reports read its
 // commands.
 type NVMeLinker struct {
-	t    *Tracker
-	cmds []*NVMeCommand
+	t *Tracker
+	// keep: every command is kept to the end (Options.KeepULP); else a
+	// command is forgotten, and its place reused, once completed: memory
+	// follows the commands in flight, not the capture's length.
+	keep bool
+	// the commands, in capture order, in slabs of 256 (one allocation
+	// for many); n of them; free: completed ones to reuse
+	slabs [][]NVMeCommand
+	n     int
+	free  []*NVMeCommand
+	// lost: commands whose cid was reused before a completion came
+	lost  []NVMeCommand
+	conns []*nvmeConn
+	// st: the statistics, counted as the commands go
+	st     NVMeStats
+	ops    [3][256]int32 // ByOp index + 1, by queue kind and opcode
+	queues map[[2]uint32]int
+	status map[uint16]int
+	// ops2: the operations' records (Options.ULPOps)
+	ops2 []NVMeOp
 	// Orphans counts completions that matched no command.
 	Orphans int
 	// prior: the commands a first pass over the capture found, by the
 	// frame of their capsule (Options.Prior)
 	prior map[int]*NVMeCommand
+	slab  []NVMeCommand
+	arena []int
 }
 
 // NVMeCommand is one command as the capture shows it.
@@ -57,15 +75,15 @@ type NVMeCommand struct {
 	HasQID  bool
 	Cmd     decode.NVMeCommand // Data is nil
 	Frame   int                // the capsule's last packet
-	Time    time.Time
-	Frames  []int // the capsule's packets
+	Time    int64              // Unix nanoseconds (no time.Time: its pointer makes the GC scan every command)
+	Frames  []int              // the capsule's packets
 	// InCapsule is the bytes of data the capsule carried.
 	InCapsule int
 	// The completion.
 	Done     bool
 	CQE      decode.NVMeCompletion
 	CQEFrame int
-	CQETime  time.Time
+	CQETime  int64
 	// The data moved with the SGL's key: packets carrying data (WRITE
 	// packets, READ responses) and their bytes; DataToHost is true when the
 	// target wrote it (RDMA WRITE), false when it read it.
@@ -76,7 +94,8 @@ type NVMeCommand struct {
 	ReadRequests []int
 	// InvFrame is the SEND with Invalidate of the key.
 	InvFrame int
-	Outside  bool // a transfer fell outside the SGL
+	Outside  bool  // a transfer fell outside the SGL
+	op       int32 // index in the stats' ByOp
 }
 
 // Latency is the time from the capsule to the completion.
@@ -84,37 +103,124 @@ func (c *NVMeCommand) Latency() (time.Duration, bool) {
 	if !c.Done {
 		return 0, false
 	}
-	return c.CQETime.Sub(c.Time), true
+	return time.Duration(c.CQETime - c.Time), true
 }
 
-// Commands returns every command, in capture order.
-func (l *NVMeLinker) Commands() []*NVMeCommand { return l.cmds }
+// alloc returns a new command from a slab: one allocation for many
+// (measured: one allocation per command cost a third of the linker).
+func (l *NVMeLinker) alloc() *NVMeCommand {
+	if n := len(l.free); n > 0 {
+		k := l.free[n-1]
+		l.free = l.free[:n-1]
+		f, d, r := k.Frames[:0], k.DataFrames[:0], k.ReadRequests[:0]
+		*k = NVMeCommand{Frames: f, DataFrames: d, ReadRequests: r}
+		return k
+	}
+	if len(l.slab) == cap(l.slab) {
+		l.slab = make([]NVMeCommand, 0, 256)
+		l.slabs = append(l.slabs, l.slab)
+	}
+	l.slabs[len(l.slabs)-1] = l.slab[:len(l.slab)+1]
+	l.slab = l.slab[:len(l.slab)+1]
+	return &l.slab[len(l.slab)-1]
+}
+
+// frames returns an empty frame list with room for n+extra frames, cut
+// from a shared arena.
+func (l *NVMeLinker) frames(n, extra int) []int {
+	c := n + extra
+	if c == 0 {
+		return nil
+	}
+	if c > 64 {
+		return make([]int, 0, c)
+	}
+	if len(l.arena)+c > cap(l.arena) {
+		l.arena = make([]int, 0, 4096)
+	}
+	s := l.arena[len(l.arena) : len(l.arena) : len(l.arena)+c]
+	l.arena = l.arena[:len(l.arena)+c]
+	return s
+}
+
+// release forgets a completed command (unless every command is kept):
+// its place serves the next one.
+func (l *NVMeLinker) release(nc *nvmeConn, k *NVMeCommand) {
+	if l.keep {
+		return
+	}
+	if k.Cmd.SGL.Keyed() && nc.byKey[k.Cmd.SGL.Key] == k {
+		delete(nc.byKey, k.Cmd.SGL.Key) // data with the key after this is no command's
+	}
+	l.free = append(l.free, k)
+}
+
+// Commands returns every command, in capture order, when the tracker
+// keeps them all (Options.KeepULP); else nil.
+func (l *NVMeLinker) Commands() []*NVMeCommand {
+	if !l.keep {
+		return nil
+	}
+	out := make([]*NVMeCommand, 0, l.n)
+	for _, s := range l.slabs {
+		for i := range s {
+			out = append(out, &s[i])
+		}
+	}
+	return out
+}
+
+// each calls fn for every command, in capture order.
+func (l *NVMeLinker) each(fn func(k *NVMeCommand)) {
+	for _, s := range l.slabs {
+		for i := range s {
+			fn(&s[i])
+		}
+	}
+}
 
 // nvmeConn is the linker's state of one queue (connection).
 type nvmeConn struct {
+	// queue depth: the commands outstanding, the most there were, and
+	// depth × time summed (ns) since the first command, for the mean
+	maxDepth  int
+	depthSum  float64
+	depthFrom int64 // when the depth last changed
+	firstCmd  int64
+	stat      int // index in the stats' ByQueue
 	qid     uint16
 	hasQID  bool
 	pending map[uint16]*NVMeCommand // outstanding, by CID
 	byKey   map[uint32]*NVMeCommand // the keyed commands whose key is valid
-	invalid map[uint32]int          // invalidated keys: the frame that invalidated them
+	// invalid holds the last keys invalidated (a ring, looked up only
+	// when a transfer's key belongs to no command): a map of them cost
+	// more than the rest of the linker.
+	invalid [maxInvalid]invalidKey
+	invNext int
 	// identify namespace data, being written, and the block sizes found
 	identBuf []byte
 	identCmd *NVMeCommand
 	blocks   map[uint32]uint32 // by NSID
 }
 
+type invalidKey struct {
+	key   uint32
+	frame int // 0: empty
+}
+
 // maxInvalid bounds the invalidated keys a queue remembers.
-const maxInvalid = 4096
+const maxInvalid = 64
 
 func (l *NVMeLinker) conn(c *ULPConn) *nvmeConn {
 	if nc, ok := c.State.(*nvmeConn); ok {
 		return nc
 	}
-	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, invalid: map[uint32]int{}, blocks: map[uint32]uint32{}}
+	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, blocks: map[uint32]uint32{}}
 	if r, ok := decode.DecodeNVMeCMReq(c.Private); ok {
 		nc.qid, nc.hasQID = r.QID, true
 	}
 	c.State = nc
+	l.conns = append(l.conns, nc)
 	return nc
 }
 
@@ -150,37 +256,51 @@ func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 }
 
 func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.Packet) {
-	cmd, _ := decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
+	k := l.alloc()
+	*k = NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Frame: p.Frame.Number, Time: p.Frame.Time.UnixNano()}
+	k.Cmd, _ = decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
+	cmd := &k.Cmd
 	n := l.info(p, nc)
 	if cmd.Fabrics() && cmd.FCType == decode.NVMeFCConnect {
 		if !nc.hasQID {
 			nc.qid, nc.hasQID = uint16(cmd.CDW[0]>>16), true
 			n.QID, n.HasQID = nc.qid, true
+			k.QID, k.HasQID = nc.qid, true
 			cmd.Admin = nc.qid == 0
 		}
 		if d, ok := decode.DecodeNVMeConnectData(cmd.Data); ok {
-			n.Connect, n.HasConnect = d, true
+			n.Connect = &d
 		}
 	}
-	inCapsule := len(cmd.Data)
-	n.Kind, n.Cmd, n.HasCmd = decode.NVMeCmd, cmd, true
+	k.InCapsule = len(cmd.Data)
 	cmd.Data = nil
-	k := &NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Cmd: cmd, Frame: p.Frame.Number, Time: p.Frame.Time,
-		Frames: slices.Clone(m.Frames), InCapsule: inCapsule}
+	n.Kind, n.Cmd = decode.NVMeCmd, cmd
+	if cap(k.Frames) < len(m.Frames) {
+		k.Frames = l.frames(len(m.Frames), 0)
+	}
+	k.Frames = append(k.Frames, m.Frames...)
+	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 && cap(k.DataFrames) == 0 {
+		k.DataFrames = l.frames(0, min(int(cmd.SGL.Len>>10)+1, 8))
+	}
 	if old := nc.pending[cmd.CID]; old != nil {
 		// the CID is reused: the old command's completion is not in the
 		// capture
 		delete(nc.pending, cmd.CID)
+		l.lost = append(l.lost, *old)
+		l.release(nc, old)
 	}
+	l.count(k)
+	nc.stat = l.queues[[2]uint32{k.Session, uint32(k.QID)}] + 1
+	nc.depth(k.Time)
 	nc.pending[cmd.CID] = k
+	nc.maxDepth = max(nc.maxDepth, len(nc.pending))
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
-		nc.byKey[cmd.SGL.Key] = k
-		delete(nc.invalid, cmd.SGL.Key) // registered again
+		nc.byKey[cmd.SGL.Key] = k // (a key registered again is found here before among the invalidated)
 	}
 	if cmd.Admin && cmd.Opcode == 0x06 && uint8(cmd.CDW[0]) == 0 && cmd.SGL.Keyed() {
 		nc.identCmd, nc.identBuf = k, nc.identBuf[:0]
 	}
-	l.cmds = append(l.cmds, k)
+	l.n++
 	l.link(n, k)
 }
 
@@ -193,7 +313,7 @@ func (l *NVMeLinker) link(n *decode.NVMeInfo, k *NVMeCommand) {
 	n.Link.CmdFrame = k.Frame
 	n.Link.CQEFrame = k.CQEFrame
 	n.Link.InvFrame = k.InvFrame
-	n.Link.DataFrames = append(n.Link.DataFrames[:0], k.DataFrames...)
+	n.Link.DataFrames = k.DataFrames // (appends to it leave this view alone)
 	n.Link.DataBytes = k.DataBytes
 	n.Link.Latency, n.Link.HasLatency = k.Latency()
 }
@@ -211,12 +331,13 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 		c.Event(p, decode.EventULPNoCommand, "NVMe completion of cid "+strconv.Itoa(int(cqe.CID))+" on queue "+qidString(nc)+": no outstanding command with that cid (sent before the capture, or lost)")
 		return
 	}
+	nc.depth(p.Frame.Time.UnixNano())
 	delete(nc.pending, cqe.CID)
-	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time
+	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time.UnixNano()
 	if m.Inv && k.Cmd.SGL.Keyed() && m.InvKey == k.Cmd.SGL.Key {
 		k.InvFrame = p.Frame.Number
 	}
-	n.Cmd, n.HasCmd = k.Cmd, true
+	n.Cmd = &k.Cmd
 	l.link(n, k)
 	if cqe.Code() != 0 && !(k.Cmd.Admin && k.Cmd.Opcode == 0x0C) {
 		c.Event(p, decode.EventULPError, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") failed: "+cqe.StatusName()+" (SCT "+strconv.Itoa(int(cqe.SCT()))+", SC 0x"+strconv.FormatUint(uint64(cqe.SC()), 16)+")")
@@ -227,6 +348,11 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 	if want, ok := nc.length(k); ok && cqe.Code() == 0 && k.DataBytes != want {
 		c.Event(p, decode.EventULPLength, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" (frame "+strconv.Itoa(k.Frame)+") moved "+strconv.FormatUint(k.DataBytes, 10)+" bytes with key 0x"+strconv.FormatUint(uint64(k.Cmd.SGL.Key), 16)+", the command asks for "+strconv.FormatUint(want, 10))
 	}
+	l.countDone(k)
+	if l.t.opts.ULPOps {
+		l.ops2 = append(l.ops2, opOf(k))
+	}
+	l.release(nc, k)
 }
 
 // length is the bytes a keyed command should move: the LBAs times the
@@ -248,10 +374,19 @@ func (nc *nvmeConn) invalidate(key uint32, frame int) {
 	if k := nc.byKey[key]; k != nil {
 		delete(nc.byKey, key)
 	}
-	if len(nc.invalid) >= maxInvalid {
-		clear(nc.invalid)
+	nc.invalid[nc.invNext] = invalidKey{key, frame}
+	nc.invNext = (nc.invNext + 1) % maxInvalid
+}
+
+// invalidated returns the frame that invalidated key, if it is among the
+// last keys invalidated.
+func (nc *nvmeConn) invalidated(key uint32) (int, bool) {
+	for _, e := range &nc.invalid {
+		if e.frame != 0 && e.key == key {
+			return e.frame, true
+		}
 	}
-	nc.invalid[key] = frame
+	return 0, false
 }
 
 // identDone reads the block size of the namespace an Identify Namespace
@@ -275,14 +410,14 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 	nc := l.conn(c)
 	k := nc.byKey[d.RKey]
 	if k == nil {
-		if f, ok := nc.invalid[d.RKey]; ok {
+		if f, ok := nc.invalidated(d.RKey); ok {
 			l.info(p, nc)
 			c.Event(p, decode.EventULPKeyInvalidated, "NVMe: RDMA "+d.Op.String()+" with key 0x"+strconv.FormatUint(uint64(d.RKey), 16)+", which frame "+strconv.Itoa(f)+" invalidated")
 		}
 		return
 	}
 	n := l.info(p, nc)
-	n.Kind, n.Cmd, n.HasCmd = decode.NVMeData, k.Cmd, true
+	n.Kind, n.Cmd = decode.NVMeData, &k.Cmd
 	sgl := k.Cmd.SGL
 	if d.VA >= sgl.Addr {
 		n.Link.Offset, n.Link.HasOffset = d.VA-sgl.Addr, true
@@ -297,10 +432,16 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		k.DataFrames = append(k.DataFrames, p.Frame.Number)
 		k.DataBytes += d.Len
 		k.DataToHost = d.Op == decode.MPTOpWrite
+		l.st.ByOp[k.op].Bytes += d.Len
+		if k.DataToHost {
+			l.st.ToHost += d.Len
+		} else {
+			l.st.FromHost += d.Len
+		}
 		if c := &k.Cmd; c.Fabrics() && c.FCType == decode.NVMeFCConnect && n.Link.Offset == 0 {
 			// the Connect's data, read from the host in one packet
 			if cd, ok := decode.DecodeNVMeConnectData(p.Payload); ok {
-				n.Connect, n.HasConnect = cd, true
+				n.Connect = &cd
 			}
 		}
 		if k == nc.identCmd && n.Link.HasOffset && n.Link.Offset < 4096 {
@@ -314,16 +455,28 @@ func (l *NVMeLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 	l.link(n, k)
 }
 
-// End reports the commands never completed.
+// End reports the commands never completed: those still outstanding, and
+// those whose cid was reused before a completion came, in capture order.
 func (l *NVMeLinker) End() {
-	for _, k := range l.cmds {
-		if k.Done || k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
+	open := append([]NVMeCommand(nil), l.lost...)
+	for _, nc := range l.conns {
+		for _, k := range nc.pending {
+			open = append(open, *k)
+		}
+	}
+	slices.SortFunc(open, func(a, b NVMeCommand) int { return a.Frame - b.Frame })
+	for i := range open {
+		k := &open[i]
+		if l.t.opts.ULPOps {
+			l.ops2 = append(l.ops2, opOf(k))
+		}
+		if k.Cmd.Admin && k.Cmd.Opcode == 0x0C {
 			continue // an Asynchronous Event Request waits for an event: outstanding by design
 		}
-		if l.t.now-k.Time.UnixNano() < int64(l.t.opts.NoResponseAfter) {
+		if l.t.now-k.Time < int64(l.t.opts.NoResponseAfter) {
 			continue // sent just before the capture ended
 		}
-		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time.UnixNano(), k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
+		l.t.emit(decode.EventULPNoCompletion, k.Frame, k.Time, k.Session, "NVMe "+k.Cmd.OpName()+" cid "+strconv.Itoa(int(k.Cmd.CID))+" on queue "+qidOf(k)+" (frame "+strconv.Itoa(k.Frame)+") was never completed")
 	}
 }
 
@@ -365,76 +518,101 @@ type NVMeOpStats struct {
 
 // NVMeQueueStats is one line of NVMeStats.ByQueue.
 type NVMeQueueStats struct {
-	Session  uint32
-	QID      uint16
-	HasQID   bool
-	Commands int
+	Session  uint32 `json:"session"`
+	QID      uint16 `json:"qid"`
+	HasQID   bool   `json:"qid_known"`
+	Commands int    `json:"commands"`
+	// MaxDepth is the most commands outstanding at once; MeanDepth their
+	// number averaged over time, from the queue's first command to its
+	// last completion or command.
+	MaxDepth  int     `json:"max_depth"`
+	MeanDepth float64 `json:"mean_depth"`
 }
 
 // NVMeStatusCount is one line of NVMeStats.Status.
 type NVMeStatusCount struct {
-	Status string
-	Count  int
+	Status string `json:"status"`
+	Count  int    `json:"count"`
+}
+
+// depth adds the time since the depth last changed, at the depth it had,
+// before it changes at now.
+func (nc *nvmeConn) depth(now int64) {
+	if nc.depthFrom == 0 {
+		nc.firstCmd = now
+	} else {
+		nc.depthSum += float64(len(nc.pending)) * float64(now-nc.depthFrom)
+	}
+	nc.depthFrom = now
+}
+
+// count counts a new command in the statistics.
+func (l *NVMeLinker) count(k *NVMeCommand) {
+	st := &l.st
+	st.Commands++
+	q, op := 0, k.Cmd.Opcode
+	switch {
+	case k.Cmd.Fabrics():
+		q, op = 2, k.Cmd.FCType
+	case k.Cmd.Admin:
+		q = 1
+	}
+	i := l.ops[q][op] - 1
+	if i < 0 {
+		i = int32(len(st.ByOp))
+		l.ops[q][op] = i + 1
+		st.ByOp = append(st.ByOp, NVMeOpStats{Queue: [3]string{"io", "admin", "fabrics"}[q], Name: k.Cmd.OpName()})
+	}
+	k.op = i
+	st.ByOp[i].Count++
+	st.ByOp[i].Bytes += uint64(k.InCapsule)
+	st.InCapsule += uint64(k.InCapsule)
+	qk := [2]uint32{k.Session, uint32(k.QID)}
+	j, ok := l.queues[qk]
+	if !ok {
+		j = len(st.ByQueue)
+		l.queues[qk] = j
+		st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
+	}
+	st.ByQueue[j].Commands++
+}
+
+// countDone counts a completion in the statistics.
+func (l *NVMeLinker) countDone(k *NVMeCommand) {
+	st := &l.st
+	st.Completed++
+	if d, ok := k.Latency(); ok {
+		st.ByOp[k.op].Latency.Add(d)
+	}
+	code := k.CQE.Code()
+	if code != 0 {
+		st.Errors++
+	}
+	x, ok := l.status[code]
+	if !ok {
+		x = len(st.Status)
+		l.status[code] = x
+		st.Status = append(st.Status, NVMeStatusCount{Status: k.CQE.StatusName()})
+	}
+	st.Status[x].Count++
 }
 
 // Stats summarizes the commands.
 func (l *NVMeLinker) Stats() *NVMeStats {
-	st := &NVMeStats{Commands: len(l.cmds), Orphans: l.Orphans}
-	ops := map[[2]string]int{}
-	queues := map[[2]uint32]int{}
-	status := map[string]int{}
-	for _, k := range l.cmds {
-		q := "io"
-		switch {
-		case k.Cmd.Fabrics():
-			q = "fabrics"
-		case k.Cmd.Admin:
-			q = "admin"
-		}
-		key := [2]string{q, k.Cmd.OpName()}
-		i, ok := ops[key]
-		if !ok {
-			i = len(st.ByOp)
-			ops[key] = i
-			st.ByOp = append(st.ByOp, NVMeOpStats{Queue: q, Name: key[1]})
-		}
-		o := &st.ByOp[i]
-		o.Count++
-		o.Bytes += k.DataBytes + uint64(k.InCapsule)
-		if d, ok := k.Latency(); ok {
-			o.Latency.Add(d)
-		}
-		qk := [2]uint32{k.Session, uint32(k.QID)}
-		j, ok := queues[qk]
-		if !ok {
-			j = len(st.ByQueue)
-			queues[qk] = j
-			st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
-		}
-		st.ByQueue[j].Commands++
-		if k.DataToHost {
-			st.ToHost += k.DataBytes
-		} else {
-			st.FromHost += k.DataBytes
-		}
-		st.InCapsule += uint64(k.InCapsule)
-		if !k.Done {
+	st := l.st
+	st.Orphans = l.Orphans
+	st.ByQueue = append([]NVMeQueueStats(nil), l.st.ByQueue...)
+	for _, nc := range l.conns {
+		if nc.stat == 0 {
 			continue
 		}
-		st.Completed++
-		if k.CQE.Code() != 0 {
-			st.Errors++
+		q := &st.ByQueue[nc.stat-1]
+		q.MaxDepth = nc.maxDepth
+		if span := nc.depthFrom - nc.firstCmd; span > 0 {
+			q.MeanDepth = nc.depthSum / float64(span)
 		}
-		name := k.CQE.StatusName()
-		s, ok := status[name]
-		if !ok {
-			s = len(st.Status)
-			status[name] = s
-			st.Status = append(st.Status, NVMeStatusCount{Status: name})
-		}
-		st.Status[s].Count++
 	}
-	return st
+	return &st
 }
 
 func qidOf(k *NVMeCommand) string {
@@ -443,3 +621,50 @@ func qidOf(k *NVMeCommand) string {
 	}
 	return strconv.Itoa(int(k.QID))
 }
+
+// NVMeOp is the compact record of one command for a list of operations
+// (the TUI's ULP view, with Options.ULPOps): about 64 bytes.
+type NVMeOp struct {
+	Frame, CQEFrame int32 // the capsule's last packet; the completion (0: none)
+	Session         uint32
+	QID             uint16
+	HasQID, Done    bool
+	Admin           bool
+	Opcode, FCType  uint8
+	CID             uint16
+	NLB             uint16 // 0-based, as on the wire
+	NSID            uint32
+	Status          uint16 // SCT<<8 | SC (0: success)
+	HasLBA          bool
+	SLBA            uint64
+	Latency         time.Duration
+	Bytes           uint64 // moved with the key, or in the capsule
+}
+
+// Command returns the command's name ("Read", "Property Get").
+func (o *NVMeOp) Command() string {
+	c := decode.NVMeCommand{Opcode: o.Opcode, FCType: o.FCType, Admin: o.Admin}
+	return c.OpName()
+}
+
+// StatusName names the completion's status.
+func (o *NVMeOp) StatusName() string {
+	c := decode.NVMeCompletion{Status: o.Status << 1}
+	return c.StatusName()
+}
+
+func opOf(k *NVMeCommand) NVMeOp {
+	o := NVMeOp{Frame: int32(k.Frame), CQEFrame: int32(k.CQEFrame), Session: k.Session, QID: k.QID, HasQID: k.HasQID, Done: k.Done,
+		Admin: k.Cmd.Admin, Opcode: k.Cmd.Opcode, FCType: k.Cmd.FCType, CID: k.Cmd.CID, NSID: k.Cmd.NSID, Status: k.CQE.Code(),
+		HasLBA: k.Cmd.HasLBA(), Bytes: k.DataBytes + uint64(k.InCapsule)}
+	if o.HasLBA {
+		o.SLBA, o.NLB = k.Cmd.SLBA(), k.Cmd.NLB()
+	}
+	o.Latency, _ = k.Latency()
+	return o
+}
+
+// Ops returns the operations recorded (Options.ULPOps): each command as it
+// completed, then, after the end of the capture, those never completed.
+// The slice is the linker's: read it while the tracker stands still.
+func (l *NVMeLinker) Ops() []NVMeOp { return l.ops2 }

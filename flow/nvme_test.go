@@ -15,6 +15,16 @@ import (
 // the kernel's tracepoints joined with the wire (see
 // ../shared/captures/ulp/README.md).
 type nvmeExpect struct {
+	Connections []struct {
+		QID int `json:"nvme_qid"`
+		Req struct {
+			Frame   int `json:"frame"`
+			RecFmt  int `json:"recfmt"`
+			QID     int `json:"qid"`
+			HRQSize int `json:"hrqsize"`
+			HSQSize int `json:"hsqsize"`
+		} `json:"wire_cm_req"`
+	} `json:"connections"`
 	Commands []struct {
 		QID      int     `json:"qid"`
 		CID      int     `json:"cid"`
@@ -76,7 +86,21 @@ func TestNVMeGroundTruth(t *testing.T) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatal(err)
 			}
-			tr := trackFile(t, "../testdata/ulp/"+name+".pcap", flow.Options{}, 0, nil)
+			reqs := map[int]decode.NVMeCMReq{}
+			tr := trackFile(t, "../testdata/ulp/"+name+".pcap", flow.Options{KeepULP: true}, 0, func(p *decode.Packet) {
+				if u := p.Analysis.ULP; u != nil && u.NVMe.HasCMReq {
+					reqs[p.Frame.Number] = u.NVMe.CMReq
+				}
+			})
+			if len(reqs) != len(want.Connections) {
+				t.Errorf("%d CM REQs with NVMe-oF private data, want %d", len(reqs), len(want.Connections))
+			}
+			for _, c := range want.Connections {
+				r := reqs[c.Req.Frame]
+				if int(r.RecFmt) != c.Req.RecFmt || int(r.QID) != c.Req.QID || int(r.QID) != c.QID || int(r.HRQSize) != c.Req.HRQSize || int(r.HSQSize) != c.Req.HSQSize {
+					t.Errorf("CM REQ frame %d: %+v, want %+v", c.Req.Frame, r, c.Req)
+				}
+			}
 			l, ok := tr.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker)
 			if !ok {
 				t.Fatal("no NVMe linker")
@@ -208,7 +232,7 @@ func TestNVMeFindings(t *testing.T) {
 // decode-as finds the next Read whole: command, data and completion
 // linked, queue unknown (no Connect, no CM).
 func TestNVMeMidStream(t *testing.T) {
-	tr := trackFile(t, "../testdata/ulp/synth/nvme_midstream.pcap", flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPNVMe}}}, 0, nil)
+	tr := trackFile(t, "../testdata/ulp/synth/nvme_midstream.pcap", flow.Options{KeepULP: true, DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPNVMe}}}, 0, nil)
 	l := tr.ULPLinker(decode.ULPNVMe).(*flow.NVMeLinker)
 	cmds := l.Commands()
 	if len(cmds) != 1 || l.Orphans != 1 {

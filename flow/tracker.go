@@ -60,6 +60,15 @@ type Options struct {
 	// command's completion, data, latency) onto every packet of the
 	// command, not only those after it.
 	Prior *Tracker
+	// KeepULP keeps every ULP command to the end of the capture (a first
+	// pass that will be a Prior; tests): otherwise a command is forgotten
+	// once completed, and the linker's memory follows the commands in
+	// flight.
+	KeepULP bool
+	// ULPOps records every ULP operation compactly as it completes (and
+	// those never completed, at the end) for a list of operations: the
+	// TUI's ULP view (NVMeLinker.Ops).
+	ULPOps bool
 }
 
 // Tracker rebuilds sessions from packets given in capture order.

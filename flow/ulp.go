@@ -45,9 +45,9 @@ type ULPLinker interface {
 	End()
 }
 
-// ULPSeer is a ULPLinker that also wants every request and READ
-// response packet of its connections before the framework hands it on
-// (NVMe-oF shows the queue ID on every packet, tshark does too).
+// ULPSeer is a ULPLinker that also wants the SEND First/Middle packets of
+// its connections, which carry part of a message (NVMe-oF shows the queue
+// ID on every packet, as tshark does).
 type ULPSeer interface {
 	Seen(c *ULPConn, p *decode.Packet)
 }
@@ -216,6 +216,12 @@ func (t *Tracker) ulpREQ(p *decode.Packet, src, dst addr16) {
 		priv = append([]byte(nil), pd[decode.CMIPPrivateLen:]...)
 	}
 	st.pending[cmKey{src, dst, p.CM.LocalCommID}] = ulpPending{u, priv}
+	st.info.Reset(u)
+	if u == decode.ULPNVMe {
+		n := &st.info.NVMe
+		n.CMReq, n.HasCMReq = decode.DecodeNVMeCMReq(priv)
+	}
+	p.Analysis.ULP = &st.info
 }
 
 // ulpREP binds the session a CM REP created (n, side A the REQ's sender)
@@ -233,6 +239,12 @@ func (t *Tracker) ulpREP(p *decode.Packet, k cmKey, n *Session) {
 	c.Initiator = 0
 	c.Private = pd.priv
 	c.RepPrivate = append([]byte(nil), p.CM.PrivateData...)
+	t.ulp.info.Reset(pd.ulp)
+	if pd.ulp == decode.ULPNVMe {
+		n := &t.ulp.info.NVMe
+		n.CMRep, n.HasCMRep = decode.DecodeNVMeCMRep(c.RepPrivate)
+	}
+	p.Analysis.ULP = &t.ulp.info
 }
 
 func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPConn {
@@ -240,7 +252,7 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 	c := &ULPConn{ULP: u, Session: session, Learned: learned, Initiator: -1, t: t}
 	st.conns[session] = c
 	if s := t.Session(session); s != nil {
-		s.ULP = c
+		s.f().ulp = c
 	}
 	if st.linkers[u] == nil {
 		st.linkers[u] = ulpLinkers[u](t)
@@ -252,8 +264,8 @@ func (t *Tracker) newULPConn(session uint32, u decode.ULP, learned string) *ULPC
 // session carries one.
 func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 	st := t.ulp
-	c := st.conns[s.ID]
-	if c == nil {
+	c := s.ULP()
+	if c == nil && len(st.decodeAs) > 0 {
 		// the QP named may be either side's: this packet's destination,
 		// or the other side's once the session knows it
 		u, ok := st.decodeAs[p.BTH.DestQP]
@@ -267,15 +279,25 @@ func (t *Tracker) ulpPacket(p *decode.Packet, s *Session, side uint8) {
 		}
 		c = t.newULPConn(s.ID, u, "decode-as")
 	}
+	if c == nil {
+		return
+	}
+	op := p.BTH.Opcode
+	if !op.IsRequest() && !op.Is(decode.PropReadResp) {
+		return // an ACK: nothing of the ULP in it
+	}
 	st.info.Reset(c.ULP)
 	p.Analysis.ULP = &st.info
 	a := &p.Analysis
 	if a.Events&(decode.EventDuplicate|decode.EventRetransmission) != 0 {
 		return // the linker saw the first copy
 	}
-	op := p.BTH.Opcode
-	if sn, ok := st.linkers[c.ULP].(ULPSeer); ok && (op.IsRequest() || op.Is(decode.PropReadResp)) {
-		sn.Seen(c, p)
+	if op.Is(decode.PropSend) && !op.Is(decode.PropEnd) {
+		// a SEND First/Middle: the linker sees its message on its last
+		// packet, and every READ/WRITE packet; this one only here
+		if sn, ok := st.linkers[c.ULP].(ULPSeer); ok {
+			sn.Seen(c, p)
+		}
 	}
 	d := &c.dirs[side]
 	switch {
@@ -487,4 +509,18 @@ func (c *ULPConn) String() string {
 		s += " (" + c.Learned + ")"
 	}
 	return s
+}
+
+// ULPOf returns the ULP session id carries (after merges), and for
+// NVMe-oF its queue ID; decode.ULPNone when it carries none.
+func (t *Tracker) ULPOf(id uint32) (u decode.ULP, qid uint16, hasQID bool) {
+	s := t.Session(t.Resolve(id))
+	if s == nil || s.ULP() == nil {
+		return decode.ULPNone, 0, false
+	}
+	c := s.ULP()
+	if c.ULP == decode.ULPNVMe {
+		qid, hasQID = NVMeQueue(c)
+	}
+	return c.ULP, qid, hasQID
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
@@ -20,6 +22,7 @@ type recLinker struct {
 }
 
 type recMsg struct {
+	data   string
 	frame  int // the packet it was delivered on
 	side   uint8
 	n      int
@@ -30,7 +33,7 @@ type recMsg struct {
 
 func (r *recLinker) Message(c *flow.ULPConn, m *flow.ULPMessage, p *decode.Packet) {
 	r.conns[c.Session] = c
-	r.msgs = append(r.msgs, recMsg{p.Frame.Number, m.Side, len(m.Data), slices.Clone(m.Frames), m.Inv, m.InvKey})
+	r.msgs = append(r.msgs, recMsg{string(m.Data), p.Frame.Number, m.Side, len(m.Data), slices.Clone(m.Frames), m.Inv, m.InvKey})
 }
 
 func (r *recLinker) Data(c *flow.ULPConn, d *flow.ULPData, p *decode.Packet) {
@@ -227,3 +230,55 @@ func TestParseDecodeAs(t *testing.T) {
 		}
 	}
 }
+
+// TestULPReassembly feeds SEND First/Middle/Last sequences to a decode-as
+// connection: a whole message is delivered once, on its last packet, with
+// its bytes in order; a message with a PSN missing or started before the
+// capture is not delivered; a retransmitted copy of a delivered message
+// is not delivered again.
+func TestULPReassembly(t *testing.T) {
+	type pkt struct {
+		op  uint8
+		psn uint32
+		pay string
+	}
+	for _, c := range []struct {
+		name string
+		pkts []pkt
+		want []string // messages delivered
+	}{
+		{"whole", []pkt{{decode.OpSendFirst, 10, "ab"}, {decode.OpSendMiddle, 11, "cd"}, {decode.OpSendLast, 12, "ef"}}, []string{"abcdef"}},
+		{"only", []pkt{{decode.OpSendOnly, 10, "xy"}, {decode.OpSendOnly, 11, "z"}}, []string{"xy", "z"}},
+		{"gap", []pkt{{decode.OpSendFirst, 10, "ab"}, {decode.OpSendLast, 12, "ef"}, {decode.OpSendOnly, 13, "ok"}}, []string{"ok"}},
+		{"mid-stream", []pkt{{decode.OpSendMiddle, 11, "cd"}, {decode.OpSendLast, 12, "ef"}, {decode.OpSendOnly, 13, "ok"}}, []string{"ok"}},
+		{"retransmitted", []pkt{{decode.OpSendFirst, 10, "ab"}, {decode.OpSendLast, 11, "cd"}, {decode.OpSendFirst, 10, "ab"}, {decode.OpSendLast, 11, "cd"}, {decode.OpSendOnly, 12, "ok"}}, []string{"abcd", "ok"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recLinker{conns: map[uint32]*flow.ULPConn{}}
+			withLinker(t, decode.ULPISER, rec)
+			tr := flow.New(flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPISER}}, MaxOutstanding: 16})
+			for i, k := range c.pkts {
+				var p decode.Packet
+				p.Frame = decode.Frame{Number: i + 1, Time: epochULP.Add(time.Duration(i) * time.Millisecond), Len: 100}
+				p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
+				p.IPv4.Src, p.IPv4.Dst = [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+				p.BTH = decode.BTH{Opcode: decode.TransportRC.Opcode(k.op), PSN: decode.PSN(k.psn), DestQP: 0x13}
+				p.Payload = []byte(k.pay)
+				n := len(rec.msgs)
+				tr.Track(&p)
+				if len(rec.msgs) > n && !p.BTH.Opcode.Is(decode.PropEnd) {
+					t.Errorf("packet %d: a message delivered on a packet that does not end one", i+1)
+				}
+			}
+			var got []string
+			for _, m := range rec.msgs {
+				got = append(got, m.data)
+			}
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("delivered %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+var epochULP = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)

@@ -271,7 +271,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			// A first pass learns what comes after a command (its
 			// completion, data, latency) so that every packet of the
 			// command shows it.
-			prior = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt}))
+			prior = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, KeepULP: true}))
 			if _, err := runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{Tracker: prior}}); err != nil && !isDamaged(err) {
 				return err
 			}

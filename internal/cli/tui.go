@@ -121,7 +121,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		if o.MPT != "" {
 			m, _ = trackMPT(o.MPT, &o.modelFlags)
 		}
-		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent}))
+		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true}))
 	}
 
 	var ix *tui.Index

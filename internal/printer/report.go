@@ -178,8 +178,8 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, ' ')
 		n = append(n, what...)
 	}
-	if s.ULP != nil {
-		n = append(n, s.ULP.String()...)
+	if u := s.ULP(); u != nil {
+		n = append(n, u.String()...)
 	}
 	add(f.Partial, "partial msgs")
 	add(f.NoResponse, "unanswered")
@@ -350,7 +350,7 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	if f.MPTChecked > 0 {
 		j.MPT = &MPTJSON{f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected}
 	}
-	j.ULP = ulpJSON(s.ULP)
+	j.ULP = ulpJSON(s.ULP())
 	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
@@ -73,13 +74,13 @@ func AppendNVMeStats(dst []byte, st *flow.NVMeStats) []byte {
 		rows = append(rows, r)
 	}
 	dst = appendTable(dst, rows)
-	dst = append(dst, "  commands per queue:"...)
+	dst = append(dst, "  per queue (commands, queue depth max/mean):"...)
 	for _, q := range st.ByQueue {
 		dst = fmt.Appendf(dst, " #%d", q.Session)
 		if q.HasQID {
 			dst = fmt.Appendf(dst, " q%d", q.QID)
 		}
-		dst = fmt.Appendf(dst, " %d;", q.Commands)
+		dst = fmt.Appendf(dst, " %d %d/%.2f;", q.Commands, q.MaxDepth, q.MeanDepth)
 	}
 	dst = dst[:len(dst)-1]
 	dst = fmt.Appendf(dst, "\n  data: %d bytes to the host (RDMA WRITE), %d from the host (RDMA READ), %d in capsules\n", st.ToHost, st.FromHost, st.InCapsule)
@@ -167,3 +168,6 @@ func AppendNVMeStatsJSON(tail []byte, st *flow.NVMeStats) []byte {
 	out = append(out, b...)
 	return append(out, "\n}\n"...)
 }
+
+// Duration formats a latency as the reports do ("79.9µs", "1.177ms").
+func Duration(d time.Duration) string { return dur(d) }
