@@ -114,6 +114,11 @@ cached "$FILE" "n=$N gencap=$gen_hash" "$OUT/gencap" -n "$N" -o "$FILE"
 cached "$REPLAY_FILE" "n=$N gencap=$gen_hash mpt" "$OUT/gencap" -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
 cached "$GSMALL" "n=$SCAPY_N gencap=$gen_hash" "$OUT/gencap" -n "$SCAPY_N" -o "$GSMALL"
 cached "$SCAPY" "n=$SCAPY_N scapygen=$scapy_hash" /usr/bin/python3 bench/scapygen.py -n "$SCAPY_N" -o "$SCAPY"
+# NVMe-oF/RDMA traffic of 8 I/O queues (gencap -nvme), for section 3b
+NVME_FILE=$OUT/nvme.pcap
+NVME_DA=infiniband.bth.destqp==0x13,nvme-rdma
+cached "$NVME_FILE" "n=$N gencap=$gen_hash nvme" "$OUT/gencap" -nvme 8 -n "$N" -o "$NVME_FILE"
+cat "$NVME_FILE" >/dev/null
 log "warming the page cache"
 cat "$FILE" "$REPLAY_FILE" "$GSMALL" "$SCAPY" >/dev/null
 
@@ -181,6 +186,15 @@ main_expert=$("${expert[@]}" | awk '/^Expert events:/ { print $3 }')
 replay_status=0
 "${replay[@]}" >"$OUT/replay.txt" 2>>"$OUT/stderr.log" || replay_status=$?
 replay_verdict=$(tail -n 1 "$OUT/replay.txt")
+
+# --- 3b. NVMe-oF decode and linking: stats with and without -d -----------------
+stats_nvme_plain=("$BIN" stats -r "$NVME_FILE")
+stats_nvme=("$BIN" stats -r "$NVME_FILE" -d "$NVME_DA")
+NVME_CMDS=(stats_nvme_plain stats_nvme)
+for cores in 1 all; do interleave "$RUNS" "$cores" "${NVME_CMDS[@]}"; done
+NVME_PKTS=$(packets "$NVME_FILE")
+nvme_cmds=$("${stats_nvme[@]}" | awk '/^NVMe-oF:/ { print $2; exit }')
+nvme_expert=$("$BIN" expert -r "$NVME_FILE" -d "$NVME_DA" | awk '/^Expert events:/ { print $3 }')
 
 # --- 4. QP scaling ---------------------------------------------------------------
 # For each P in SCALE: a capture of P QP pairs × 4 packets (gencap -pairs P)
@@ -418,6 +432,23 @@ gen_verdict() {
 	echo "| rocetap replay packets/s, wall, all cores | $(rate "$REPLAY_PKTS" "$(wall replay all)") | ≥ 1,000,000 | **$(pass "$(div "$REPLAY_PKTS" "$(wall replay all)" 0)" ">=" 1000000)** |"
 	echo
 	echo "Sanity: \`rocetap stats\` finds ${main_sessions:-?} sessions, \`rocetap expert\` ${main_expert:-?} events (gencap writes a clean stream: 0 expected); \`rocetap replay\` exit status $replay_status, \`$replay_verdict\`."
+	echo
+	echo "## 3b. NVMe-oF decode and linking"
+	echo
+	echo "\`$OUT/gencap -nvme 8 -n $N -o $NVME_FILE\`: $(grp "$NVME_PKTS") packets of 8 NVMe-oF/RDMA I/O queues (4 KiB Reads by RDMA WRITE, Writes by RDMA READ, completions with Invalidate; 9 packets a command). \`rocetap stats\` plain, and with \`-d $NVME_DA\`: every capsule decoded, every command linked to its data and completion, the NVMe section computed."
+	echo
+	echo '```sh'
+	for n in "${NVME_CMDS[@]}"; do cmdline "$n"; echo " > /dev/null"; done
+	echo '```'
+	echo
+	printf '%s\n' "${TH[@]}"
+	trow stats_nvme_plain "rocetap stats" "$NVME_PKTS"
+	trow stats_nvme "rocetap stats -d (NVMe-oF)" "$NVME_PKTS"
+	echo
+	printf '%s\n' "${RH[@]}"
+	echo "| NVMe-oF ÷ plain | $(ratios stats_nvme stats_nvme_plain) | ≤ 1.3× | **$(pass "$(worst stats_nvme stats_nvme_plain "<=")" "<=" 1.3)** |"
+	echo
+	echo "Sanity: \`rocetap stats -d\` counts ${nvme_cmds:-?} NVMe-oF commands, \`rocetap expert -d\` ${nvme_expert:-?} events (0 expected)."
 	echo
 	echo "## 4. QP scaling"
 	echo

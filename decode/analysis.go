@@ -65,6 +65,10 @@ type Analysis struct {
 	// MAD is the request/response match of a MAD and the RMPP
 	// reassembly (rocetap.mad.*, rocetap.rmpp.*).
 	MAD MADAnalysis
+	// ULP is what the tracker's upper-layer protocol linker found about
+	// the packet (NVMe-oF, RPC-over-RDMA, ...), nil when its connection
+	// carries none; owned by the tracker, valid until the next packet.
+	ULP *ULPInfo
 }
 
 // Reset clears the analysis, keeping the Acked buffer.
@@ -240,39 +244,45 @@ var sevNames = [...]string{"chat", "note", "warning", "error"}
 func (s Severity) String() string { return sevNames[s&3] }
 
 // Event is a bit set of findings about one packet.
-type Event uint32
+type Event uint64
 
 // Events. Each is an expert event kind (see EventInfo) and a boolean field
 // rocetap.analysis.<name>.
 const (
-	EventPSNGap         Event = 1 << iota // PSNs skipped: packets lost before the capture point
-	EventRetransmission                   // a PSN sent again by the requester
-	EventDuplicate                        // a PSN seen again with no NAK or timeout to explain it
-	EventOutOfOrder                       // a PSN older than expected that had not been seen
-	EventNAK                              // NAK: PSN sequence error, invalid request, access or operational error
-	EventRNRNak                           // RNR NAK: receiver not ready
-	EventAckCoalesced                     // one ACK completes several requests
-	EventUnmatched                        // a response with no outstanding request (lost, or before the capture)
-	EventMidStream                        // the session or message started before the capture: context unknown
-	EventOpcodeSeq                        // FIRST/MIDDLE/LAST out of sequence
-	EventCNP                              // congestion notification packet
-	EventECNCE                            // IP ECN Congestion Experienced
-	EventICRCBad                          // ICRC wrong
-	EventTruncated                        // cut short by the capture: analysis partial
-	EventConnect                          // CM: connection request, reply, ready to use
-	EventDisconnect                       // CM: disconnect request/reply
-	EventReject                           // CM: connection rejected
-	EventNoResponse                       // a request that was never answered (reported at the end)
-	EventMPTViolation                     // a request the MPT forbids (rkey, bounds, access, PD, ...)
-	EventMPTAccepted                      // the responder executed an access the MPT forbids
-	EventMPTRejected                      // the responder NAKed an access the MPT allows
-	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
-	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
-	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
-	EventMADStatus                        // a MAD response whose status reports an error
-	EventMADTrap                          // a MAD Trap(): a notice sent to the subnet manager
-	EventMADNoResponse                    // a MAD request (SA query, SMP Get, CM REQ, ...) never answered (reported at the end)
-	numEvents           = iota
+	EventPSNGap            Event = 1 << iota // PSNs skipped: packets lost before the capture point
+	EventRetransmission                      // a PSN sent again by the requester
+	EventDuplicate                           // a PSN seen again with no NAK or timeout to explain it
+	EventOutOfOrder                          // a PSN older than expected that had not been seen
+	EventNAK                                 // NAK: PSN sequence error, invalid request, access or operational error
+	EventRNRNak                              // RNR NAK: receiver not ready
+	EventAckCoalesced                        // one ACK completes several requests
+	EventUnmatched                           // a response with no outstanding request (lost, or before the capture)
+	EventMidStream                           // the session or message started before the capture: context unknown
+	EventOpcodeSeq                           // FIRST/MIDDLE/LAST out of sequence
+	EventCNP                                 // congestion notification packet
+	EventECNCE                               // IP ECN Congestion Experienced
+	EventICRCBad                             // ICRC wrong
+	EventTruncated                           // cut short by the capture: analysis partial
+	EventConnect                             // CM: connection request, reply, ready to use
+	EventDisconnect                          // CM: disconnect request/reply
+	EventReject                              // CM: connection rejected
+	EventNoResponse                          // a request that was never answered (reported at the end)
+	EventMPTViolation                        // a request the MPT forbids (rkey, bounds, access, PD, ...)
+	EventMPTAccepted                         // the responder executed an access the MPT forbids
+	EventMPTRejected                         // the responder NAKed an access the MPT allows
+	EventIncomplete                          // a message that will not complete in the capture: PSNs of it are missing
+	EventRetryExc                            // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
+	EventRNRRetryExc                         // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
+	EventMADStatus                           // a MAD response whose status reports an error
+	EventMADTrap                             // a MAD Trap(): a notice sent to the subnet manager
+	EventMADNoResponse                       // a MAD request (SA query, SMP Get, CM REQ, ...) never answered (reported at the end)
+	EventULPError                            // ULP: a completion or reply with an error status
+	EventULPNoCommand                        // ULP: a completion or reply that matches no outstanding command
+	EventULPNoCompletion                     // ULP: a command never completed in the capture (reported at the end)
+	EventULPLength                           // ULP: the data moved differs from the command's length
+	EventULPKeyInvalidated                   // ULP: a key used after it was invalidated
+	EventULPOutside                          // ULP: a data transfer outside the command's buffer (SGL, chunk)
+	numEvents              = iota
 )
 
 type eventInfo struct {
@@ -309,6 +319,12 @@ var eventTable = [numEvents]eventInfo{
 	{"mad_status_error", SevWarning, "MAD response with an error status"},
 	{"mad_trap", SevNote, "Trap: a notice to the subnet manager"},
 	{"mad_no_response", SevWarning, "MAD request never answered"},
+	{"ulp_error_status", SevWarning, "ULP completion with an error status"},
+	{"ulp_no_command", SevWarning, "ULP completion without a command"},
+	{"ulp_no_completion", SevWarning, "ULP command never completed"},
+	{"ulp_length_mismatch", SevError, "ULP data moved differs from the command's length"},
+	{"ulp_key_invalidated", SevError, "ULP key used after it was invalidated"},
+	{"ulp_outside_buffer", SevError, "ULP data transfer outside the command's buffer"},
 }
 
 // NumEvents is the number of event kinds.

@@ -236,10 +236,15 @@ func init() {
 	registerNetFields()
 	registerAnalysisFields(rt)
 	registerSummaryFields()
+	registerNVMeFields(rt)
+	registerRPCFields(rt)
+	registerISERFields()
+	registerSMBDirectFields()
 }
 
 // rootRank orders protocols as they nest on the wire.
-var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "ieee8021ad": 4, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11}
+var rootRank = map[string]int{"frame": 0, "erf": 1, "sll": 2, "eth": 3, "ieee8021ad": 4, "vlan": 4, "macc": 5, "ip": 6, "ipv6": 7, "udp": 8, "infiniband": 9, "data": 10, "rocetap": 11, "nvme-rdma": 10, "nvme": 10,
+	"rpcordma": 10, "rpc": 10, "nfs": 10, "iser": 10, "smb_direct": 10}
 
 var sortOnce sync.Once
 

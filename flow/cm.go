@@ -18,6 +18,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 		if len(t.cmReqs) < maxCMPending {
 			t.cmReqs[cmKey{src, dst, c.LocalCommID}] = cmReq{qpn: c.LocalQPN, psn: c.StartingPSN,
 				mtu: mtuFromCode(c.PathMTU), transport: c.TransportServiceType, frame: p.Frame.Number}
+			t.ulpREQ(p, src, dst)
 		}
 		t.event(p, decode.EventConnect, s, "CM REQ: QP "+hex24(c.LocalQPN)+" asks to connect, starting PSN "+strconv.Itoa(int(c.StartingPSN)))
 	case decode.CMAttrREP:
@@ -52,6 +53,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			t.setHalf(k, half{n, uint8(side)})
 			n.has[side] = true
 		}
+		t.ulpREP(p, k, n)
 		t.event(p, decode.EventConnect, n.ID, text+": session "+strconv.Itoa(int(n.ID))+" "+n.A.String()+" <-> "+n.B.String())
 	case decode.CMAttrRTU:
 		t.event(p, decode.EventConnect, s, "CM RTU: connection ready to use")

@@ -52,6 +52,13 @@ func FuzzTrack(f *testing.F) {
 		if len(data)%2 == 1 {
 			o.MPT = fuzzMPT(t)
 		}
+		if len(data)%3 == 0 {
+			// QPs 0-3 carry NVMe-oF: payloads of 16 and 64 bytes are
+			// completions and commands
+			for q := uint32(0); q < 4; q++ {
+				o.DecodeAs = append(o.DecodeAs, DecodeAs{QP: q, ULP: decode.ULPNVMe})
+			}
+		}
 		tr := New(o)
 		var p decode.Packet
 		hosts := [3][4]byte{{10, 0, 0, 1}, {10, 0, 0, 2}, {10, 0, 0, 3}}

@@ -129,6 +129,9 @@ type Findings struct {
 	ICRCErrors    uint64
 	Truncated     uint64
 	NoResponse    uint64 // requests never answered by the end of the capture
+	// ulp is the upper-layer protocol the session carries (ulp.go): kept
+	// here, not in Session, which stays within its memory budget.
+	ulp *ULPConn
 
 	// With an MPT (Options.MPT): accesses checked, those the MPT forbids,
 	// forbidden ones the responder executed, allowed ones it NAKed.
@@ -467,4 +470,13 @@ func (tt *Totals) Add(p *decode.Packet) {
 			tt.CMOther[p.CM.AttributeID]++
 		}
 	}
+}
+
+// ULP returns the upper-layer protocol connection the session carries, nil
+// when none is known.
+func (s *Session) ULP() *ULPConn {
+	if s.x == nil {
+		return nil
+	}
+	return s.x.ulp
 }

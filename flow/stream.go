@@ -955,6 +955,7 @@ func (t *Tracker) Flush() {
 		}
 	}
 	t.flushMADs()
+	t.ulpEnd()
 }
 
 // flushSession ends what s has in flight, as at the end of the capture.

@@ -59,6 +59,23 @@ type Options struct {
 	// the request.
 	RecordMADAnswers bool
 	MADAnswers       map[int]int
+	// DecodeAs names the ULP of connections whose CM exchange the capture
+	// lacks (see ulp.go).
+	DecodeAs []DecodeAs
+	// Prior is a tracker that already saw the whole capture (a first
+	// pass): the ULP linkers take what it learned later in the capture (a
+	// command's completion, data, latency) onto every packet of the
+	// command, not only those after it.
+	Prior *Tracker
+	// KeepULP keeps every ULP command to the end of the capture (a first
+	// pass that will be a Prior; tests): otherwise a command is forgotten
+	// once completed, and the linker's memory follows the commands in
+	// flight.
+	KeepULP bool
+	// ULPOps records every ULP operation compactly as it completes (and
+	// those never completed, at the end) for a list of operations: the
+	// TUI's ULP view (NVMeLinker.Ops).
+	ULPOps bool
 }
 
 // Tracker rebuilds sessions from packets given in capture order.
@@ -100,7 +117,8 @@ type Tracker struct {
 	mptResp addr16 // MPT.Responder as addrs gives addresses (mptKey)
 	mptLID  bool
 
-	madSt madState // MAD matching and RMPP reassembly (mad.go)
+	madSt madState  // MAD matching and RMPP reassembly (mad.go)
+	ulp   *ulpState // nil until a connection carries a ULP (ulp.go)
 }
 
 type addr16 = [16]byte
@@ -267,6 +285,9 @@ func New(o Options) *Tracker {
 	if o.MPT != nil {
 		t.mptResp, t.mptLID = mptKey(o.MPT.Responder)
 	}
+	if len(o.DecodeAs) > 0 {
+		t.ulpInit()
+	}
 	return t
 }
 
@@ -406,6 +427,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 	}
 	if s.MTU != 0 {
 		a.MTU = s.MTU
+	}
+	if t.ulp != nil {
+		t.ulpPacket(p, s, side)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package tui is rocetap's terminal UI: Wireshark's three panes (packet
 // list, detail tree, bytes) plus RDMA views, over a packet index that
-// keeps 32 bytes per packet and reads packets again from the file when
+// keeps 40 bytes per packet and reads packets again from the file when
 // they are shown. It only wires views to stream/ (which reads the
 // capture and numbers its frames), decode/, flow/ and hca/: the protocol
 // logic is theirs.
@@ -18,14 +18,14 @@ import (
 	"github.com/rocetap/rocetap/stream"
 )
 
-// entry is one packet of the index: 32 bytes.
+// entry is one packet of the index: 40 bytes.
 type entry struct {
 	off  int64  // file offset of the packet's bytes
 	ts   int64  // UnixNano
 	clen uint32 // bytes captured (low 24 bits, bigCaplen: in Index.big); slot (high 8 bits)
 	wire uint32 // bytes on the wire
 	sess uint32 // tracker session ID (0: none)
-	ev   uint32 // decode.Event bits the tracker set
+	ev   uint64 // decode.Event bits the tracker set (more than 32 kinds since the MAD, ULP and fabric events)
 }
 
 // slot is what the packets of one pcapng interface share: the link type
@@ -175,7 +175,7 @@ func (ix *Index) Start() time.Time {
 }
 
 // BytesPerPacket is the memory the index takes per packet.
-const BytesPerPacket = 32
+const BytesPerPacket = 40
 
 // at returns entry i; the caller holds mu.
 func (ix *Index) at(i int) *entry { return &ix.chunks[i>>chunkBits][i&(chunkSize-1)] }
@@ -425,7 +425,7 @@ func (ix *Index) build(o BuildOptions) error {
 			ix.trackMu.Lock()
 			ix.tracker.Track(p)
 			ix.trackMu.Unlock()
-			e.sess, e.ev = p.Analysis.Session, uint32(p.Analysis.Events)
+			e.sess, e.ev = p.Analysis.Session, uint64(p.Analysis.Events)
 		}
 		local = append(local, e)
 		if len(local) == cap(local) {

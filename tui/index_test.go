@@ -524,7 +524,7 @@ func TestIndexMemory(t *testing.T) {
 	ix.Close()
 }
 
-// TestIndexEntrySize: an entry is the 32 bytes BytesPerPacket promises.
+// TestIndexEntrySize: an entry is the 40 bytes BytesPerPacket promises.
 func TestIndexEntrySize(t *testing.T) {
 	t.Parallel()
 	if n := unsafe.Sizeof(entry{}); n != BytesPerPacket {

@@ -22,6 +22,7 @@ func AddRDMAViews(a *App) {
 	a.AddView(newLadderView(a))
 	a.AddView(newStatsView(a))
 	a.AddView(newMPTView(a))
+	a.AddView(newULPView(a))
 }
 
 func init() {

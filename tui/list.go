@@ -239,6 +239,7 @@ func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]by
 		text = fieldText(spec.field, p)
 	} else {
 		e, _ := c.ix.Entry(int(pi))
+		c.ix.ulpRow(p, e.Session)
 		text = rowOf(p, e, nil, c.tf).cells[spec.builtin]
 	}
 	k := sortKey{text: text}
@@ -463,6 +464,7 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
+	c.ix.ulpRow(&c.p, e.Session)
 	r := rowOf(&c.p, e, c.b, c.tf)
 	for _, col := range c.cols {
 		if col.field != nil {

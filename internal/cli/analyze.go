@@ -51,7 +51,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	}
 	an := &analysis{}
 	var pending []flow.Event
-	if err := o.trackFlags.check(); err != nil {
+	if err := o.trackFlags.check(o.Decode); err != nil {
 		return nil, err
 	}
 	an.tracker = flow.New(o.trackFlags.options(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }}))
@@ -150,7 +150,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO; PROTO nvme-rdma, rpcordma, iser, smb_direct)")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "count only packets matching this display filter (the tracker still sees every packet)")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
@@ -213,6 +213,8 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 			ev := an.evicted(o)
 			if o.Output == "json" {
 				head, tail := printer.StatsJSON(&an.totals, len(an.sessions), ev)
+				tail = printer.AppendNVMeStatsJSON(tail, an.nvmeStats())
+				tail = printer.AppendRPCStatsJSON(tail, an.rpcStats())
 				out.b = append(out.b, head...)
 				for i, s := range an.sessions {
 					out.b = printer.AppendStatsJSONSession(out.b, i, s, an.start)
@@ -227,6 +229,8 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 				out.b = printer.AppendStatsSession(out.b, s, an.start)
 				out.maybeFlush()
 			}
+			out.b = printer.AppendNVMeStats(out.b, an.nvmeStats())
+			out.b = printer.AppendRPCStats(out.b, an.rpcStats())
 		})
 }
 

@@ -103,7 +103,7 @@ tshark prints them. -T json prints a JSON array, one packet object per line.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO; PROTO nvme-rdma, rpcordma, iser, smb_direct)")
 	f.IntVarP(&opts.Count, "count", "c", 0, "read only this many packets (as tshark's -c, packets -Y leaves out count; see -a packets:N)")
 	f.StringArrayVarP(&opts.autostop, "autostop", "a", nil, "packets:N: stop after N packets are shown (as tshark's -a packets:N, only packets -Y keeps count)")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text, fields, json or ek")
@@ -144,7 +144,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			return err
 		}
 	}
-	if err := opts.trackFlags.check(); err != nil {
+	if err := opts.trackFlags.check(opts.Decode); err != nil {
 		return err
 	}
 	mpt, err := trackMPT(opts.MPT, &opts.modelFlags)
@@ -272,8 +272,18 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// rocetap.session/msg/analysis/expert/mpt field. Every packet goes
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
+		var prior *flow.Tracker
+		if needsULPLinks(opts, flt) {
+			// A first pass learns what comes after a command (its
+			// completion, data, latency) so that every packet of the
+			// command shows it.
+			prior = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, KeepULP: true}))
+			if _, err := runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{Tracker: prior}}); err != nil && !isDamaged(err) {
+				return err
+			}
+		}
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{
-			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, MADAnswers: answers})),
+			Tracker: flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, MADAnswers: answers, Prior: prior})),
 			Filter:  flt,
 			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/stream"
 )
 
@@ -37,6 +38,9 @@ func (o *readOptions) decoder() (*decode.Decoder, error) {
 func decodeAsPorts(decodeAs []string) ([]uint16, error) {
 	var ports []uint16
 	for _, d := range decodeAs {
+		if _, ulp, _ := flow.ParseDecodeAs(d); ulp {
+			continue // a ULP's: the tracker's (trackFlags)
+		}
 		rest, ok := cutPrefix(d, "udp.port==")
 		var port uint64
 		var err error
@@ -48,7 +52,7 @@ func decodeAsPorts(decodeAs []string) ([]uint16, error) {
 			port, err = strconv.ParseUint(num, 10, 16)
 		}
 		if !ok || err != nil || port == 0 {
-			return nil, errors.New("-d " + strconv.Quote(d) + ": want udp.port==PORT,infiniband (e.g. -d udp.port==4792,infiniband)")
+			return nil, errors.New("-d " + strconv.Quote(d) + ": want udp.port==PORT,infiniband (e.g. -d udp.port==4792,infiniband) or infiniband.bth.destqp==QP,PROTO (e.g. -d infiniband.bth.destqp==0x12,nvme-rdma)")
 		}
 		ports = append(ports, uint16(port))
 	}

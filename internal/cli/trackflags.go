@@ -11,6 +11,10 @@ import (
 // sessions: decode, sessions, stats, expert and tui.
 type trackFlags struct {
 	MaxSessions int // --max-sessions
+	// decodeAs are the -d infiniband.bth.destqp==QP,PROTO options: the
+	// ULP of connections whose CM exchange the capture lacks (check
+	// fills it).
+	decodeAs []flow.DecodeAs
 }
 
 // defaultMaxSessions keeps the tracker near half a gigabyte: an idle
@@ -22,10 +26,21 @@ func (tf *trackFlags) register(f *pflag.FlagSet) {
 		"keep at most this many sessions (about 500 bytes each); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
 }
 
-// check validates the flags.
-func (tf *trackFlags) check() error {
+// check validates the flags, and reads the ULP decode-as options among
+// the -d options (the others are readOptions').
+func (tf *trackFlags) check(decodeAs []string) error {
 	if tf.MaxSessions < 0 {
 		return fmt.Errorf("--max-sessions %d: want a number of sessions, or 0 for no limit", tf.MaxSessions)
+	}
+	tf.decodeAs = nil
+	for _, d := range decodeAs {
+		da, ok, err := flow.ParseDecodeAs(d)
+		if err != nil {
+			return err
+		}
+		if ok {
+			tf.decodeAs = append(tf.decodeAs, da)
+		}
 	}
 	return nil
 }
@@ -33,5 +48,6 @@ func (tf *trackFlags) check() error {
 // options returns the tracker options the flags set, on top of o.
 func (tf *trackFlags) options(o flow.Options) flow.Options {
 	o.MaxSessions = tf.MaxSessions
+	o.DecodeAs = tf.decodeAs
 	return o
 }

@@ -75,7 +75,7 @@ background. ? lists the keys.`,
 	f.StringVarP(&opts.Interface, "interface", "i", "", "capture live on this interface")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "display filter to start with")
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband (as decode)")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO), as decode")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf (as decode)")
 	f.StringVar(&opts.Columns, "columns", "", "the packet list's columns, in order: "+strings.Join(tui.ColumnNames, ",")+" and any field (rocetap fields), e.g. no,time,src,dst,info,infiniband.reth.va")
 	f.StringVarP(&opts.Time, "time-format", "t", "r", "the Time column: r relative, a absolute, ad with date, d delta, dd delta from the previous shown, e epoch, u UTC, ud UTC with date (as decode -t)")
@@ -88,7 +88,7 @@ background. ? lists the keys.`,
 // tuiRun opens the capture, starts indexing and runs the UI; configure,
 // when set, adjusts the UI options (tests: a simulation screen).
 func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
-	if err := o.trackFlags.check(); err != nil {
+	if err := o.trackFlags.check(o.Decode); err != nil {
 		return err
 	}
 	dec, err := (&readOptions{Decode: o.Decode}).decoder()
@@ -121,7 +121,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		if o.MPT != "" {
 			m, _ = trackMPT(o.MPT, &o.modelFlags)
 		}
-		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent}))
+		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true}))
 	}
 
 	var ix *tui.Index

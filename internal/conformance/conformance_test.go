@@ -66,7 +66,7 @@ func compared(name string) bool {
 		"frame.interface_id": // tshark omits it for pcap files
 		return false
 	}
-	return true
+	return !ulpField(name)
 }
 
 // tsharkArgs are the options that make tshark decode every frame as
@@ -144,6 +144,13 @@ func captures(t *testing.T) []string {
 			return err
 		}
 		if d.IsDir() && d.Name() == "fuzz" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && d.Name() == "ulp" {
+			// NVMe-oF captures: TestULPFieldsMatchTshark compares them
+			// with tshark's ULP dissectors on. With them off (tsharkArgs)
+			// tshark reads a 16-byte CQE starting 08 00 00 00 as an IPoIB
+			// header and decodes IPv4 in it.
 			return filepath.SkipDir
 		}
 		switch filepath.Ext(path) {

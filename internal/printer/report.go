@@ -178,6 +178,9 @@ func sessionNotes(s *flow.Session) string {
 		n = append(n, ' ')
 		n = append(n, what...)
 	}
+	if u := s.ULP(); u != nil {
+		n = append(n, u.String()...)
+	}
 	add(f.Partial, "partial msgs")
 	add(f.NoResponse, "unanswered")
 	add(f.Unmatched, "unmatched resp")
@@ -283,6 +286,7 @@ type SessionJSON struct {
 	Latency    map[string]LatencyJSON  `json:"latency,omitempty"`
 	MPT        *MPTJSON                `json:"mpt,omitempty"`
 	QPError    []QPErrorJSON           `json:"qp_error,omitempty"`
+	ULP        *ULPJSON                `json:"ulp,omitempty"`
 }
 
 // MPTJSON counts a session's MPT checks (with --mpt): accesses checked,
@@ -346,6 +350,7 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	if f.MPTChecked > 0 {
 		j.MPT = &MPTJSON{f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected}
 	}
+	j.ULP = ulpJSON(s.ULP())
 	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue

@@ -201,6 +201,7 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 	if ecn, ok := p.ECN(); ok && ecn == 3 && p.Has&decode.HdrBTH != 0 {
 		dst = append(dst, " ECN-CE"...)
 	}
+	dst = appendULP(dst, p)
 	return appendFlags(dst, p)
 }
 

@@ -75,6 +75,7 @@ func Files() ([]File, error) {
 		ibSMP, ibSMPDRTraps, erfIBMAD,
 		ibSA, ibSA2, roceSA,
 		ipoibIB, ipoibIB0, summaries, // ipoib.go
+		nfsErrors, iserSMBDirect,
 	}
 	var out []File
 	for _, fn := range builders {

@@ -28,6 +28,11 @@
 //
 //	go run ./internal/tools/gencap -pairs 1000000 -o qp1m.pcap
 //
+// With -nvme Q, the capture is NVMe-oF/RDMA traffic of Q I/O queues
+// instead (nvme.go), for the cost of the NVMe decode and linking.
+//
+//	go run ./internal/tools/gencap -nvme 8 -n 1000000 -o nvme1m.pcap
+//
 // Frames are built once per (QP pair, packet kind) with gopacket and the
 // decode layers; each packet then patches a template in place (timestamp,
 // IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
@@ -160,13 +165,25 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed (same seed, same file)")
 	mpt := flag.String("mpt", "", "one responder for every pair, READ data consistent with WRITEs, and its MPT file written here (for rocetap replay)")
 	scale := flag.Int("pairs", 0, "QP-scaling capture instead: this many RC QP pairs, each its own QPNs and PSNs, each doing WRITE Only + ACK and READ + READ Response Only (4 packets; -n defaults to 4×pairs)")
+	nvmeQueues := flag.Int("nvme", 0, "NVMe-oF capture instead: this many I/O queues running 4 KiB Reads and Writes (nvme.go; decode with -d infiniband.bth.destqp==0x13,nvme-rdma)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	usage := func() {
 		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE]")
 		fmt.Fprintln(os.Stderr, "       gencap -pairs PAIRS -o FILE [-n PACKETS] [-seed S]")
+		fmt.Fprintln(os.Stderr, "       gencap -nvme QUEUES -o FILE [-n PACKETS] [-seed S]")
 		os.Exit(2)
+	}
+	if set["nvme"] {
+		if *out == "" || *n < 0 || *nvmeQueues < 1 || *nvmeQueues > 200 || set["pairs"] || set["qps"] || set["mpt"] || flag.NArg() > 0 {
+			usage()
+		}
+		if err := runNVMe(*out, *n, *nvmeQueues, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "gencap:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if set["pairs"] {
 		if *out == "" || *n < 0 || *scale < 1 || *scale > maxScalePairs || set["qps"] || set["mpt"] || flag.NArg() > 0 {

@@ -1,0 +1,162 @@
+package decode
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RPCInfo is what the RPC-over-RDMA linker (package flow) found about one
+// packet of an NFS-over-RDMA connection: the message the packet completes,
+// decoded, and how the packet belongs to an RPC (its call, the RDMA
+// READ/WRITE packets serving its chunks, its reply).
+//
+// The links are those known when the packet is tracked: in one pass over
+// the capture a call and the data packets name the call, and the reply,
+// which comes last, names everything; with a first pass (flow
+// Options.Prior, decode -V/-T json/-e rocetap.rpc.*) every packet of the
+// RPC does.
+type RPCInfo struct {
+	HasHdr bool    // the packet completes an RPC-over-RDMA message
+	Hdr    RPCRDMA // its header
+	// HasRPC: the ONC RPC message, from the SEND (RDMA_MSG) or, for an
+	// RDMA_NOMSG reply, from the bytes the server wrote into the reply
+	// chunk (FromChunk).
+	HasRPC    bool
+	RPC       RPCMsg
+	FromChunk bool
+	// The call's program, version and procedure (on a reply: of the call
+	// it answers, when that is in the capture).
+	HasProc                     bool
+	Program, Version, Procedure uint32
+	HasNFS                      bool // an NFSv4 COMPOUND
+	NFS                         NFS4Compound
+
+	// Linked: the packet is part of an RPC the linker follows (its call,
+	// a data packet, its reply).
+	Linked     bool
+	XID        uint32
+	CallFrame  int
+	ReplyFrame int          // 0: not known (yet)
+	Chunk      RPCChunkKind // on a data packet: the chunk it serves
+	DataFrames []int        // the data packets of the RPC known so far
+	DataBytes  uint64       // the bytes they moved
+	Latency    time.Duration
+	HasLatency bool
+}
+
+// Reset clears the info, keeping its buffers.
+func (r *RPCInfo) Reset() {
+	segs, writes, ops, attrs, frames := r.Hdr.Segs[:0], r.Hdr.Writes[:0], r.NFS.Ops[:0], r.NFS.AttrStatus[:0], r.DataFrames[:0]
+	*r = RPCInfo{}
+	r.Hdr.Segs, r.Hdr.Writes, r.NFS.Ops, r.NFS.AttrStatus, r.DataFrames = segs, writes, ops, attrs, frames
+}
+
+// RPCChunkKind says which chunk of an RPC an RDMA transfer serves.
+type RPCChunkKind uint8
+
+// Chunk kinds.
+const (
+	RPCChunkNone  RPCChunkKind = iota
+	RPCChunkRead               // the server RDMA READs the client's read chunk
+	RPCChunkWrite              // the server RDMA WRITEs a write chunk
+	RPCChunkReply              // the server RDMA WRITEs the reply chunk
+)
+
+var rpcChunkNames = [...]string{"", "read", "write", "reply"}
+
+func (k RPCChunkKind) String() string { return rpcChunkNames[k] }
+
+// NFS4OpList names a COMPOUND's ops, space-separated ("SEQUENCE PUTFH
+// READ"); an unknown op shows as its number.
+func NFS4OpList(ops []NFS4Op) string {
+	var b strings.Builder
+	for i, o := range ops {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if n := NFS4OpName(o.Opcode); n != "" {
+			b.WriteString(n)
+		} else {
+			b.WriteString(itoa(uint64(o.Opcode)))
+		}
+	}
+	return b.String()
+}
+
+// RPCSummary is the Info column of a packet with an RPC-over-RDMA
+// message: "NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call", "NFS
+// COMPOUND ... Reply NFS4ERR_NOENT", "RPC-over-RDMA RDMA_NOMSG xid=...";
+// "" when the packet has none.
+func (r *RPCInfo) Summary() string {
+	if r == nil || !r.HasHdr && !r.HasRPC {
+		return ""
+	}
+	var b strings.Builder
+	xid := r.Hdr.XID
+	if !r.HasHdr {
+		xid = r.RPC.XID
+	}
+	switch {
+	case r.HasNFS:
+		b.WriteString("NFS COMPOUND ")
+		b.WriteString(NFS4OpList(r.NFS.Ops))
+	case r.HasProc && r.Program == NFSProgram && r.Procedure == NFS4ProcNull:
+		b.WriteString("NFS NULL")
+	case r.HasProc:
+		b.WriteString("RPC program ")
+		b.WriteString(itoa(uint64(r.Program)))
+		b.WriteString(" procedure ")
+		b.WriteString(itoa(uint64(r.Procedure)))
+	default:
+		b.WriteString("RPC-over-RDMA ")
+		b.WriteString(RPCRDMAProcName(r.Hdr.Proc))
+	}
+	b.WriteString(" xid=0x")
+	b.WriteString(hex32(xid))
+	if r.HasHdr && r.Hdr.Proc == RPCRDMAError {
+		b.WriteString(" " + r.ReplyError())
+	}
+	if r.HasRPC {
+		if r.RPC.MsgType == RPCCall {
+			b.WriteString(" Call")
+		} else {
+			b.WriteString(" Reply")
+			if s := r.ReplyError(); s != "" {
+				b.WriteString(" " + s)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ReplyError names what failed in a reply: the RPC (denied, or not
+// executed) or the NFS COMPOUND's status; "" for a success or a call.
+func (r *RPCInfo) ReplyError() string {
+	if r.HasHdr && r.Hdr.Proc == RPCRDMAError {
+		if n := RPCRDMAErrName(r.Hdr.ErrCode); r.Hdr.HasErrCode && n != "" {
+			return "RDMA_ERROR " + n
+		}
+		return "RDMA_ERROR"
+	}
+	if !r.HasRPC || r.RPC.MsgType != RPCReply {
+		return ""
+	}
+	m := &r.RPC
+	switch {
+	case m.Have >= rpcHaveVersion && m.ReplyStat == RPCMsgDenied:
+		return "RPC denied"
+	case m.Have >= rpcHaveProgVers && m.AcceptStat != RPCSuccess:
+		return "RPC " + RPCAcceptName(m.AcceptStat)
+	case r.HasNFS && r.NFS.Have >= 1 && r.NFS.Status != 0:
+		if n := NFS4StatusName(r.NFS.Status); n != "" {
+			return n
+		}
+		return "NFS4 status " + itoa(uint64(r.NFS.Status))
+	}
+	return ""
+}
+
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+func hex32(v uint32) string { return string(appendHexInt(nil, uint64(v), 8)[2:]) }

@@ -1,0 +1,89 @@
+package decode
+
+import "encoding/binary"
+
+// xdr reads XDR items (RFC 4506: big-endian 4-byte units, opaques padded
+// to 4) from b. The first read that runs past the end sets short; from
+// then on every read returns zero, so a decoder reads straight through and
+// asks ok() at the points where it records what it has.
+type xdr struct {
+	b     []byte
+	off   int
+	short bool
+}
+
+func (x *xdr) ok() bool { return !x.short }
+
+// left returns the bytes not read yet.
+func (x *xdr) left() int { return len(x.b) - x.off }
+
+func (x *xdr) take(n int) []byte {
+	if x.short || n < 0 || n > len(x.b)-x.off {
+		x.short = true
+		return nil
+	}
+	s := x.b[x.off : x.off+n]
+	x.off += n
+	return s
+}
+
+func (x *xdr) u32() uint32 {
+	if s := x.take(4); s != nil {
+		return binary.BigEndian.Uint32(s)
+	}
+	return 0
+}
+
+func (x *xdr) u64() uint64 {
+	if s := x.take(8); s != nil {
+		return binary.BigEndian.Uint64(s)
+	}
+	return 0
+}
+
+// fixed reads a fixed-length opaque of n bytes and its padding.
+func (x *xdr) fixed(n int) []byte {
+	s := x.take(n)
+	x.take(pad4(n))
+	return s
+}
+
+// opaque reads a variable-length opaque (or string): a length, the bytes,
+// their padding.
+func (x *xdr) opaque() []byte {
+	n := x.u32()
+	if x.short || uint64(n) > uint64(x.left()) {
+		x.short = true
+		return nil
+	}
+	return x.fixed(int(n))
+}
+
+// count reads an array length and checks that at least min bytes per
+// element remain, so that a hostile count cannot make a decoder loop long.
+func (x *xdr) count(min int) int {
+	n := x.u32()
+	if x.short || uint64(n)*uint64(min) > uint64(x.left()) {
+		x.short = true
+		return 0
+	}
+	return int(n)
+}
+
+// skip reads n bytes and drops them.
+func (x *xdr) skip(n int) { x.take(n) }
+
+// skipWords drops n 4-byte units.
+func (x *xdr) skipWords(n int) { x.take(4 * n) }
+
+// skipOpaques drops n variable-length opaques.
+func (x *xdr) skipOpaques(n int) {
+	for range n {
+		x.opaque()
+	}
+}
+
+// skipBitmap drops a bitmap4 (a counted array of words).
+func (x *xdr) skipBitmap() { x.skipWords(x.count(4)) }
+
+func pad4(n int) int { return (4 - n%4) % 4 }
