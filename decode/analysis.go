@@ -61,6 +61,9 @@ type Analysis struct {
 	// responder's memory protection table (rocetap.mpt.*), when the
 	// tracker was given one.
 	MPT MPTCheck
+
+	// Fabric is the fabric-health analysis (rocetap.cc.*, rocetap.pfc.*).
+	Fabric Fabric
 }
 
 // Reset clears the analysis, keeping the Acked buffer.
@@ -265,6 +268,13 @@ const (
 	EventIncomplete                       // a message that will not complete in the capture: PSNs of it are missing
 	EventRetryExc                         // likely: the requester gave up resending a PSN nobody answered (transport retry counter exceeded)
 	EventRNRRetryExc                      // likely: the requester gave up after RNR NAKs (RNR retry counter exceeded)
+	EventCEWithoutCNP                     // a CE mark the receiver answered with no CNP in time (rocetap.cc.*)
+	EventCNPWithoutCE                     // a CNP with no CE mark of its flow before it
+	EventNoRateCut                        // the sender did not slow down after a CNP
+	EventCNPUnknownQP                     // a CNP to a QP no flow of the capture has
+	EventPFCStorm                         // a priority paused continuously past the storm threshold (rocetap.pfc.*)
+	EventPFCPaused                        // RoCE traffic of a priority sent while it was paused
+	EventPFCUnusedPrio                    // pause frames for a priority that carries no RoCE
 	numEvents           = iota
 )
 
@@ -299,6 +309,13 @@ var eventTable = [numEvents]eventInfo{
 	{"incomplete", SevWarning, "Message incomplete: packets missing"},
 	{"retry_exceeded", SevError, "Requester likely gave up: transport retry counter exceeded"},
 	{"rnr_retry_exceeded", SevError, "Requester likely gave up: RNR retry counter exceeded"},
+	{"ce_without_cnp", SevWarning, "CE mark with no CNP in time: ECN not enabled on the receiving NIC?"},
+	{"cnp_without_ce", SevNote, "CNP with no CE mark seen: marked after the capture point, or a misconfigured switch"},
+	{"no_rate_reduction", SevWarning, "Sender did not slow down after CNPs"},
+	{"cnp_unknown_qp", SevWarning, "CNP to a QP not in the capture"},
+	{"pfc_storm", SevError, "PFC storm: priority paused continuously past the threshold"},
+	{"pfc_paused_traffic", SevWarning, "RoCE traffic sent on a paused priority"},
+	{"pfc_unused_priority", SevNote, "Pause frames for a priority that carries no RoCE"},
 }
 
 // NumEvents is the number of event kinds.
@@ -383,7 +400,11 @@ func registerAnalysisFields(rt *Field) {
 			continue
 		}
 		in := &eventTable[i]
-		u("rocetap.analysis."+in.name, in.summary, FTBoolean, BaseNone, func(p *Packet) bool { return a(p).Events&e != 0 }, func(p *Packet) uint64 { return 1 })
+		abbrev := "rocetap.analysis." + in.name
+		if f, ok := fabricEventFields[e]; ok {
+			abbrev = f
+		}
+		u(abbrev, in.summary, FTBoolean, BaseNone, func(p *Packet) bool { return a(p).Events&e != 0 }, func(p *Packet) uint64 { return 1 })
 	}
 	frame("rocetap.analysis.original_frame", "First sent in frame", func(a *Analysis) int { return a.OrigFrame })
 	s("rocetap.analysis.cause", "Retransmission cause", func(p *Packet) string { return a(p).Cause.String() })
@@ -430,6 +451,7 @@ func registerAnalysisFields(rt *Field) {
 		return out
 	}))
 	all = append(all, mptFields(rt)...)
+	registerFabricFields(rt)
 	for _, f := range all {
 		f.Stateful = true
 	}

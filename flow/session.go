@@ -142,6 +142,8 @@ type Findings struct {
 	// merged are the provisional sessions folded into this one: the
 	// frames tracked before the merge carry their IDs.
 	merged []uint32
+
+	cc *Congestion // congestion control, once a CE mark or CNP was seen (cc.go)
 }
 
 // add adds o's counts to f.

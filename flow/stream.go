@@ -954,6 +954,7 @@ func (t *Tracker) Flush() {
 			t.flushSession(s)
 		}
 	}
+	t.fabricEnd()
 }
 
 // flushSession ends what s has in flight, as at the end of the capture.

@@ -130,7 +130,7 @@ func ExpertGroupLine(g *flow.ExpertGroup) string {
 // ExpertGroupTitle is the heading without the severity:
 // "NAKs received (rocetap.analysis.nak): 3".
 func ExpertGroupTitle(g *flow.ExpertGroup) string {
-	return fmt.Sprintf("%s (rocetap.analysis.%s): %d", g.Summary, g.Name, g.Count)
+	return fmt.Sprintf("%s (%s): %d", g.Summary, decode.EventField(g.Kind), g.Count)
 }
 
 // AppendHead appends the count line and, with sessions, the column

@@ -58,6 +58,7 @@ func Files() ([]File, error) {
 	builders := []func() (File, error){
 		rcAllOpcodes, ucUDRDXRCCNP, vlanQinQIPv6, pfcFile, rocev1File,
 		ibNative, ibLIDRC, ibBadVCRC, erfIBEth, sllSLL2Raw, nsTimestamps, truncatedFile, badICRC,
+		ccDCQCN, pfcPauses,
 	}
 	var out []File
 	for _, fn := range builders {
