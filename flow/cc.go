@@ -221,16 +221,19 @@ func (t *Tracker) ccReaction(p *decode.Packet, s *Session, d *CCDir) {
 	t.event(p, decode.EventNoRateCut, s.ID, text)
 }
 
-// rateString formats bits/s as the reports do ("1.5 Gb/s").
+// rateString formats bits/s as the reports do (printer.BitRate, which
+// flow cannot import): "12.26 Mbit/s".
 func rateString(bps uint64) string {
-	v, unit := float64(bps), "b/s"
-	for _, u := range []string{"kb/s", "Mb/s", "Gb/s", "Tb/s"} {
-		if v < 1000 {
-			break
+	v := float64(bps)
+	for _, u := range []struct {
+		div  float64
+		unit string
+	}{{1e9, " Gbit/s"}, {1e6, " Mbit/s"}, {1e3, " kbit/s"}} {
+		if v >= u.div {
+			return strconv.FormatFloat(v/u.div, 'f', 2, 64) + u.unit
 		}
-		v, unit = v/1000, u
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64) + " " + unit
+	return strconv.FormatUint(bps, 10) + " bit/s"
 }
 
 // ccCNP analyzes a CNP: h is the direction it travels (found: ok), from

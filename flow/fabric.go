@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -290,4 +291,35 @@ func (t *Tracker) SetInterfaceSpeed(f func(iface int) uint64) {
 	if t.opts.InterfaceSpeed == nil {
 		t.opts.InterfaceSpeed = f
 	}
+}
+
+// Clone returns a copy of s that the tracker no longer changes (its ports
+// copied too), for a report made while the tracker goes on.
+func (s *FabricStats) Clone() *FabricStats {
+	c := *s
+	c.Ports = make([]*PFCPort, len(s.Ports))
+	for i, p := range s.Ports {
+		cp := *p
+		c.Ports[i] = &cp
+	}
+	c.CNPDelay = s.CNPDelay.clone()
+	return &c
+}
+
+// Empty reports whether the capture had no CE mark, no CNP and no pause
+// frame.
+func (s *FabricStats) Empty() bool { return s.CE == 0 && s.CNPs == 0 && len(s.Ports) == 0 }
+
+// clone returns a copy of l that shares nothing with it.
+func (l Latency) clone() Latency {
+	if l.more != nil {
+		m := *l.more
+		m.exact = slices.Clone(m.exact)
+		if m.hist != nil {
+			h := *m.hist
+			m.hist = &h
+		}
+		l.more = &m
+	}
+	return l
 }

@@ -374,6 +374,9 @@ type Totals struct {
 	// (vendor, reserved): never dropped, never merged (CMCounts).
 	CMOther map[uint16]uint64
 	Other   uint64 // packets without an InfiniBand transport or PFC
+	// Fabric, when set, is the tracker's fabric health (Tracker.Fabric,
+	// or a copy): the congestion report prints it.
+	Fabric *FabricStats
 }
 
 // CMCount is the number of CM MADs of one attribute ID.

@@ -96,6 +96,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 		}
 	}
 	an.expert.Resolve(an.tracker.Resolve)
+	an.totals.Fabric = an.tracker.Fabric()
 	for _, s := range an.tracker.Sessions() {
 		if flt == nil || matched[s.ID] {
 			an.sessions = append(an.sessions, s)

@@ -11,6 +11,7 @@ import (
 // sessions: decode, sessions, stats, expert and tui.
 type trackFlags struct {
 	MaxSessions int // --max-sessions
+	fabricFlags
 }
 
 // defaultMaxSessions keeps the tracker near half a gigabyte: an idle
@@ -20,6 +21,7 @@ const defaultMaxSessions = 1000000
 func (tf *trackFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&tf.MaxSessions, "max-sessions", defaultMaxSessions,
 		"keep at most this many sessions (about 500 bytes each); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
+	tf.fabricFlags.register(f)
 }
 
 // check validates the flags.
@@ -27,11 +29,12 @@ func (tf *trackFlags) check() error {
 	if tf.MaxSessions < 0 {
 		return fmt.Errorf("--max-sessions %d: want a number of sessions, or 0 for no limit", tf.MaxSessions)
 	}
-	return nil
+	return tf.fabricFlags.check()
 }
 
 // options returns the tracker options the flags set, on top of o.
 func (tf *trackFlags) options(o flow.Options) flow.Options {
 	o.MaxSessions = tf.MaxSessions
+	tf.fabricFlags.options(&o)
 	return o
 }

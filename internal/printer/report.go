@@ -283,6 +283,7 @@ type SessionJSON struct {
 	Latency    map[string]LatencyJSON  `json:"latency,omitempty"`
 	MPT        *MPTJSON                `json:"mpt,omitempty"`
 	QPError    []QPErrorJSON           `json:"qp_error,omitempty"`
+	Congestion []CCDirJSON             `json:"congestion,omitempty"`
 }
 
 // MPTJSON counts a session's MPT checks (with --mpt): accesses checked,
@@ -338,7 +339,7 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
 		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
-		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated}
+		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated, Congestion: congestionJSON(s)}
 	if s.Transport == "UD" {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
@@ -469,6 +470,7 @@ func AppendCongestion(dst []byte, tt *flow.Totals) []byte {
 			dst = fmt.Appendf(dst, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
 		}
 	}
+	dst = AppendFabric(dst, tt.Fabric)
 	if cms := tt.CMCounts(); len(cms) > 0 {
 		dst = append(dst, "\nCM messages\n"...)
 		for _, c := range cms {
@@ -516,6 +518,7 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 		dst = fmt.Appendf(dst, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
 			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
 	}
+	dst = appendSessionCongestion(dst, s)
 	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
 		dst = fmt.Appendf(dst, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
 			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
@@ -661,6 +664,9 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	}
 	if ev != nil {
 		v["evicted"] = ev
+	}
+	if fj := ToFabricJSON(tt.Fabric); fj != nil {
+		v["fabric"] = fj
 	}
 	b, _ := json.MarshalIndent(v, "", " ")
 	b = append(b, '\n')

@@ -40,7 +40,16 @@ type ccFlow struct {
 
 func (f *ccFlow) write(us int, ecn uint8, note string) {
 	f.n++
-	ack := f.n%5 == 0
+	f.send(us, ecn, note, f.n%5 == 0)
+}
+
+// writeAck is a WRITE that asks for an ACK (the last of a flow).
+func (f *ccFlow) writeAck(us int, ecn uint8, note string) {
+	f.n++
+	f.send(us, ecn, note, true)
+}
+
+func (f *ccFlow) send(us int, ecn uint8, note string, ack bool) {
 	fr := f.c.req(rc(decode.OpWriteOnly), CCWriteLen, ack, Transport{RETH: reth(0x10000, 0x77, CCWriteLen)})
 	fr.ECN = ecn
 	f.tl.at(us, note, fr)
@@ -49,7 +58,9 @@ func (f *ccFlow) write(us int, ecn uint8, note string) {
 	}
 }
 
+// ackNow acknowledges every WRITE so far: its MSN counts them.
 func (f *ccFlow) ackNow(us int) {
+	f.c.msn = uint32(f.n) - 1
 	f.tl.at(us, "ACK", f.c.ack((f.c.psn-1)&0xFFFFFF, 0x1F))
 }
 
@@ -90,8 +101,7 @@ func ccDCQCN() (File, error) {
 	tl.at(104, "CNP to QP 0x000101, 4 µs after the CE mark", f.cnp(0x101))
 	f.write(130, 2, "WRITE Only, slower after the CNP")
 	f.write(170, 2, "WRITE Only, slower after the CNP")
-	f.write(210, 2, "WRITE Only, past the window after the CNP")
-	f.ackNow(212)
+	f.writeAck(210, 2, "WRITE Only, past the window after the CNP")
 
 	f = flow(0x201, true)
 	for us := 1000; us < 1100; us += 20 {
@@ -102,16 +112,14 @@ func ccDCQCN() (File, error) {
 	for us := 1110; us < 1210; us += 15 {
 		f.write(us, 2, "WRITE Only, faster after the CNP")
 	}
-	f.write(1210, 2, "WRITE Only, past the window after the CNP")
-	f.ackNow(1212)
+	f.writeAck(1210, 2, "WRITE Only, past the window after the CNP")
 
 	f = flow(0x301, false)
 	f.write(2000, 3, "WRITE Only, ECN CE, never answered by a CNP")
 	for us := 2250; us < 3250; us += 250 {
 		f.write(us, 2, "WRITE Only")
 	}
-	f.write(3250, 2, "WRITE Only, 1.25 ms after the CE mark")
-	f.ackNow(3252)
+	f.writeAck(3250, 2, "WRITE Only, 1.25 ms after the CE mark")
 
 	f = flow(0x401, true)
 	for us := 3500; us < 3600; us += 20 {
@@ -120,8 +128,7 @@ func ccDCQCN() (File, error) {
 	tl.at(3604, "CNP to QP 0x000401, no CE mark seen", f.cnp(0x401))
 	f.write(3630, 0, "WRITE Only, slower after the CNP")
 	f.write(3670, 0, "WRITE Only, slower after the CNP")
-	f.write(3710, 0, "WRITE Only, past the window after the CNP")
-	f.ackNow(3712)
+	f.writeAck(3710, 0, "WRITE Only, past the window after the CNP")
 
 	tl.at(3800, "CNP to QP 0x000999, which no flow has", flow(0x999, false).cnp(0x999))
 	return b.done()
@@ -152,6 +159,7 @@ func pfcPauses() (File, error) {
 	tl := &timeline{b}
 	f := &ccFlow{c: rcConn{qpA: 0x501, qpB: 0x502, pkey: 0xFFFF, psn: 0, v2: RoCEv2{DSCP: 26, ECN: 2}}, tl: tl}
 	write := func(us int, note string) {
+		f.n++
 		tl.at(us, note, f.c.req(rc(decode.OpWriteOnly), 64, true, Transport{RETH: reth(0x10000, 0x77, 64)}))
 	}
 	w := func(us int, note string) {
