@@ -273,3 +273,37 @@ func TestParsePrioMap(t *testing.T) {
 		}
 	}
 }
+
+// A CNP to a UD sender is matched by the DETH source QP of its flow.
+func TestCCUD(t *testing.T) {
+	tr := flow.New(flow.Options{})
+	a, b := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(n int, us int, src, dst [4]byte, op decode.Opcode, qp uint32, ecn uint8) *decode.Packet {
+		p := &decode.Packet{}
+		p.Frame = decode.Frame{Number: n, Time: t0.Add(time.Duration(us) * time.Microsecond), Len: 100}
+		p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
+		p.IPv4.Src, p.IPv4.Dst, p.IPv4.TOS = src, dst, 26<<2|ecn
+		p.BTH = decode.BTH{Opcode: op, DestQP: qp}
+		if op != decode.CNP {
+			p.Has |= decode.HdrDETH
+			p.DETH = decode.DETH{QKey: 0x11111111, SrcQP: 0x345}
+		}
+		return p
+	}
+	send := decode.TransportUD.Opcode(decode.OpSendOnly)
+	tr.Track(mk(1, 0, a, b, send, 0xabcde, 2))
+	ce := mk(2, 10, a, b, send, 0xabcde, 3)
+	tr.Track(ce)
+	cnp := mk(3, 13, b, a, decode.CNP, 0x345, 0)
+	tr.Track(cnp)
+	x := cnp.Analysis.Fabric
+	if cnp.Analysis.Events&(decode.EventCNPUnknownQP|decode.EventCNPWithoutCE) != 0 || x.CEFrame != 2 || x.CNPDelay != 3*time.Microsecond {
+		t.Errorf("CNP to the UD sender: events %b, %+v", cnp.Analysis.Events, x)
+	}
+	other := mk(4, 20, b, a, decode.CNP, 0x346, 0)
+	tr.Track(other)
+	if other.Analysis.Events&decode.EventCNPUnknownQP == 0 {
+		t.Errorf("CNP to QP 0x346: events %b, want cnp_unknown_qp", other.Analysis.Events)
+	}
+}
