@@ -117,13 +117,14 @@ func (t *Tracker) cc(s *Session) *Congestion {
 }
 
 // rate returns the rate estimate of side's sends in s, nil when there is
-// none (an RC session idle long enough to have released its live state).
+// none: an RC session idle long enough to have released its live state,
+// or a UD flow (which has no live state) before its first CE mark or CNP.
 func (t *Tracker) rate(s *Session, side uint8) *rateEst {
 	if s.live != nil {
 		return &s.live.rate[side]
 	}
-	if s.Learned == decode.PairingUD {
-		return &t.cc(s).Dir[side].rate
+	if c := s.Congestion(); c != nil && s.Learned == decode.PairingUD {
+		return &c.Dir[side].rate
 	}
 	return nil
 }
@@ -135,13 +136,13 @@ func (t *Tracker) ccSent(p *decode.Packet, s *Session, side uint8) {
 	f := t.fab
 	now := t.now
 	n := uint64(p.Frame.Len)
-	if r := t.rate(s, side); r != nil {
-		r.add(now, f.window, n)
-	}
 	ce := false
 	if ecn, ok := p.ECN(); ok && ecn == 3 {
 		ce = true
 		t.cc(s)
+	}
+	if r := t.rate(s, side); r != nil {
+		r.add(now, f.window, n)
 	}
 	c := s.Congestion()
 	if c == nil {
@@ -294,6 +295,9 @@ func (t *Tracker) ccCNP(p *decode.Packet, h half, ok bool, src, dst addr16) {
 // ccMerge moves the congestion state of a provisional session (its side
 // A) into s's side B.
 func (t *Tracker) ccMerge(prov, s *Session) {
+	if prov.live != nil && s.live != nil {
+		s.live.rate[1] = prov.live.rate[0]
+	}
 	pc := prov.Congestion()
 	if pc == nil {
 		return
@@ -317,6 +321,16 @@ func (t *Tracker) ccEnd() {
 			if d.react && t.now-d.reactT >= t.fab.window {
 				t.ccReaction(nil, s, d)
 			}
+		}
+	}
+}
+
+// ccEvict forgets what the fabric analysis keeps of an evicted session.
+func (t *Tracker) ccEvict(s *Session) {
+	if s.Learned == decode.PairingUD && s.A.QPNKnown {
+		k := udSenderKey{s.A.key(), s.B.key(), s.A.QPN}
+		if t.fab.udSender[k] == s {
+			delete(t.fab.udSender, k)
 		}
 	}
 }

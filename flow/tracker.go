@@ -917,6 +917,7 @@ func (t *Tracker) evict(s *Session) {
 		e.Findings.add(s.x)
 	}
 	t.dropUnpaired(s)
+	t.ccEvict(s)
 	if s.Learned == decode.PairingUD {
 		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.QKey}
 		if t.ud[k] == s {
