@@ -102,7 +102,7 @@ type TrackOptions struct {
 // costs.
 func (s *Source) Track(o TrackOptions) (int, error) {
 	if o.Tracker != nil && s.r != nil {
-		o.Tracker.SetInterfaceSpeed(s.r.InterfaceSpeed) // PFC pause times (flow/pfc.go)
+		o.Tracker.SetInterfaceSpeed(s.InterfaceSpeed) // PFC pause times (flow/pfc.go)
 	}
 	// ROCETAP_WORKERS=1 forces one goroutine, 2 or more the pipeline (to
 	// compare them); else the pipeline runs from minParallelProcs+1 Ps.
