@@ -126,19 +126,28 @@ type Series struct {
 // Empty reports whether nothing was added.
 func (s *Series) Empty() bool { return s.Width == 0 }
 
+// maxSeriesWidth bounds a bucket (2^56 ns, 2.3 years: 60 of them span
+// 137 years, as far as a capture's timestamps can): hostile timestamps
+// land in the last bucket instead of widening it forever.
+const maxSeriesWidth = time.Duration(1) << 56
+
 // index returns the bucket of time at, widening the buckets until it fits.
 func (s *Series) index(start, at int64) int {
 	if s.Width == 0 {
 		s.Start, s.Width = start, time.Millisecond
 	}
-	for at-s.Start >= int64(s.Width)*SeriesBuckets {
+	if at <= s.Start {
+		return 0
+	}
+	d := uint64(at) - uint64(s.Start) // no overflow: at > Start
+	for d/SeriesBuckets >= uint64(s.Width) && s.Width*2 <= maxSeriesWidth {
 		for j := range SeriesBuckets / 2 {
 			s.V[j] = s.V[2*j] + s.V[2*j+1]
 		}
 		clear(s.V[SeriesBuckets/2:])
 		s.Width *= 2
 	}
-	return max(0, int((at-s.Start)/int64(s.Width)))
+	return int(min(d/uint64(s.Width), SeriesBuckets-1))
 }
 
 // add adds v at time at (start: the capture's start).
@@ -155,7 +164,13 @@ func (s *Series) addSpan(start, from, to int64) {
 	s.index(start, to-1)
 	for from < to {
 		i := s.index(start, from)
-		end := min(to, s.Start+int64(i+1)*int64(s.Width))
+		end := to
+		if i < SeriesBuckets-1 && from >= s.Start {
+			end = min(to, s.Start+int64(i+1)*int64(s.Width))
+		}
+		if from < s.Start && to > s.Start {
+			end = s.Start // (what lies before the series counts in its first bucket)
+		}
 		s.V[i] += float64(end - from)
 		from = end
 	}

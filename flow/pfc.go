@@ -31,7 +31,7 @@ func (t *Tracker) speed(iface int) (uint64, string) {
 // pfcFrame analyzes a PFC or PAUSE frame.
 func (t *Tracker) pfcFrame(p *decode.Packet) {
 	f := t.fab
-	k := pfcPortKey{p.Frame.Interface, p.Eth.Src}
+	k := pfcPortKey{max(p.Frame.Interface, 0), p.Eth.Src}
 	port := f.ports[k]
 	if port == nil {
 		port = &PFCPort{Iface: k.iface, MAC: k.mac}
@@ -107,6 +107,7 @@ func (t *Tracker) pauseEnd(port *PFCPort, i int, end int64) {
 	pr := &port.Prio[i]
 	pr.paused = false
 	f.paused--
+	end = max(end, pr.since) // (timestamps that go backwards)
 	d := time.Duration(end - pr.since)
 	pr.Total += d
 	pr.Longest = max(pr.Longest, d)
