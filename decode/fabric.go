@@ -14,8 +14,10 @@ type Fabric struct {
 	// with ce_without_cnp: the mark that got no CNP.
 	CEFrame  uint32
 	CNPDelay time.Duration
-	// On a CNP: the time since the previous CNP to the same QP.
-	CNPGap time.Duration
+	// On a CNP: the time since the previous CNP to the same QP, and the
+	// CNPs to it per second since its first (from the second CNP on).
+	CNPGap  time.Duration
+	CNPRate uint32
 	// On a CNP: the marked flow's sending rate (bits/s) over the rate
 	// window before it. On the packet that closes the window after a CNP
 	// (CNPFrame): the rate before that CNP and the rate over the window
@@ -105,6 +107,7 @@ func registerFabricFields(rt *Field) {
 	u("rocetap.cc.ce_frame", "CE mark in frame", FTUint32, BaseDec, func(f *Fabric) bool { return f.CEFrame > 0 }, func(f *Fabric) uint64 { return uint64(f.CEFrame) })
 	u("rocetap.cc.cnp_delay", "Time from the CE mark to the CNP", FTRelTime, BaseNone, func(f *Fabric) bool { return f.HasDelay }, func(f *Fabric) uint64 { return uint64(f.CNPDelay) })
 	u("rocetap.cc.cnp_interval", "Time since the previous CNP to the QP", FTRelTime, BaseNone, func(f *Fabric) bool { return f.HasGap }, func(f *Fabric) uint64 { return uint64(f.CNPGap) })
+	u("rocetap.cc.cnps_per_second", "CNPs to the QP per second, since its first", FTUint32, BaseDec, func(f *Fabric) bool { return f.HasGap }, func(f *Fabric) uint64 { return uint64(f.CNPRate) })
 	u("rocetap.cc.rate_before", "Sender rate before the CNP (bits/s)", FTUint64, BaseDec, func(f *Fabric) bool { return f.HasRate }, func(f *Fabric) uint64 { return f.RateBefore })
 	u("rocetap.cc.rate_after", "Sender rate after the CNP (bits/s)", FTUint64, BaseDec, func(f *Fabric) bool { return f.HasReaction }, func(f *Fabric) uint64 { return f.RateAfter })
 	u("rocetap.cc.cnp_frame", "Reaction to the CNP in frame", FTUint32, BaseDec, func(f *Fabric) bool { return f.HasReaction }, func(f *Fabric) uint64 { return uint64(f.CNPFrame) })

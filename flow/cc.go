@@ -279,6 +279,9 @@ func (t *Tracker) ccCNP(p *decode.Packet, h half, ok bool, src, dst addr16) {
 		x.CNPGap, x.HasGap = time.Duration(now-d.lastCNP), true
 	}
 	d.LastCNP, d.lastCNP = at, now
+	if x.HasGap {
+		x.CNPRate = uint32(min(d.CNPRate(), 1<<32-1))
+	}
 	var before uint64
 	if r := t.rate(s, side); r != nil {
 		before = r.bps(now, f.window)

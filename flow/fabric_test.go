@@ -306,4 +306,11 @@ func TestCCUD(t *testing.T) {
 	if other.Analysis.Events&decode.EventCNPUnknownQP == 0 {
 		t.Errorf("CNP to QP 0x346: events %b, want cnp_unknown_qp", other.Analysis.Events)
 	}
+	// a second CNP 50 µs after the first: 20000 a second
+	tr.Track(mk(5, 60, a, b, send, 0xabcde, 3))
+	again := mk(6, 63, b, a, decode.CNP, 0x345, 0)
+	tr.Track(again)
+	if x := again.Analysis.Fabric; !x.HasGap || x.CNPGap != 50*time.Microsecond || x.CNPRate != 20000 || x.CEFrame != 5 {
+		t.Errorf("second CNP: %+v, want 50µs after the first, 20000/s, answering frame 5", x)
+	}
 }
