@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -247,12 +248,16 @@ func (t *Tracker) ccCNP(p *decode.Packet, h half, ok bool, src, dst addr16) {
 	s, side := h.s, 1-h.side
 	if !ok {
 		if s, ok = f.udSender[udSenderKey{dst, src, p.BTH.DestQP}]; !ok {
+			s, ok = t.ucSenderOf(dst, src)
+		}
+		if !ok {
 			f.stats.CNPUnknownQP++
 			t.event(p, decode.EventCNPUnknownQP, 0, "CNP to QP "+hex24(p.BTH.DestQP)+", which no flow of the capture sends from")
 			return
 		}
 		side = 0
 		t.annotate(p, s, 1)
+		s.f().CNPs++
 	}
 	c := t.cc(s)
 	for i := range c.Dir {
@@ -328,8 +333,48 @@ func (t *Tracker) ccEnd() {
 	}
 }
 
+// ccNewUC indexes a new UC session by its addresses (ucSenderOf).
+func (t *Tracker) ccNewUC(s *Session, key halfKey) {
+	if s.Transport == "UC" {
+		pk := pairKey{key.src, key.dst}
+		t.fab.ucSender[pk] = append(t.fab.ucSender[pk], s)
+	}
+}
+
+// ucSenderOf returns the UC session from src to dst whose sender's QP a
+// CNP from dst to src may name: one whose sender QP the capture never
+// showed (no CM) and that was marked CE within the CNP timeout (the most
+// recently marked). Without such a mark the CNP stays cnp_unknown_qp.
+func (t *Tracker) ucSenderOf(src, dst addr16) (*Session, bool) {
+	var best *Session
+	var bestCE int64
+	for _, s := range t.fab.ucSender[pairKey{src, dst}] {
+		c := s.Congestion()
+		if s.A.QPNKnown || s.MergedInto != 0 || c == nil || !c.Dir[0].hasCE || t.now-c.Dir[0].lastCE > t.fab.timeout {
+			continue
+		}
+		if ce := c.Dir[0].lastCE; best == nil || ce > bestCE {
+			best, bestCE = s, ce
+		}
+	}
+	return best, best != nil
+}
+
 // ccEvict forgets what the fabric analysis keeps of an evicted session.
 func (t *Tracker) ccEvict(s *Session) {
+	if s.Transport == "UC" {
+		k := s.key(0)
+		pk := pairKey{k.src, k.dst}
+		l := t.fab.ucSender[pk]
+		if i := slices.Index(l, s); i >= 0 {
+			l = slices.Delete(l, i, i+1)
+		}
+		if len(l) == 0 {
+			delete(t.fab.ucSender, pk)
+		} else {
+			t.fab.ucSender[pk] = l
+		}
+	}
 	if s.Learned == decode.PairingUD && s.A.QPNKnown {
 		k := udSenderKey{s.A.key(), s.B.key(), s.A.QPN}
 		if t.fab.udSender[k] == s {

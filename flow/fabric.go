@@ -249,6 +249,9 @@ type fabric struct {
 	paused   int          // priorities of ports paused now
 	ccs      []*Session   // sessions with congestion state
 	udSender map[udSenderKey]*Session
+	// ucSender: the UC sessions by their addresses (sender, receiver);
+	// without CM a UC sender's QP is never seen, but a CNP names it.
+	ucSender map[pairKey][]*Session
 }
 
 type pfcPortKey struct {
@@ -265,7 +268,7 @@ type udSenderKey struct {
 
 func newFabric(o *Options) *fabric {
 	f := &fabric{timeout: int64(o.CNPTimeout), window: int64(o.RateWindow), stormAfter: int64(o.StormAfter), prio: o.PrioMap,
-		ports: map[pfcPortKey]*PFCPort{}, udSender: map[udSenderKey]*Session{}}
+		ports: map[pfcPortKey]*PFCPort{}, udSender: map[udSenderKey]*Session{}, ucSender: map[pairKey][]*Session{}}
 	if f.timeout <= 0 {
 		f.timeout = int64(DefaultCNPTimeout)
 	}

@@ -274,23 +274,48 @@ func TestParsePrioMap(t *testing.T) {
 	}
 }
 
+// ccPacket builds a RoCEv2 packet at us µs: a UD datagram from QP 0x345
+// (DETH), a CNP, or a UC request, from src to dst's QP qp with IP ECN ecn.
+func ccPacket(n int, us int, src, dst [4]byte, op decode.Opcode, qp uint32, ecn uint8) *decode.Packet {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &decode.Packet{}
+	p.Frame = decode.Frame{Number: n, Time: t0.Add(time.Duration(us) * time.Microsecond), Len: 100}
+	p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
+	p.IPv4.Src, p.IPv4.Dst, p.IPv4.TOS = src, dst, 26<<2|ecn
+	p.BTH = decode.BTH{Opcode: op, DestQP: qp, PSN: decode.PSN(n)}
+	if op.Transport() == decode.TransportUD {
+		p.Has |= decode.HdrDETH
+		p.DETH = decode.DETH{QKey: 0x11111111, SrcQP: 0x345}
+	}
+	return p
+}
+
+// A CNP to a UC sender whose QP the capture never showed (no CM) goes to
+// the UC flow between those hosts marked CE within the CNP timeout; with
+// no such mark it is cnp_unknown_qp.
+func TestCCUC(t *testing.T) {
+	tr := flow.New(flow.Options{})
+	a, b := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	send := decode.TransportUC.Opcode(decode.OpSendOnly)
+	tr.Track(ccPacket(1, 0, a, b, send, 0x2a2, 2))
+	tr.Track(ccPacket(2, 10, a, b, send, 0x2a2, 3))
+	cnp := ccPacket(3, 14, b, a, decode.CNP, 0x2a1, 0)
+	tr.Track(cnp)
+	if x := cnp.Analysis.Fabric; cnp.Analysis.Events&(decode.EventCNPUnknownQP|decode.EventCNPWithoutCE) != 0 || x.CEFrame != 2 || cnp.Analysis.Session != 1 {
+		t.Errorf("CNP to the UC sender: events %b, session %d, %+v", cnp.Analysis.Events, cnp.Analysis.Session, x)
+	}
+	late := ccPacket(4, 5000, b, a, decode.CNP, 0x2a1, 0)
+	tr.Track(late)
+	if late.Analysis.Events&decode.EventCNPUnknownQP == 0 {
+		t.Errorf("CNP 5 ms after the mark: events %b, want cnp_unknown_qp", late.Analysis.Events)
+	}
+}
+
 // A CNP to a UD sender is matched by the DETH source QP of its flow.
 func TestCCUD(t *testing.T) {
 	tr := flow.New(flow.Options{})
 	a, b := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(n int, us int, src, dst [4]byte, op decode.Opcode, qp uint32, ecn uint8) *decode.Packet {
-		p := &decode.Packet{}
-		p.Frame = decode.Frame{Number: n, Time: t0.Add(time.Duration(us) * time.Microsecond), Len: 100}
-		p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
-		p.IPv4.Src, p.IPv4.Dst, p.IPv4.TOS = src, dst, 26<<2|ecn
-		p.BTH = decode.BTH{Opcode: op, DestQP: qp}
-		if op != decode.CNP {
-			p.Has |= decode.HdrDETH
-			p.DETH = decode.DETH{QKey: 0x11111111, SrcQP: 0x345}
-		}
-		return p
-	}
+	mk := ccPacket
 	send := decode.TransportUD.Opcode(decode.OpSendOnly)
 	tr.Track(mk(1, 0, a, b, send, 0xabcde, 2))
 	ce := mk(2, 10, a, b, send, 0xabcde, 3)

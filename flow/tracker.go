@@ -379,8 +379,8 @@ func (t *Tracker) Track(p *decode.Packet) {
 			h.s.Sent[h.side].Bytes += uint64(p.Frame.Len)
 			h.s.last = now
 		}
-		t.event(p, decode.EventCNP, a.Session, "CNP to QP "+hex24(p.BTH.DestQP))
 		t.ccCNP(p, h, ok, src, dst)
+		t.event(p, decode.EventCNP, a.Session, "CNP to QP "+hex24(p.BTH.DestQP))
 		t.pfcTraffic(p)
 		return
 	}
@@ -494,6 +494,7 @@ func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
 		pk := pairKey{key.src, key.dst}
 		t.unpaired[pk] = append(t.unpaired[pk], s)
 	}
+	t.ccNewUC(s, key)
 	return h
 }
 
