@@ -242,6 +242,7 @@ func (r *Reader) nextPcapng(info *PacketInfo) ([]byte, error) {
 			if v, ok := r.ngOption(body[8:], ngOptTSOffset, 8); ok {
 				f.offset = int64(r.u64(v))
 			}
+			r.speeds.add(len(r.ifaces), r.ngSpeed(body[8:]))
 			r.ifaces = append(r.ifaces, f)
 		case ngBlockSHB:
 			if len(body) < 16 {

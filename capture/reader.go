@@ -89,6 +89,7 @@ type Reader struct {
 
 	// pcapng
 	ifaces []ngInterface
+	speeds ifSpeeds // the interfaces' if_speed (speed.go)
 
 	compression string // "gzip", "zstd", "lz4" or "" (compress.go)
 	decClose    func() // releases the decompressor, if it must be

@@ -69,6 +69,8 @@ type Analysis struct {
 	// the packet (NVMe-oF, RPC-over-RDMA, ...), nil when its connection
 	// carries none; owned by the tracker, valid until the next packet.
 	ULP *ULPInfo
+	// Fabric is the fabric-health analysis (rocetap.cc.*, rocetap.pfc.*).
+	Fabric Fabric
 }
 
 // Reset clears the analysis, keeping the Acked buffer.
@@ -282,6 +284,13 @@ const (
 	EventULPLength                           // ULP: the data moved differs from the command's length
 	EventULPKeyInvalidated                   // ULP: a key used after it was invalidated
 	EventULPOutside                          // ULP: a data transfer outside the command's buffer (SGL, chunk)
+	EventCEWithoutCNP                        // a CE mark the receiver answered with no CNP in time (rocetap.cc.*)
+	EventCNPWithoutCE                        // a CNP with no CE mark of its flow before it
+	EventNoRateCut                           // the sender did not slow down after a CNP
+	EventCNPUnknownQP                        // a CNP to a QP no flow of the capture has
+	EventPFCStorm                            // a priority paused continuously past the storm threshold (rocetap.pfc.*)
+	EventPFCPaused                           // RoCE traffic of a priority sent while it was paused
+	EventPFCUnusedPrio                       // pause frames for a priority that carries no RoCE
 	numEvents              = iota
 )
 
@@ -325,6 +334,13 @@ var eventTable = [numEvents]eventInfo{
 	{"ulp_length_mismatch", SevError, "ULP data moved differs from the command's length"},
 	{"ulp_key_invalidated", SevError, "ULP key used after it was invalidated"},
 	{"ulp_outside_buffer", SevError, "ULP data transfer outside the command's buffer"},
+	{"ce_without_cnp", SevWarning, "CE mark with no CNP in time: ECN not enabled on the receiving NIC?"},
+	{"cnp_without_ce", SevNote, "CNP with no CE mark seen: marked after the capture point, or a misconfigured switch"},
+	{"no_rate_reduction", SevWarning, "Sender did not slow down after CNPs"},
+	{"cnp_unknown_qp", SevWarning, "CNP to a QP not in the capture"},
+	{"pfc_storm", SevError, "PFC storm: priority paused continuously past the threshold"},
+	{"pfc_paused_traffic", SevWarning, "RoCE traffic sent on a paused priority"},
+	{"pfc_unused_priority", SevNote, "Pause frames for a priority that carries no RoCE"},
 }
 
 // NumEvents is the number of event kinds.
@@ -409,7 +425,11 @@ func registerAnalysisFields(rt *Field) {
 			continue
 		}
 		in := &eventTable[i]
-		u("rocetap.analysis."+in.name, in.summary, FTBoolean, BaseNone, func(p *Packet) bool { return a(p).Events&e != 0 }, func(p *Packet) uint64 { return 1 })
+		abbrev := "rocetap.analysis." + in.name
+		if f, ok := fabricEventFields[e]; ok {
+			abbrev = f
+		}
+		u(abbrev, in.summary, FTBoolean, BaseNone, func(p *Packet) bool { return a(p).Events&e != 0 }, func(p *Packet) uint64 { return 1 })
 	}
 	frame("rocetap.analysis.original_frame", "First sent in frame", func(a *Analysis) int { return a.OrigFrame })
 	s("rocetap.analysis.cause", "Retransmission cause", func(p *Packet) string { return a(p).Cause.String() })
@@ -457,6 +477,7 @@ func registerAnalysisFields(rt *Field) {
 	}))
 	all = append(all, mptFields(rt)...)
 	all = append(all, madAnalysisFields(rt)...)
+	registerFabricFields(rt)
 	for _, f := range all {
 		f.Stateful = true
 	}

@@ -145,6 +145,8 @@ type Findings struct {
 	// merged are the provisional sessions folded into this one: the
 	// frames tracked before the merge carry their IDs.
 	merged []uint32
+
+	cc *Congestion // congestion control, once a CE mark or CNP was seen (cc.go)
 }
 
 // add adds o's counts to f.
@@ -378,6 +380,9 @@ type Totals struct {
 	// MADs counts management datagrams by class, method and attribute,
 	// their error statuses and traps (issue 19).
 	MADs MADTotals
+	// Fabric, when set, is the tracker's fabric health (Tracker.Fabric,
+	// or a copy): the congestion report prints it.
+	Fabric *FabricStats
 }
 
 // CMCount is the number of CM MADs of one attribute ID.

@@ -956,6 +956,7 @@ func (t *Tracker) Flush() {
 	}
 	t.flushMADs()
 	t.ulpEnd()
+	t.fabricEnd()
 }
 
 // flushSession ends what s has in flight, as at the end of the capture.

@@ -76,6 +76,27 @@ type Options struct {
 	// those never completed, at the end) for a list of operations: the
 	// TUI's ULP view (NVMeLinker.Ops).
 	ULPOps bool
+
+	// Fabric health (fabric.go, cc.go, pfc.go).
+	//
+	// CNPTimeout: a CE mark with no CNP to its sender's QP within it is
+	// ce_without_cnp. 0 means DefaultCNPTimeout (1 ms).
+	CNPTimeout time.Duration
+	// RateWindow is the window of the sender-rate estimate around a CNP.
+	// 0 means DefaultRateWindow (100 µs).
+	RateWindow time.Duration
+	// StormAfter: a priority paused continuously for longer is a
+	// pfc_storm. 0 means DefaultStormAfter (100 ms).
+	StormAfter time.Duration
+	// LinkSpeed (bits/s) converts pause quanta to time; 0: the capture
+	// interface's speed (InterfaceSpeed), else DefaultLinkSpeed.
+	LinkSpeed uint64
+	// InterfaceSpeed, when set, returns the speed (bits/s) a capture
+	// interface's description gives (pcapng if_speed), 0 when none.
+	InterfaceSpeed func(iface int) uint64
+	// PrioMap says how a RoCE packet's priority is found; nil: the VLAN
+	// PCP when tagged, else DSCP >> 3.
+	PrioMap *PrioMap
 }
 
 // Tracker rebuilds sessions from packets given in capture order.
@@ -119,6 +140,7 @@ type Tracker struct {
 
 	madSt madState  // MAD matching and RMPP reassembly (mad.go)
 	ulp   *ulpState // nil until a connection carries a ULP (ulp.go)
+	fab   *fabric   // fabric health: congestion control, PFC
 }
 
 type addr16 = [16]byte
@@ -288,6 +310,7 @@ func New(o Options) *Tracker {
 	if len(o.DecodeAs) > 0 {
 		t.ulpInit()
 	}
+	t.fab = newFabric(&t.opts)
 	return t
 }
 
@@ -362,7 +385,13 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
 		t.sweep()
 	}
+	if t.fab.start == 0 {
+		t.fab.start = now
+	}
 	if p.Has&decode.HdrBTH == 0 {
+		if p.Has&(decode.HdrPFC|decode.HdrPause) != 0 {
+			t.pfcFrame(p)
+		}
 		return
 	}
 	op := p.BTH.Opcode
@@ -371,14 +400,17 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if op == decode.CNP {
 		// A CNP goes from the notification point back to the sender of
 		// the marked packets: its destination QP is that sender's QP.
-		if h, ok := t.get(halfKey{src, dst, p.BTH.DestQP}); ok {
+		h, ok := t.get(halfKey{src, dst, p.BTH.DestQP})
+		if ok {
 			t.annotate(p, h.s, h.side)
 			h.s.f().CNPs++
 			h.s.Sent[h.side].Packets++
 			h.s.Sent[h.side].Bytes += uint64(p.Frame.Len)
 			h.s.last = now
 		}
+		t.ccCNP(p, h, ok, src, dst)
 		t.event(p, decode.EventCNP, a.Session, "CNP to QP "+hex24(p.BTH.DestQP))
+		t.pfcTraffic(p)
 		return
 	}
 	if !op.Known() {
@@ -431,6 +463,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if t.ulp != nil {
 		t.ulpPacket(p, s, side)
 	}
+	t.fabricPacket(p, s, side)
 }
 
 // packetState counts and reports what the packet itself shows: an ECN CE
@@ -493,6 +526,7 @@ func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
 		pk := pairKey{key.src, key.dst}
 		t.unpaired[pk] = append(t.unpaired[pk], s)
 	}
+	t.ccNewUC(s, key)
 	return h
 }
 
@@ -587,6 +621,7 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 		s.MTU, s.mtuFrom = prov.MTU, prov.mtuFrom
 	}
 	// prov is only a name now (Resolve): it keeps no state
+	t.ccMerge(prov, s)
 	prov.live, prov.kinds, prov.x = nil, nil, nil
 	if t.opts.MaxSessions > 0 {
 		t.resident--
@@ -675,6 +710,9 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 		s.B.QPN, s.B.QPNKnown = k.dstQP, true
 		s.QKey = k.qkey
 		t.ud[k] = s
+		if p.Has&decode.HdrDETH != 0 {
+			t.fab.udSender[udSenderKey{src, dst, k.srcQP}] = s
+		}
 	}
 	d := &s.Sent[0]
 	d.Packets++
@@ -684,6 +722,7 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	s.last = t.now
 	t.annotate(p, s, 0)
 	t.packetState(p, s)
+	t.fabricPacket(p, s, 0)
 	kind := p.BTH.Opcode.MsgKind()
 	n := uint64(len(p.Payload))
 	s.countMessage(kind, n)
@@ -706,7 +745,8 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 // liveState is what a session needs only while traffic is in flight:
 // the analysis of each side's requests.
 type liveState struct {
-	req [2]reqStream // requests sent by A (answered by B), by B
+	req  [2]reqStream // requests sent by A (answered by B), by B
+	rate [2]rateEst   // the rate each side sends at (cc.go)
 }
 
 // psnMemo is what a side's reqStream keeps while the session's live
@@ -752,6 +792,7 @@ func (t *Tracker) revive(s *Session) {
 			st.softHi = st.softPSN.Add(int((m.softLen + 255) / 256))
 		}
 	}
+	l.rate = [2]rateEst{}
 	s.live = l
 	if s.flags&flagQueued == 0 {
 		s.flags |= flagQueued
@@ -913,6 +954,7 @@ func (t *Tracker) evict(s *Session) {
 		e.Findings.add(s.x)
 	}
 	t.dropUnpaired(s)
+	t.ccEvict(s)
 	if s.Learned == decode.PairingUD {
 		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.QKey}
 		if t.ud[k] == s {

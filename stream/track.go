@@ -101,6 +101,9 @@ type TrackOptions struct {
 // stage that decodes in parallel: the tracker is fast, and every hand-off
 // costs.
 func (s *Source) Track(o TrackOptions) (int, error) {
+	if o.Tracker != nil && s.r != nil {
+		o.Tracker.SetInterfaceSpeed(s.InterfaceSpeed) // PFC pause times (flow/pfc.go)
+	}
 	// ROCETAP_WORKERS=1 forces one goroutine, 2 or more the pipeline (to
 	// compare them); else the pipeline runs from minParallelProcs+1 Ps.
 	w, _ := strconv.Atoi(os.Getenv("ROCETAP_WORKERS"))

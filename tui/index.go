@@ -355,6 +355,11 @@ func (ix *Index) build(o BuildOptions) error {
 		return fmt.Errorf("%s: %w", ix.name, err)
 	}
 	defer src.Close()
+	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
+		if t != nil {
+			t.SetInterfaceSpeed(src.InterfaceSpeed) // PFC pause times at the interface's if_speed
+		}
+	})
 	p := new(decode.Packet)
 	local := make([]entry, 0, 4096)
 	var big map[int]int // caplens of local's bigCaplen packets

@@ -55,7 +55,7 @@ func readRef(t testing.TB, path string) *refCapture {
 	}
 	defer r.Close()
 	ref := &refCapture{}
-	tr := flow.New(flow.Options{OnEvent: ref.expert.Add})
+	tr := flow.New(flow.Options{OnEvent: ref.expert.Add, InterfaceSpeed: r.InterfaceSpeed}) // PFC pause times at if_speed, as stream reads them
 	p := new(decode.Packet)
 	var first, prev int64
 	for n := 1; ; n++ {

@@ -136,6 +136,7 @@ func (v *statsView) compute() {
 		if t == nil {
 			return
 		}
+		r.totals.Fabric = t.Fabric().Clone() // DCQCN and PFC, with their time series (printer.AppendFabric)
 		for _, sr := range r.sessions {
 			if s := t.Session(t.Resolve(sr.id)); s != nil {
 				rep = printer.AppendStatsSession(rep, s, start)

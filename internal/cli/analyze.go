@@ -96,6 +96,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 		}
 	}
 	an.expert.Resolve(an.tracker.Resolve)
+	an.totals.Fabric = an.tracker.Fabric()
 	for _, s := range an.tracker.Sessions() {
 		if flt == nil || matched[s.ID] {
 			an.sessions = append(an.sessions, s)
@@ -248,7 +249,12 @@ the same findings are per-packet fields rocetap.analysis.* for -Y and -e.
 With --mpt FILE, every remote access sent to the file's responder is
 checked against its memory registrations: mpt_violation (warning) on an
 access the MPT forbids, mpt_accepted (error) on a response that executed
-one anyway, mpt_rejected (error) on a NAK of an access the MPT allows.`,
+one anyway, mpt_rejected (error) on a NAK of an access the MPT allows.
+
+Fabric health: ce_without_cnp, cnp_without_ce, no_rate_reduction and
+cnp_unknown_qp (DCQCN, fields rocetap.cc.*; --cnp-timeout, --rate-window),
+pfc_storm, pfc_paused_traffic and pfc_unused_priority (PFC, fields
+rocetap.pfc.*; --storm-threshold, --link-speed, --prio-map).`,
 		`  rocetap expert -r err_rnr.pcap
   rocetap expert -r err_write_oob.pcap --mpt err_write_oob.mpt.json
   rocetap expert -r cap.pcap -Y 'rocetap.session.id == 3'`,

@@ -15,6 +15,7 @@ type trackFlags struct {
 	// ULP of connections whose CM exchange the capture lacks (check
 	// fills it).
 	decodeAs []flow.DecodeAs
+	fabricFlags
 }
 
 // defaultMaxSessions keeps the tracker near half a gigabyte: an idle
@@ -24,6 +25,7 @@ const defaultMaxSessions = 1000000
 func (tf *trackFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&tf.MaxSessions, "max-sessions", defaultMaxSessions,
 		"keep at most this many sessions (about 500 bytes each); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
+	tf.fabricFlags.register(f)
 }
 
 // check validates the flags, and reads the ULP decode-as options among
@@ -42,12 +44,13 @@ func (tf *trackFlags) check(decodeAs []string) error {
 			tf.decodeAs = append(tf.decodeAs, da)
 		}
 	}
-	return nil
+	return tf.fabricFlags.check()
 }
 
 // options returns the tracker options the flags set, on top of o.
 func (tf *trackFlags) options(o flow.Options) flow.Options {
 	o.MaxSessions = tf.MaxSessions
 	o.DecodeAs = tf.decodeAs
+	tf.fabricFlags.options(&o)
 	return o
 }

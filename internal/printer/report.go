@@ -130,7 +130,7 @@ func ExpertGroupLine(g *flow.ExpertGroup) string {
 // ExpertGroupTitle is the heading without the severity:
 // "NAKs received (rocetap.analysis.nak): 3".
 func ExpertGroupTitle(g *flow.ExpertGroup) string {
-	return fmt.Sprintf("%s (rocetap.analysis.%s): %d", g.Summary, g.Name, g.Count)
+	return fmt.Sprintf("%s (%s): %d", g.Summary, decode.EventField(g.Kind), g.Count)
 }
 
 // AppendHead appends the count line and, with sessions, the column
@@ -287,6 +287,7 @@ type SessionJSON struct {
 	MPT        *MPTJSON                `json:"mpt,omitempty"`
 	QPError    []QPErrorJSON           `json:"qp_error,omitempty"`
 	ULP        *ULPJSON                `json:"ulp,omitempty"`
+	Congestion []CCDirJSON             `json:"congestion,omitempty"`
 }
 
 // MPTJSON counts a session's MPT checks (with --mpt): accesses checked,
@@ -342,7 +343,7 @@ func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
 		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
-		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated}
+		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated, Congestion: congestionJSON(s)}
 	if s.Transport == "UD" {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
@@ -474,6 +475,7 @@ func AppendCongestion(dst []byte, tt *flow.Totals) []byte {
 			dst = fmt.Appendf(dst, "  priority %d: %d pauses, %d resumes\n", prio, tt.PFCPauses[prio], tt.PFCResumes[prio])
 		}
 	}
+	dst = AppendFabric(dst, tt.Fabric)
 	if cms := tt.CMCounts(); len(cms) > 0 {
 		dst = append(dst, "\nCM messages\n"...)
 		for _, c := range cms {
@@ -521,6 +523,7 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 		dst = fmt.Appendf(dst, "  MPT checks: %d, forbidden %d, accepted although forbidden %d, NAKed although allowed %d\n",
 			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
 	}
+	dst = appendSessionCongestion(dst, s)
 	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
 		dst = fmt.Appendf(dst, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
 			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
@@ -669,6 +672,9 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	}
 	if ev != nil {
 		v["evicted"] = ev
+	}
+	if fj := ToFabricJSON(tt.Fabric); fj != nil {
+		v["fabric"] = fj
 	}
 	b, _ := json.MarshalIndent(v, "", " ")
 	b = append(b, '\n')

@@ -291,6 +291,13 @@ var analysisLabels = []struct {
 	{decode.EventIncomplete, " [Incomplete message]"},
 	{decode.EventRetryExc, " [Requester likely gave up: retry exceeded]"},
 	{decode.EventRNRRetryExc, " [Requester likely gave up: RNR retry exceeded]"},
+	{decode.EventCEWithoutCNP, " [CE mark without CNP]"},
+	{decode.EventCNPWithoutCE, " [CNP without CE mark]"},
+	{decode.EventNoRateCut, " [No rate reduction after CNP]"},
+	{decode.EventCNPUnknownQP, " [CNP to unknown QP]"},
+	{decode.EventPFCStorm, " [PFC storm]"},
+	{decode.EventPFCPaused, " [Sent while paused]"},
+	{decode.EventPFCUnusedPrio, " [Pause of a priority without RoCE]"},
 }
 
 func pad(dst []byte, start, width int, right bool) []byte {

@@ -76,6 +76,7 @@ func Files() ([]File, error) {
 		ibSA, ibSA2, roceSA,
 		ipoibIB, ipoibIB0, summaries, // ipoib.go
 		nfsErrors, iserSMBDirect,
+		ccDCQCN, pfcPauses,
 	}
 	var out []File
 	for _, fn := range builders {

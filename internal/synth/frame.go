@@ -385,6 +385,7 @@ type PFC struct {
 	Pause       bool
 	ClassEnable uint16
 	Quanta      [8]uint16
+	Src         net.HardwareAddr // the port that sends it (nil: host A)
 }
 
 // Build returns the frame, link type 1 and what Decode must report.
@@ -397,7 +398,11 @@ func (s PFC) Build() ([]byte, decode.LinkType, Want, error) {
 		w.Has = decode.HdrEth | decode.HdrPause
 		w.PFC = &decode.PFCHdr{Opcode: 1, Quanta: [8]uint16{s.Quanta[0]}}
 	}
-	eth := &layers.Ethernet{SrcMAC: macA, DstMAC: pfcTo, EthernetType: layers.EthernetType(0x8808)}
+	src := macA
+	if s.Src != nil {
+		src = s.Src
+	}
+	eth := &layers.Ethernet{SrcMAC: src, DstMAC: pfcTo, EthernetType: layers.EthernetType(0x8808)}
 	frame, err := serialize(eth, mc)
 	return frame, decode.LinkTypeEthernet, w, err
 }

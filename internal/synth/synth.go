@@ -47,6 +47,7 @@ const (
 type Iface struct {
 	Name     string
 	LinkType decode.LinkType
+	Speed    uint64 // if_speed in bits/s (0: none), which pcapgo cannot write: setSpeeds adds it
 }
 
 // File is one capture file.
@@ -147,6 +148,7 @@ func (f *File) Encode() ([]byte, error) {
 		if err := w.Flush(); err != nil {
 			return nil, err
 		}
+		return setSpeeds(buf.Bytes(), f.Ifaces)
 	default:
 		return nil, fmt.Errorf("%s: unknown format %d", f.Name, f.Format)
 	}
