@@ -222,6 +222,7 @@ func init() {
 	rt := registerDecodeFields()
 	registerNetFields()
 	registerAnalysisFields(rt)
+	registerPathFields(rt)
 }
 
 // rootRank orders protocols as they nest on the wire.

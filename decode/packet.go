@@ -241,6 +241,10 @@ type Packet struct {
 	// Analysis is filled by a tracker (package flow) after Decode; Decode
 	// clears it.
 	Analysis Analysis
+
+	// Path is filled by a comparison of two captures (package pathcmp);
+	// Decode leaves it alone.
+	Path Path
 }
 
 // Offset returns the offset of b (a sub-slice of the frame, such as a

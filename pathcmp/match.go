@@ -1,0 +1,352 @@
+package pathcmp
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// matcher pairs the copies of every key and classifies what is left.
+type matcher struct {
+	caps   [2]*Capture
+	idx    [2]map[key][]int32
+	dirs   map[pair]decode.PathDir
+	ck     *clock
+	window int64
+
+	per   map[flowKey]*flowState
+	order []flowKey // flows in order of first appearance
+}
+
+type flowState struct {
+	dir     decode.PathDir
+	matches []match
+	delays  []int64
+	median  int64
+}
+
+// match is one packet seen at both points: indexes upstream and
+// downstream, and their times on A's clock.
+type match struct {
+	up, down   int32
+	tUp, tDown int64
+}
+
+// upDown returns the upstream and downstream points of a direction.
+func upDown(d decode.PathDir) (up, down uint8) {
+	if d == decode.PathBToA {
+		return B, A
+	}
+	return A, B
+}
+
+func (m *matcher) state(f flowKey) *flowState {
+	if m.per == nil {
+		m.per = map[flowKey]*flowState{}
+	}
+	s := m.per[f]
+	if s == nil {
+		s = &flowState{dir: m.dirs[f.pair()]}
+		m.per[f] = s
+	}
+	return s
+}
+
+// match pairs, key by key, each downstream copy with the latest
+// unmatched upstream copy sent before it (at most window earlier), in
+// time order: a retransmission that got through pairs with the copy that
+// got through, and the earlier copy is the lost one.
+func (m *matcher) match() {
+	// Flows in order of first appearance, A's first.
+	for p := range m.caps {
+		for i := range m.caps[p].recs {
+			x := &m.caps[p].recs[i]
+			if x.ib && m.per[x.flow] == nil {
+				m.state(x.flow)
+				m.order = append(m.order, x.flow)
+			}
+		}
+	}
+	keys := map[key]bool{}
+	for p := range m.idx {
+		for k := range m.idx[p] {
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		st := m.per[k.flow]
+		if st.dir == decode.PathDirUnknown {
+			continue
+		}
+		up, down := upDown(st.dir)
+		cu, cd := m.caps[up], m.caps[down]
+		lu, ld := m.idx[up][k], m.idx[down][k]
+		i, last := 0, -1 // next unmatched upstream copy; last matched
+		for _, d := range ld {
+			xd := &cd.recs[d]
+			td := m.ck.onA(down, xd.t)
+			j := -1
+			for n := i; n < len(lu) && m.ck.onA(up, cu.recs[lu[n]].t) <= td+m.ck.tol; n++ {
+				j = n
+			}
+			for ; j >= i; j-- {
+				if compatible(&cu.recs[lu[j]], xd) {
+					break
+				}
+			}
+			if j >= i {
+				xu := &cu.recs[lu[j]]
+				tu := m.ck.onA(up, xu.t)
+				if td-tu <= m.window {
+					xu.peer, xd.peer = d, lu[j]
+					xu.status, xd.status = decode.PathMatched, decode.PathMatched
+					xu.delay, xd.delay = td-tu, td-tu
+					st.matches = append(st.matches, match{lu[j], d, tu, td})
+					st.delays = append(st.delays, td-tu)
+					i, last = j+1, j
+					continue
+				}
+			}
+			// Not a packet that left upstream before it: a copy of the
+			// last one matched (made between the points), or not seen
+			// upstream at all.
+			if last >= 0 {
+				xu := &cu.recs[lu[last]]
+				tu := m.ck.onA(up, xu.t)
+				if td-tu >= -m.ck.tol && td-tu <= m.window && compatible(xu, xd) {
+					xd.status, xd.peer = decode.PathDuplicate, lu[last]
+				}
+			}
+		}
+	}
+	for _, st := range m.per {
+		if len(st.delays) > 0 {
+			st.median = median64(st.delays)
+		}
+	}
+}
+
+// classify labels the frames matching left alone, the reordered ones and
+// the NAKed requests.
+func (m *matcher) classify() {
+	m.markNAKed()
+	for p := range m.caps {
+		c := m.caps[p]
+		for i := range c.recs {
+			x := &c.recs[i]
+			if !x.ib {
+				continue
+			}
+			st := m.per[x.flow]
+			if len(st.matches) == 0 {
+				x.status, x.dir = decode.PathOffPath, decode.PathDirUnknown
+				continue
+			}
+			x.dir = st.dir
+			if x.status != decode.PathNone {
+				continue
+			}
+			up, down := upDown(st.dir)
+			other := m.caps[1-p]
+			var t int64 // when it would have been seen at the other point, on its clock
+			if uint8(p) == up {
+				t = m.ck.onA(up, x.t) + st.median
+				if down == B {
+					t += m.ck.offsetAt(t)
+				}
+			} else {
+				t = m.ck.onA(down, x.t) - st.median
+				if up == B {
+					t += m.ck.offsetAt(t)
+				}
+			}
+			switch {
+			case t < other.first || t > other.last:
+				x.status = decode.PathOutside
+			case uint8(p) == up:
+				x.status = decode.PathLost
+			default:
+				x.status = decode.PathOnlyHere
+			}
+		}
+	}
+	// Reordering: in downstream order, a packet sent upstream before one
+	// that arrived ahead of it was overtaken.
+	for _, st := range m.per {
+		if len(st.matches) == 0 {
+			continue
+		}
+		up, down := upDown(st.dir)
+		ms := slices.Clone(st.matches)
+		slices.SortStableFunc(ms, func(a, b match) int {
+			if c := cmp64(a.tDown, b.tDown); c != 0 {
+				return c
+			}
+			return int(a.down - b.down)
+		})
+		var maxUp int64
+		var maxIdx int32 = -1
+		for n, x := range ms {
+			if n > 0 && (x.tUp < maxUp || x.tUp == maxUp && x.up < maxIdx) {
+				m.caps[up].recs[x.up].reordered = true
+				m.caps[down].recs[x.down].reordered = true
+				continue
+			}
+			maxUp, maxIdx = x.tUp, x.up
+		}
+	}
+}
+
+// markNAKed marks the requests NAKed: a NAK names the PSN it rejects
+// (for a PSN sequence error, the one the responder expected), and
+// answers the latest request with that PSN from its destination to its
+// source sent before it at the same point; the mark goes on that
+// request's copy at the other point too.
+func (m *matcher) markNAKed() {
+	type reqKey struct {
+		p   pair // requester → responder
+		psn uint32
+	}
+	for p := range m.caps {
+		c := m.caps[p]
+		reqs := map[reqKey][]int32{}
+		for i := range c.recs {
+			x := &c.recs[i]
+			if !x.ib {
+				continue
+			}
+			if x.op.IsRequest() {
+				k := reqKey{x.flow.pair(), x.psn}
+				reqs[k] = append(reqs[k], int32(i))
+				continue
+			}
+			if !x.nak {
+				continue
+			}
+			l := reqs[reqKey{pair{x.flow.dst, x.flow.src}, x.psn}]
+			for n := len(l) - 1; n >= 0; n-- {
+				q := &c.recs[l[n]]
+				if q.t > x.t || x.t-q.t > m.window {
+					continue
+				}
+				q.naked = true
+				if q.peer >= 0 && q.status == decode.PathMatched {
+					m.caps[1-p].recs[q.peer].naked = true
+				}
+				break
+			}
+		}
+	}
+}
+
+// flows builds the per-flow report and the events.
+func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
+	var out []*Flow
+	flowOf := map[flowKey]*Flow{}
+	for _, k := range m.order {
+		st := m.per[k]
+		f := &Flow{Src: k.src.String(), Dst: k.dst.String(), DestQP: k.qp, Dir: decode.PathDirUnknown}
+		if len(st.matches) > 0 {
+			f.Dir = st.dir
+			f.Delay = delayStats(st.delays)
+		}
+		flowOf[k] = f
+		out = append(out, f)
+	}
+	add := func(e Event) {
+		r.EventCounts[e.Name]++
+		if r.EventCounts[e.Name] <= maxEvents {
+			r.Events = append(r.Events, e)
+		}
+	}
+	// Spike threshold per flow.
+	thr := map[flowKey]int64{}
+	for k, st := range m.per {
+		if len(st.delays) == 0 {
+			continue
+		}
+		ds := flowOf[k].Delay
+		jitter := int64(ds.P90 - ds.Median)
+		thr[k] = max(int64(ds.P99)+1, st.median+spikeFactor*jitter, st.median+int64(spikeMin))
+	}
+	for p := range m.caps {
+		c := m.caps[p]
+		for i := range c.recs {
+			x := &c.recs[i]
+			if !x.ib {
+				continue
+			}
+			f := flowOf[x.flow]
+			up, _ := upDown(f.Dir)
+			isUp := uint8(p) == up
+			if f.Dir == decode.PathDirUnknown {
+				isUp = p == int(A)
+			}
+			if isUp {
+				f.Upstream++
+			} else {
+				f.Downstream++
+			}
+			if x.naked && !isUp {
+				f.NAKed++
+			}
+			t := time.Unix(0, x.t).UTC()
+			switch x.status {
+			case decode.PathMatched:
+				if isUp {
+					f.Matched++
+					if x.reordered {
+						f.Reordered++
+					}
+				} else if x.delay >= thr[x.flow] {
+					x.spike = true
+					f.Spikes++
+					add(Event{Name: decode.PathEventDelaySpike, Point: uint8(p), Frame: i + 1, Time: t, Flow: f.Name(),
+						Text: fmt.Sprintf("%s %d: one-way delay %s, the flow's median is %s and its p99 %s", x.op, x.psn, fmtDur(time.Duration(x.delay)), fmtDur(f.Delay.Median), fmtDur(f.Delay.P99))})
+				}
+			case decode.PathLost:
+				f.Lost++
+				text := fmt.Sprintf("%s %d left %s and never reached %s", x.op, x.psn, pointName(uint8(p)), pointName(uint8(1-p)))
+				if x.naked {
+					text += "; the responder NAKed it"
+				}
+				add(Event{Name: decode.PathEventLoss, Point: uint8(p), Frame: i + 1, Time: t, Flow: f.Name(), Text: text})
+			case decode.PathDuplicate:
+				f.Duplicates++
+			case decode.PathOnlyHere:
+				f.OnlyDownstream++
+			case decode.PathOutside:
+				f.Outside++
+			}
+		}
+	}
+	slices.SortStableFunc(r.Events, func(a, b Event) int { return cmp64(a.Time.UnixNano(), b.Time.UnixNano()) })
+	return out
+}
+
+func pointName(p uint8) string { return [2]string{"A", "B"}[p&1] }
+
+// delayStats summarizes delays (nearest-rank percentiles).
+func delayStats(d []int64) DelayStats {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	n := len(s)
+	rank := func(q float64) time.Duration {
+		i := int(q*float64(n)+0.999999) - 1
+		return time.Duration(s[min(max(i, 0), n-1)])
+	}
+	return DelayStats{N: n, Min: time.Duration(s[0]), Median: rank(0.5), P90: rank(0.9), P99: rank(0.99), Max: time.Duration(s[n-1])}
+}
+
+// fmtDur prints a duration in µs with one decimal, or ms/s when larger.
+func fmtDur(d time.Duration) string {
+	switch a := max(d, -d); {
+	case a < time.Millisecond:
+		return fmt.Sprintf("%.1fµs", float64(d)/1e3)
+	case a < time.Second:
+		return fmt.Sprintf("%.3fms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.6fs", d.Seconds())
+}
