@@ -53,7 +53,33 @@ type Result struct {
 	// Options.MaxEvents of each).
 	EventCounts map[string]int
 
-	caps [2]*Capture
+	caps      [2]*Capture
+	dirDelays [3][]int64 // every matched packet's delay, by decode.PathDir
+}
+
+// Totals sums the flows of one direction; its Delay summarizes the
+// delays of every packet matched that way.
+func Totals(r *Result, d decode.PathDir) Flow {
+	t := Flow{Dir: d}
+	for _, f := range r.Flows {
+		if f.Dir != d {
+			continue
+		}
+		t.Upstream += f.Upstream
+		t.Downstream += f.Downstream
+		t.Matched += f.Matched
+		t.Lost += f.Lost
+		t.Duplicates += f.Duplicates
+		t.OnlyDownstream += f.OnlyDownstream
+		t.Outside += f.Outside
+		t.Reordered += f.Reordered
+		t.NAKed += f.NAKed
+		t.Spikes += f.Spikes
+	}
+	if l := r.dirDelays[d]; len(l) > 0 {
+		t.Delay = delayStats(l)
+	}
+	return t
 }
 
 // Flow is one direction of a QP's traffic between the points.

@@ -251,6 +251,7 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 		if len(st.matches) > 0 {
 			f.Dir = st.dir
 			f.Delay = delayStats(st.delays)
+			r.dirDelays[f.Dir] = append(r.dirDelays[f.Dir], st.delays...)
 		}
 		flowOf[k] = f
 		out = append(out, f)
