@@ -28,7 +28,7 @@ type Clock struct {
 	Known       bool
 	Ref         time.Time     // where Offset holds: A's first packet
 	Offset      time.Duration // B's clock minus A's at Ref
-	DriftPPM    float64       // parts per million B's clock gains on A's
+	DriftPPM    float64       // parts per million B's clock gains on A's (0 from fewer than 3 time slices)
 	OffsetErr   time.Duration // one standard error of Offset, delays of the two directions taken as equal
 	DriftErrPPM float64       // one standard error of DriftPPM
 	// Bound is half the smallest round trip through the points: whatever
@@ -237,7 +237,7 @@ func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir
 		med[p] = median64(ds)
 	}
 	dirs := map[pair]decode.PathDir{}
-	var thetas []int64
+	var thetas, delays []int64
 	for p, m := range med {
 		rev := pair{p.dst, p.src}
 		mr, ok := med[rev]
@@ -248,6 +248,7 @@ func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir
 		if m > mr || m == mr && less(p.src, p.dst) {
 			dirs[p], dirs[rev] = decode.PathAToB, decode.PathBToA
 			thetas = append(thetas, (m+mr)/2)
+			delays = append(delays, (m-mr)/2)
 		}
 	}
 	ck := clock{tol: int64(20 * time.Microsecond)}
@@ -268,7 +269,7 @@ func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir
 		}
 	}
 	if len(thetas) > 0 {
-		fit(&ck, trim(ss), dirs)
+		fit(&ck, trim(ss), dirs, theta0, median64(delays))
 	}
 	return dirs, ck
 }
@@ -385,34 +386,46 @@ func less(a, b addr) bool {
 // cut into slices; in each slice with packets both ways, the smallest
 // A→B D (delay + offset) and the largest B→A D (offset − delay) bracket
 // the offset, and their midpoint is its estimate when the fastest
-// packets of the two directions took as long. A line is fitted through
+// packets of the two directions took as long. A packet's time is the
+// middle of its flight (theta0: the offset from the medians), so that
+// requests and their responses fall in one slice, and a slice lasts at
+// least two round trips (delay: the median one-way delay). A line is
+// fitted through
 // the midpoints (Theil-Sen: the median of the slopes between every two
 // points, robust to a slice whose fastest packet was slow); its residuals
 // give the standard errors.
-func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir) {
-	lo, hi := ss[0].ta, ss[0].ta
-	for _, s := range ss {
-		lo, hi = min(lo, s.ta), max(hi, s.ta)
+func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, theta0, delay int64) {
+	if len(ss) == 0 {
+		return
 	}
-	// About 30 packets a slice, at most 64 slices.
+	mid := func(s *sample) int64 { return s.ta + (s.d-theta0)/2 }
+	lo, hi := mid(&ss[0]), mid(&ss[0])
+	for i := range ss {
+		lo, hi = min(lo, mid(&ss[i])), max(hi, mid(&ss[i]))
+	}
+	// About 30 packets a slice, at most 64 slices, each at least four
+	// one-way delays long.
 	n := min(64, max(1, len(ss)/30))
-	width := (hi-lo)/int64(n) + 1
+	width := max((hi-lo)/int64(n), 4*max(delay, 0)) + 1
+	n = int((hi-lo)/width) + 1
 	type slice struct {
 		has      [2]bool
 		up, down int64 // min A→B D, max B→A D
 		tu, td   int64
 	}
 	sl := make([]slice, n)
-	for _, s := range ss {
-		x := &sl[(s.ta-lo)/width]
+	for i := range ss {
+		s := &ss[i]
+		tm := mid(s)
+		x := &sl[(tm-lo)/width]
 		switch dirs[s.p] {
 		case decode.PathAToB:
 			if !x.has[0] || s.d < x.up {
-				x.has[0], x.up, x.tu = true, s.d, s.ta
+				x.has[0], x.up, x.tu = true, s.d, tm
 			}
 		case decode.PathBToA:
 			if !x.has[1] || s.d > x.down {
-				x.has[1], x.down, x.td = true, s.d, s.ta
+				x.has[1], x.down, x.td = true, s.d, tm
 			}
 		}
 	}
@@ -458,6 +471,10 @@ func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir) {
 		ck.DriftErrPPM = sigma / math.Sqrt(sxx) * 1e6
 	}
 	ck.Bound = time.Duration(math.Round(bound))
+	if k < 3 {
+		// Too few slices for a spread: the bound is all that is known.
+		ck.OffsetErr = ck.Bound
+	}
 	// A downstream copy may seem this much earlier than its upstream one.
 	ck.tol = max(ck.tol, 4*int64(seTheta))
 }

@@ -216,3 +216,12 @@ func checkDelays(t *testing.T, r *pathcmp.Result, paths [2]string, truth synth.T
 		t.Errorf("%d requests matched, want %d", n, len(truth.Delays))
 	}
 }
+
+func findFlow(r *pathcmp.Result, d decode.PathDir) *pathcmp.Flow {
+	for _, f := range r.Flows {
+		if f.Dir == d {
+			return f
+		}
+	}
+	return nil
+}
