@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,27 @@ func TestPathErrors(t *testing.T) {
 		if code != ExitInput || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit %d and %q", tc.args, code, errOut, ExitInput, tc.want)
 		}
+	}
+}
+
+// TestPathREADME: the README's example of rocetap path is its output.
+func TestPathREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "$ rocetap path -r testdata/path/a.pcapng -r testdata/path/b.pcapng\n"
+	_, rest, ok := strings.Cut(string(b), cmd)
+	if !ok {
+		t.Fatal("the README has no example of rocetap path")
+	}
+	want, _, _ := strings.Cut(rest, "\n$ ")
+	out, errOut, code := run(t, nil, "path", "-r", td+"path/a.pcapng", "-r", td+"path/b.pcapng")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out = strings.ReplaceAll(out, td, "testdata/")
+	if strings.TrimSpace(out) != strings.TrimSpace(want) {
+		t.Errorf("the README's example differs from the output:\n--- output\n%s\n--- README\n%s", out, want)
 	}
 }
