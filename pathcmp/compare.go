@@ -410,6 +410,7 @@ func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, theta0, delay int
 	n = int((hi-lo)/width) + 1
 	type slice struct {
 		has      [2]bool
+		n        [2]int
 		up, down int64 // min A→B D, max B→A D
 		tu, td   int64
 	}
@@ -420,18 +421,33 @@ func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, theta0, delay int
 		x := &sl[(tm-lo)/width]
 		switch dirs[s.p] {
 		case decode.PathAToB:
+			x.n[0]++
 			if !x.has[0] || s.d < x.up {
 				x.has[0], x.up, x.tu = true, s.d, tm
 			}
 		case decode.PathBToA:
+			x.n[1]++
 			if !x.has[1] || s.d > x.down {
 				x.has[1], x.down, x.td = true, s.d, tm
 			}
 		}
 	}
-	var ts, mids, halves []float64
+	// A slice with few packets one way (the ends of the traffic) has no
+	// fast one to speak of: use those with at least a quarter of the
+	// typical count each way.
+	var counts []int64
 	for _, x := range sl {
 		if x.has[0] && x.has[1] {
+			counts = append(counts, int64(min(x.n[0], x.n[1])))
+		}
+	}
+	least := 1
+	if len(counts) >= 3 {
+		least = max(1, int(median64(counts)/4))
+	}
+	var ts, mids, halves []float64
+	for _, x := range sl {
+		if x.has[0] && x.has[1] && min(x.n[0], x.n[1]) >= least {
 			ts = append(ts, float64((x.tu+x.td)/2-ck.ref))
 			mids = append(mids, float64(x.up+x.down)/2)
 			halves = append(halves, float64(x.up-x.down)/2)
