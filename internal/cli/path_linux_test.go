@@ -147,7 +147,12 @@ func TestPathNetns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(4*delay + 200*time.Millisecond) // the last ACKs come back
+	// The last ACKs come back (the loaded machine may hold frames far
+	// longer than the configured delay).
+	if err := fwd.Settle(4*delay, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the captures take the last frames
 	stopA()
 	stopB()
 	if err := resp.Stop(); err != nil {

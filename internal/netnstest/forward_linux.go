@@ -347,3 +347,32 @@ func (r *Responder) Stop() error {
 	unix.Close(r.fd)
 	return err
 }
+
+// Settle waits until no frame is held and none has arrived for quiet
+// (the traffic through the forwarder is over), or until timeout.
+func (f *Forwarder) Settle(quiet, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		f.mu.Lock()
+		held, last := 0, time.Time{}
+		for dir := range f.log {
+			for i := range f.log[dir] {
+				h := &f.log[dir][i]
+				if !h.Dropped && h.Out < 0 {
+					held++
+				}
+				if h.Received.After(last) {
+					last = h.Received
+				}
+			}
+		}
+		f.mu.Unlock()
+		if held == 0 && time.Since(last) >= quiet {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("forwarder: %d frames still held, the last arrived %v ago, after %v", held, time.Since(last).Round(time.Millisecond), timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
