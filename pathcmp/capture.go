@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/stream"
 )
 
@@ -75,6 +76,7 @@ type rec struct {
 	hasICRC bool
 	nak     bool // an AETH NAK
 	op      decode.Opcode
+	session uint32 // the flow tracker's session in this capture (rocetap sessions)
 	psn     uint32
 	icrc    uint32
 	flow    flowKey
@@ -101,18 +103,22 @@ type Capture struct {
 func (c *Capture) Frames() int { return len(c.recs) }
 
 // Read reads a capture through src, decoding with dec (its CRC check may
-// be off: the captured ICRC is compared, not the computed one). name
-// names it in reports.
+// be off: the captured ICRC is compared, not the computed one), and
+// tracks it as rocetap sessions does, so that each frame knows its
+// session. name names it in reports.
 func Read(name string, src *stream.Source, dec *decode.Decoder) (*Capture, error) {
 	c := &Capture{Name: name, links: map[decode.LinkType]int{}}
-	var p decode.Packet
-	err := src.Read(func(pk *stream.Packet) error {
-		pk.SetFrame(&p.Frame)
-		dec.Decode(&p, pk.Data, pk.Info.LinkType)
-		c.links[pk.Info.LinkType]++
-		c.add(&p)
-		return nil
-	})
+	tr := flow.New(flow.Options{})
+	_, err := src.Track(stream.TrackOptions{Decoder: dec, Pass: stream.Pass{Tracker: tr, Each: func(p *decode.Packet) bool {
+		c.links[p.Frame.LinkType]++
+		c.add(p)
+		return true
+	}}})
+	for i := range c.recs {
+		if x := &c.recs[i]; x.session != 0 {
+			x.session = tr.Resolve(x.session)
+		}
+	}
 	return c, err
 }
 
@@ -127,6 +133,7 @@ func (c *Capture) add(p *decode.Packet) {
 			r.hasICRC, r.icrc = true, p.ICRC.CRC
 		}
 		r.nak = p.Has&decode.HdrAETH != 0 && p.AETH.Kind() == decode.AETHNak
+		r.session = p.Analysis.Session
 		if c.first == 0 || r.t < c.first {
 			c.first = r.t
 		}

@@ -84,8 +84,12 @@ func Totals(r *Result, d decode.PathDir) Flow {
 
 // Flow is one direction of a QP's traffic between the points.
 type Flow struct {
-	Src, Dst string
-	DestQP   uint32
+	// Session is the flow's session as rocetap sessions numbers them in
+	// capture SessionPoint: A's when A saw the flow, else B's.
+	Session      uint32
+	SessionPoint uint8
+	Src, Dst     string
+	DestQP       uint32
 	Dir      decode.PathDir // decode.PathDirUnknown: never seen at both points
 	// Upstream and Downstream count its packets at the point it passed
 	// first and at the other.

@@ -245,9 +245,24 @@ func (m *matcher) markNAKed() {
 func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 	var out []*Flow
 	flowOf := map[flowKey]*Flow{}
+	session := map[flowKey][2]uint32{}
+	for p := range m.caps {
+		for i := range m.caps[p].recs {
+			x := &m.caps[p].recs[i]
+			if s := session[x.flow]; x.ib && s[p] == 0 {
+				s[p] = x.session
+				session[x.flow] = s
+			}
+		}
+	}
 	for _, k := range m.order {
 		st := m.per[k]
 		f := &Flow{Src: k.src.String(), Dst: k.dst.String(), DestQP: k.qp, Dir: decode.PathDirUnknown}
+		if s := session[k]; s[A] != 0 {
+			f.Session, f.SessionPoint = s[A], A
+		} else {
+			f.Session, f.SessionPoint = s[B], B
+		}
 		if len(st.matches) > 0 {
 			f.Dir = st.dir
 			f.Delay = delayStats(st.delays)
@@ -324,6 +339,16 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 		}
 	}
 	slices.SortStableFunc(r.Events, func(a, b Event) int { return cmp64(a.Time.UnixNano(), b.Time.UnixNano()) })
+	// By session, A's first; in a session A→B first.
+	slices.SortStableFunc(out, func(a, b *Flow) int {
+		switch {
+		case a.SessionPoint != b.SessionPoint:
+			return int(a.SessionPoint) - int(b.SessionPoint)
+		case a.Session != b.Session:
+			return cmp64(int64(a.Session), int64(b.Session))
+		}
+		return int(a.Dir) - int(b.Dir)
+	})
 	return out
 }
 

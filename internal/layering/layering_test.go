@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	// The packet road: read → decode → track.
 	"stream": {"capture", "decode", "decode/filter", "flow"},
 	// Two captures of the same traffic compared (rocetap path).
-	"pathcmp": {"decode", "stream"},
+	"pathcmp": {"decode", "flow", "stream"},
 	// MPT files and their inference; replay into the model.
 	"mpt":       {"decode", "hca", "internal/text"},
 	"mpt/learn": {"mpt", "decode", "hca", "flow", "internal/text"},

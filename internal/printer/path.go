@@ -70,9 +70,9 @@ func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 		fmt.Fprintf(&b, "  drift   %+.2f ± %.2f ppm\n", ck.DriftPPM, ck.DriftErrPPM)
 	}
 
-	fmt.Fprintf(&b, "\nFlows (one direction of a QP each; upstream: the point it passed first):\n")
+	fmt.Fprintf(&b, "\nSessions (as rocetap sessions numbers them in A; B:N in B for those A did not see), one direction of a QP a line; upstream: the point it passed first:\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "flow\tdir\tupstream\tdownstream\tmatched\tlost\tnaked\tdup\treordered\tonly down\toutside\tdelay min\tmedian\tp99\tmax\tspikes\t\n")
+	fmt.Fprintf(tw, "session\tflow\tdir\tupstream\tdownstream\tmatched\tlost\tnaked\tdup\treordered\tonly down\toutside\tdelay min\tmedian\tp99\tmax\tspikes\t\n")
 	for _, f := range r.Flows {
 		dir := f.Dir.String()
 		if dir == "" {
@@ -82,7 +82,7 @@ func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 		if f.Delay.N > 0 {
 			delays = dur(f.Delay.Min) + "\t" + dur(f.Delay.Median) + "\t" + dur(f.Delay.P99) + "\t" + dur(f.Delay.Max)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t\n", f.Name(), dir, f.Upstream, f.Downstream, f.Matched,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t\n", sessionName(f), f.Name(), dir, f.Upstream, f.Downstream, f.Matched,
 			f.Lost, f.NAKed, f.Duplicates, f.Reordered, f.OnlyDownstream, f.Outside, delays, f.Spikes)
 	}
 	tw.Flush()
@@ -126,6 +126,17 @@ func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 	return append(dst, b.Bytes()...)
 }
 
+// sessionName is a flow's session: "3" in A, "B:3" in B.
+func sessionName(f *pathcmp.Flow) string {
+	switch {
+	case f.Session == 0:
+		return "-"
+	case f.SessionPoint == pathcmp.B:
+		return "B:" + u(uint64(f.Session))
+	}
+	return u(uint64(f.Session))
+}
+
 // PathJSON is the report of rocetap path -T json.
 type PathJSON struct {
 	Captures   [2]PathCaptureJSON      `json:"captures"`
@@ -159,6 +170,8 @@ type PathClockJSON struct {
 
 // PathFlowJSON is one flow (or a direction's totals); delays in seconds.
 type PathFlowJSON struct {
+	Session        uint32         `json:"session,omitempty"`       // as rocetap sessions numbers them in session_point
+	SessionPoint   string         `json:"session_point,omitempty"` // A, or B for a flow A did not see
 	Flow           string         `json:"flow,omitempty"`
 	Src            string         `json:"src,omitempty"`
 	Dst            string         `json:"dst,omitempty"`
@@ -208,6 +221,9 @@ func flowJSON(f *pathcmp.Flow) PathFlowJSON {
 	j := PathFlowJSON{Upstream: f.Upstream, Downstream: f.Downstream, Matched: f.Matched,
 		Lost: f.Lost, NAKed: f.NAKed, Duplicates: f.Duplicates, Reordered: f.Reordered, OnlyDownstream: f.OnlyDownstream,
 		Outside: f.Outside, Spikes: f.Spikes, Direction: f.Dir.String()}
+	if f.Session != 0 {
+		j.Session, j.SessionPoint = f.Session, pointName(f.SessionPoint)
+	}
 	if f.Src != "" {
 		qp := f.DestQP
 		j.Flow, j.Src, j.Dst, j.DestQP = f.Name(), f.Src, f.Dst, &qp
