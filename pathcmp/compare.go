@@ -90,7 +90,7 @@ type Flow struct {
 	SessionPoint uint8
 	Src, Dst     string
 	DestQP       uint32
-	Dir      decode.PathDir // decode.PathDirUnknown: never seen at both points
+	Dir          decode.PathDir // decode.PathDirUnknown: never seen at both points
 	// Upstream and Downstream count its packets at the point it passed
 	// first and at the other.
 	Upstream, Downstream int
