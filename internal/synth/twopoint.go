@@ -160,17 +160,17 @@ func (c TwoPoint) Build() (a, b File, truth TwoPointTruth, err error) {
 		frameB[[2]int{r.kind, r.i}] = n + 1
 	}
 	truth.Delays = map[[2]int]time.Duration{}
-	var reqTimes []time.Time
+	latest := -1 // the latest-sent request B has seen
 	for n, r := range recB {
 		switch r.kind {
 		case 0:
 			if fa := frameA[[2]int{0, r.i}]; fa > 0 {
 				truth.Delays[[2]int{fa, n + 1}] = r.t.Sub(c.Start.Add(time.Duration(r.i) * c.Gap))
 			}
-			reqTimes = append(reqTimes, c.Start.Add(time.Duration(r.i)*c.Gap))
-			if len(reqTimes) > 1 && slices.ContainsFunc(reqTimes[:len(reqTimes)-1], func(t time.Time) bool { return t.After(reqTimes[len(reqTimes)-1]) }) {
+			if r.i < latest {
 				truth.ReorderedB = append(truth.ReorderedB, n+1)
 			}
+			latest = max(latest, r.i)
 			if in(c.NAK, r.i) {
 				truth.NAKedB = append(truth.NAKedB, n+1)
 			}
