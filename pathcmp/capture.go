@@ -62,11 +62,12 @@ type pair struct{ src, dst addr }
 
 func (f flowKey) pair() pair { return pair{f.src, f.dst} }
 
-// key identifies a packet, less its ICRC.
+// key identifies a packet, less its ICRC: its flow (an index into the
+// comparison's table of flows), PSN and opcode.
 type key struct {
-	flow flowKey
-	psn  uint32
-	op   decode.Opcode
+	g   uint32
+	psn uint32
+	op  decode.Opcode
 }
 
 // rec is what pathcmp keeps of one frame, and what it found about it.
@@ -79,7 +80,8 @@ type rec struct {
 	session uint32 // the flow tracker's session in this capture (rocetap sessions)
 	psn     uint32
 	icrc    uint32
-	flow    flowKey
+	fl      uint32 // its flow: Capture.flows[fl]
+	g       uint32 // its flow in the comparison's table (Compare sets it)
 
 	// Results.
 	status    decode.PathStatus
@@ -91,10 +93,13 @@ type rec struct {
 	naked     bool
 }
 
-// Capture is what pathcmp keeps of one capture: about 80 bytes a frame.
+// Capture is what pathcmp keeps of one capture: 56 bytes a frame, and
+// its flows.
 type Capture struct {
 	Name        string
 	recs        []rec
+	flows       []flowKey
+	flowID      map[flowKey]uint32
 	first, last int64 // ns, of the frames with a BTH
 	links       map[decode.LinkType]int
 }
@@ -107,7 +112,7 @@ func (c *Capture) Frames() int { return len(c.recs) }
 // tracks it as rocetap sessions does, so that each frame knows its
 // session. name names it in reports.
 func Read(name string, src *stream.Source, dec *decode.Decoder) (*Capture, error) {
-	c := &Capture{Name: name, links: map[decode.LinkType]int{}}
+	c := &Capture{Name: name, links: map[decode.LinkType]int{}, flowID: map[flowKey]uint32{}}
 	tr := flow.New(flow.Options{})
 	_, err := src.Track(stream.TrackOptions{Decoder: dec, Pass: stream.Pass{Tracker: tr, Each: func(p *decode.Packet) bool {
 		c.links[p.Frame.LinkType]++
@@ -127,7 +132,17 @@ func (c *Capture) add(p *decode.Packet) {
 	r := rec{t: p.Frame.Time.UnixNano(), peer: -1}
 	if src, dst, ok := addrs(p); ok && p.Has&decode.HdrBTH != 0 {
 		r.ib = true
-		r.flow = flowKey{src, dst, p.BTH.DestQP}
+		f := flowKey{src, dst, p.BTH.DestQP}
+		if c.flowID == nil {
+			c.flowID = map[flowKey]uint32{}
+		}
+		id, ok := c.flowID[f]
+		if !ok {
+			id = uint32(len(c.flows))
+			c.flows = append(c.flows, f)
+			c.flowID[f] = id
+		}
+		r.fl = id
 		r.op, r.psn = p.BTH.Opcode, uint32(p.BTH.PSN)
 		if p.Has&decode.HdrICRC != 0 {
 			r.hasICRC, r.icrc = true, p.ICRC.CRC

@@ -158,30 +158,81 @@ func Compare(a, b *Capture, o Options) *Result {
 			x.status, x.dir, x.peer, x.delay, x.reordered, x.spike, x.naked = decode.PathNone, decode.PathDirUnknown, -1, 0, false, false, false
 		}
 	}
-	idx := [2]map[key][]int32{index(a), index(b)}
-	dirs, ck := estimate(caps, idx)
+	// One table of flows for both captures.
+	var flows []flowKey
+	gid := map[flowKey]uint32{}
+	for _, c := range caps {
+		tr := make([]uint32, len(c.flows))
+		for i, f := range c.flows {
+			g, ok := gid[f]
+			if !ok {
+				g = uint32(len(flows))
+				flows = append(flows, f)
+				gid[f] = g
+			}
+			tr[i] = g
+		}
+		for i := range c.recs {
+			if x := &c.recs[i]; x.ib {
+				x.g = tr[x.fl]
+			}
+		}
+	}
+	idx := [2]*index{newIndex(a), newIndex(b)}
+	dirs, ck := estimate(caps, idx, flows)
 	r.Clock = ck.Clock
-	m := &matcher{caps: caps, idx: idx, dirs: dirs, ck: &ck, window: int64(o.Window)}
+	m := &matcher{caps: caps, idx: idx, flows: flows, dirs: dirs, ck: &ck, window: int64(o.Window)}
 	m.match()
 	m.classify()
-	r.Flows = m.flows(r, o.MaxEvents)
+	r.Flows = m.report(r, o.MaxEvents)
 	return r
 }
 
-// index maps each key to its frames (indexes into c.recs), in time order.
-func index(c *Capture) map[key][]int32 {
-	m := map[key][]int32{}
-	for i := range c.recs {
+// index finds the frames of each key in a capture: head[k] is the first
+// (an index into its recs), next[i] the one after frame i (-1: none),
+// chained in capture order. A map of slices would cost an allocation a
+// key.
+type index struct {
+	c    *Capture
+	head map[key]int32
+	next []int32
+}
+
+func newIndex(c *Capture) *index {
+	ix := &index{c: c, head: map[key]int32{}, next: make([]int32, len(c.recs))}
+	for i := len(c.recs) - 1; i >= 0; i-- {
 		x := &c.recs[i]
-		if x.ib {
-			k := key{x.flow, x.psn, x.op}
-			m[k] = append(m[k], int32(i))
+		ix.next[i] = -1
+		if !x.ib {
+			continue
 		}
+		k := key{x.g, x.psn, x.op}
+		if h, ok := ix.head[k]; ok {
+			ix.next[i] = h
+		}
+		ix.head[k] = int32(i)
 	}
-	for _, v := range m {
-		slices.SortStableFunc(v, func(i, j int32) int { return cmp64(c.recs[i].t, c.recs[j].t) })
+	return ix
+}
+
+// list appends the frames of k to buf[:0], in time order.
+func (ix *index) list(k key, buf []int32) []int32 {
+	buf = buf[:0]
+	h, ok := ix.head[k]
+	if !ok {
+		return buf
 	}
-	return m
+	sorted := true
+	for i := h; i >= 0; i = ix.next[i] {
+		if n := len(buf); n > 0 && ix.c.recs[i].t < ix.c.recs[buf[n-1]].t {
+			sorted = false
+		}
+		buf = append(buf, i)
+	}
+	if !sorted {
+		slices.SortStableFunc(buf, func(i, j int32) int { return cmp64(ix.c.recs[i].t, ix.c.recs[j].t) })
+	}
+	return buf
 }
 
 func cmp64(a, b int64) int {
@@ -221,20 +272,21 @@ func (c *clock) onA(point uint8, t int64) int64 {
 	return t - c.offsetAt(ta)
 }
 
-// sample is a packet seen once at each point: D = tB − tA.
+// sample is a packet seen once at each point: D = tB − tA; g its flow.
 type sample struct {
 	ta, d int64
-	p     pair
+	g     uint32
 }
 
 // estimate learns the direction of every address pair and the clock from
 // the keys seen as often in each capture, their copies paired in order
 // (see samples).
-func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir, clock) {
+func estimate(caps [2]*Capture, idx [2]*index, flows []flowKey) (map[pair]decode.PathDir, clock) {
 	ss := samples(caps, idx)
 	by := map[pair][]int64{}
 	for _, s := range ss {
-		by[s.p] = append(by[s.p], s.d)
+		p := flows[s.g].pair()
+		by[p] = append(by[p], s.d)
 	}
 	med := map[pair]int64{}
 	for p, ds := range by {
@@ -273,7 +325,7 @@ func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir
 		}
 	}
 	if len(thetas) > 0 {
-		fit(&ck, trim(ss), dirs, theta0, median64(delays))
+		fit(&ck, trim(ss, flows), dirs, flows, theta0, median64(delays))
 	}
 	return dirs, ck
 }
@@ -283,10 +335,11 @@ func estimate(caps [2]*Capture, idx [2]map[key][]int32) (map[pair]decode.PathDir
 // duplication. A key whose pairs disagree by more than half the time
 // between its copies is paired wrongly (a copy missing at each end, as
 // when the captures cover different spans) and left out.
-func samples(caps [2]*Capture, idx [2]map[key][]int32) []sample {
+func samples(caps [2]*Capture, idx [2]*index) []sample {
 	var ss []sample
-	for k, la := range idx[A] {
-		lb := idx[B][k]
+	var la, lb []int32
+	for k := range idx[A].head {
+		la, lb = idx[A].list(k, la), idx[B].list(k, lb)
 		if len(la) != len(lb) {
 			continue
 		}
@@ -314,7 +367,7 @@ func samples(caps [2]*Capture, idx [2]map[key][]int32) []sample {
 		}
 		for i := range la {
 			x, y := &caps[A].recs[la[i]], &caps[B].recs[lb[i]]
-			ss = append(ss, sample{x.t, y.t - x.t, k.flow.pair()})
+			ss = append(ss, sample{x.t, y.t - x.t, k.g})
 		}
 	}
 	return ss
@@ -324,10 +377,11 @@ func samples(caps [2]*Capture, idx [2]map[key][]int32) []sample {
 // through D over time, Theil-Sen on up to 128 of them): pairs of
 // different packets that slipped through. Far is more than 20 median
 // absolute deviations, and at least 1 ms.
-func trim(ss []sample) []sample {
+func trim(ss []sample, flows []flowKey) []sample {
 	by := map[pair][]int{}
 	for i, s := range ss {
-		by[s.p] = append(by[s.p], i)
+		p := flows[s.g].pair()
+		by[p] = append(by[p], i)
 	}
 	keep := make([]bool, len(ss))
 	for _, ix := range by {
@@ -398,7 +452,7 @@ func less(a, b addr) bool {
 // the midpoints (Theil-Sen: the median of the slopes between every two
 // points, robust to a slice whose fastest packet was slow); its residuals
 // give the standard errors.
-func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, theta0, delay int64) {
+func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, flows []flowKey, theta0, delay int64) {
 	if len(ss) == 0 {
 		return
 	}
@@ -423,7 +477,7 @@ func fit(ck *clock, ss []sample, dirs map[pair]decode.PathDir, theta0, delay int
 		s := &ss[i]
 		tm := mid(s)
 		x := &sl[(tm-lo)/width]
-		switch dirs[s.p] {
+		switch dirs[flows[s.g].pair()] {
 		case decode.PathAToB:
 			x.n[0]++
 			if !x.has[0] || s.d < x.up {

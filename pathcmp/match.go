@@ -11,13 +11,14 @@ import (
 // matcher pairs the copies of every key and classifies what is left.
 type matcher struct {
 	caps   [2]*Capture
-	idx    [2]map[key][]int32
+	idx    [2]*index
+	flows  []flowKey // by g
 	dirs   map[pair]decode.PathDir
 	ck     *clock
 	window int64
 
-	per   map[flowKey]*flowState
-	order []flowKey // flows in order of first appearance
+	per   []*flowState // by g
+	order []uint32     // flows in order of first appearance
 }
 
 type flowState struct {
@@ -42,90 +43,85 @@ func upDown(d decode.PathDir) (up, down uint8) {
 	return A, B
 }
 
-func (m *matcher) state(f flowKey) *flowState {
-	if m.per == nil {
-		m.per = map[flowKey]*flowState{}
-	}
-	s := m.per[f]
-	if s == nil {
-		s = &flowState{dir: m.dirs[f.pair()]}
-		m.per[f] = s
-	}
-	return s
-}
-
 // match pairs, key by key, each downstream copy with the latest
 // unmatched upstream copy sent before it (at most window earlier), in
 // time order: a retransmission that got through pairs with the copy that
 // got through, and the earlier copy is the lost one.
 func (m *matcher) match() {
 	// Flows in order of first appearance, A's first.
+	m.per = make([]*flowState, len(m.flows))
 	for p := range m.caps {
 		for i := range m.caps[p].recs {
 			x := &m.caps[p].recs[i]
-			if x.ib && m.per[x.flow] == nil {
-				m.state(x.flow)
-				m.order = append(m.order, x.flow)
+			if x.ib && m.per[x.g] == nil {
+				m.per[x.g] = &flowState{dir: m.dirs[m.flows[x.g].pair()]}
+				m.order = append(m.order, x.g)
 			}
 		}
 	}
-	keys := map[key]bool{}
+	var lu, ld []int32
 	for p := range m.idx {
-		for k := range m.idx[p] {
-			keys[k] = true
-		}
-	}
-	for k := range keys {
-		st := m.per[k.flow]
-		if st.dir == decode.PathDirUnknown {
-			continue
-		}
-		up, down := upDown(st.dir)
-		cu, cd := m.caps[up], m.caps[down]
-		lu, ld := m.idx[up][k], m.idx[down][k]
-		i, last := 0, -1 // next unmatched upstream copy; last matched
-		for _, d := range ld {
-			xd := &cd.recs[d]
-			td := m.ck.onA(down, xd.t)
-			j := -1
-			for n := i; n < len(lu) && m.ck.onA(up, cu.recs[lu[n]].t) <= td+m.ck.tol; n++ {
-				j = n
+		for k := range m.idx[p].head {
+			if _, seen := m.idx[A].head[k]; p == int(B) && seen {
+				continue // done with A's keys
 			}
-			for ; j >= i; j-- {
-				if compatible(&cu.recs[lu[j]], xd) {
-					break
-				}
-			}
-			if j >= i {
-				xu := &cu.recs[lu[j]]
-				tu := m.ck.onA(up, xu.t)
-				if td-tu <= m.window {
-					xu.peer, xd.peer = d, lu[j]
-					xu.status, xd.status = decode.PathMatched, decode.PathMatched
-					xu.delay, xd.delay = td-tu, td-tu
-					st.matches = append(st.matches, match{lu[j], d, tu, td})
-					st.delays = append(st.delays, td-tu)
-					i, last = j+1, j
-					continue
-				}
-			}
-			// Not a packet that left upstream before it: a copy of the
-			// last one matched (made between the points), or not seen
-			// upstream at all.
-			if last >= 0 {
-				xu := &cu.recs[lu[last]]
-				tu := m.ck.onA(up, xu.t)
-				if td-tu >= -m.ck.tol && td-tu <= m.window && compatible(xu, xd) {
-					xd.status, xd.peer = decode.PathDuplicate, lu[last]
-				}
-			}
+			lu, ld = m.matchKey(k, lu, ld)
 		}
 	}
 	for _, st := range m.per {
-		if len(st.delays) > 0 {
+		if st != nil && len(st.delays) > 0 {
 			st.median = median64(st.delays)
 		}
 	}
+}
+
+// matchKey matches the copies of key k; lu and ld are buffers it returns.
+func (m *matcher) matchKey(k key, lu, ld []int32) ([]int32, []int32) {
+	st := m.per[k.g]
+	if st.dir == decode.PathDirUnknown {
+		return lu, ld
+	}
+	up, down := upDown(st.dir)
+	cu, cd := m.caps[up], m.caps[down]
+	lu, ld = m.idx[up].list(k, lu), m.idx[down].list(k, ld)
+	i, last := 0, -1 // next unmatched upstream copy; last matched
+	for _, d := range ld {
+		xd := &cd.recs[d]
+		td := m.ck.onA(down, xd.t)
+		j := -1
+		for n := i; n < len(lu) && m.ck.onA(up, cu.recs[lu[n]].t) <= td+m.ck.tol; n++ {
+			j = n
+		}
+		for ; j >= i; j-- {
+			if compatible(&cu.recs[lu[j]], xd) {
+				break
+			}
+		}
+		if j >= i {
+			xu := &cu.recs[lu[j]]
+			tu := m.ck.onA(up, xu.t)
+			if td-tu <= m.window {
+				xu.peer, xd.peer = d, lu[j]
+				xu.status, xd.status = decode.PathMatched, decode.PathMatched
+				xu.delay, xd.delay = td-tu, td-tu
+				st.matches = append(st.matches, match{lu[j], d, tu, td})
+				st.delays = append(st.delays, td-tu)
+				i, last = j+1, j
+				continue
+			}
+		}
+		// Not a packet that left upstream before it: a copy of the
+		// last one matched (made between the points), or not seen
+		// upstream at all.
+		if last >= 0 {
+			xu := &cu.recs[lu[last]]
+			tu := m.ck.onA(up, xu.t)
+			if td-tu >= -m.ck.tol && td-tu <= m.window && compatible(xu, xd) {
+				xd.status, xd.peer = decode.PathDuplicate, lu[last]
+			}
+		}
+	}
+	return lu, ld
 }
 
 // classify labels the frames matching left alone, the reordered ones and
@@ -139,7 +135,7 @@ func (m *matcher) classify() {
 			if !x.ib {
 				continue
 			}
-			st := m.per[x.flow]
+			st := m.per[x.g]
 			if len(st.matches) == 0 {
 				x.status, x.dir = decode.PathOffPath, decode.PathDirUnknown
 				continue
@@ -175,7 +171,7 @@ func (m *matcher) classify() {
 	// Reordering: in downstream order, a packet sent upstream before one
 	// that arrived ahead of it was overtaken.
 	for _, st := range m.per {
-		if len(st.matches) == 0 {
+		if st == nil || len(st.matches) == 0 {
 			continue
 		}
 		up, down := upDown(st.dir)
@@ -203,7 +199,7 @@ func (m *matcher) classify() {
 // (for a PSN sequence error, the one the responder expected), and
 // answers the latest request with that PSN from its destination to its
 // source sent before it at the same point; the mark goes on that
-// request's copy at the other point too.
+// request's copy at the other point too. Only the keys of NAKs are kept.
 func (m *matcher) markNAKed() {
 	type reqKey struct {
 		p   pair // requester → responder
@@ -211,54 +207,66 @@ func (m *matcher) markNAKed() {
 	}
 	for p := range m.caps {
 		c := m.caps[p]
-		reqs := map[reqKey][]int32{}
+		last := map[reqKey]int32{} // the latest request of each NAKed key
+		for i := range c.recs {
+			if x := &c.recs[i]; x.ib && x.nak {
+				f := m.flows[x.g]
+				last[reqKey{pair{f.dst, f.src}, x.psn}] = -1
+			}
+		}
+		if len(last) == 0 {
+			continue
+		}
 		for i := range c.recs {
 			x := &c.recs[i]
 			if !x.ib {
 				continue
 			}
+			f := m.flows[x.g]
 			if x.op.IsRequest() {
-				k := reqKey{x.flow.pair(), x.psn}
-				reqs[k] = append(reqs[k], int32(i))
+				k := reqKey{f.pair(), x.psn}
+				if _, ok := last[k]; ok {
+					last[k] = int32(i)
+				}
 				continue
 			}
 			if !x.nak {
 				continue
 			}
-			l := reqs[reqKey{pair{x.flow.dst, x.flow.src}, x.psn}]
-			for n := len(l) - 1; n >= 0; n-- {
-				q := &c.recs[l[n]]
-				if q.t > x.t || x.t-q.t > m.window {
-					continue
-				}
-				q.naked = true
-				if q.peer >= 0 && q.status == decode.PathMatched {
-					m.caps[1-p].recs[q.peer].naked = true
-				}
-				break
+			j := last[reqKey{pair{f.dst, f.src}, x.psn}]
+			if j < 0 {
+				continue
+			}
+			q := &c.recs[j]
+			if q.t > x.t || x.t-q.t > m.window {
+				continue
+			}
+			q.naked = true
+			if q.peer >= 0 && q.status == decode.PathMatched {
+				m.caps[1-p].recs[q.peer].naked = true
 			}
 		}
 	}
 }
 
-// flows builds the per-flow report and the events.
-func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
+// report builds the per-flow report and the events.
+func (m *matcher) report(r *Result, maxEvents int) []*Flow {
 	var out []*Flow
-	flowOf := map[flowKey]*Flow{}
-	session := map[flowKey][2]uint32{}
+	flowOf := make([]*Flow, len(m.flows))
+	session := make([][2]uint32, len(m.flows))
 	for p := range m.caps {
 		for i := range m.caps[p].recs {
 			x := &m.caps[p].recs[i]
-			if s := session[x.flow]; x.ib && s[p] == 0 {
-				s[p] = x.session
-				session[x.flow] = s
+			if x.ib && session[x.g][p] == 0 {
+				session[x.g][p] = x.session
 			}
 		}
 	}
-	for _, k := range m.order {
-		st := m.per[k]
+	for _, g := range m.order {
+		st := m.per[g]
+		k := m.flows[g]
 		f := &Flow{Src: k.src.String(), Dst: k.dst.String(), DestQP: k.qp, Dir: decode.PathDirUnknown}
-		if s := session[k]; s[A] != 0 {
+		if s := session[g]; s[A] != 0 {
 			f.Session, f.SessionPoint = s[A], A
 		} else {
 			f.Session, f.SessionPoint = s[B], B
@@ -268,7 +276,7 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 			f.Delay = delayStats(st.delays)
 			r.dirDelays[f.Dir] = append(r.dirDelays[f.Dir], st.delays...)
 		}
-		flowOf[k] = f
+		flowOf[g] = f
 		out = append(out, f)
 	}
 	add := func(e Event) {
@@ -278,14 +286,14 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 		}
 	}
 	// Spike threshold per flow.
-	thr := map[flowKey]int64{}
-	for k, st := range m.per {
-		if len(st.delays) == 0 {
+	thr := make([]int64, len(m.flows))
+	for g, st := range m.per {
+		if st == nil || len(st.delays) == 0 {
 			continue
 		}
-		ds := flowOf[k].Delay
+		ds := flowOf[g].Delay
 		jitter := int64(ds.P90 - ds.Median)
-		thr[k] = max(int64(ds.P99)+1, st.median+spikeFactor*jitter, st.median+int64(spikeMin))
+		thr[g] = max(int64(ds.P99)+1, st.median+spikeFactor*jitter, st.median+int64(spikeMin))
 	}
 	for p := range m.caps {
 		c := m.caps[p]
@@ -294,7 +302,7 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 			if !x.ib {
 				continue
 			}
-			f := flowOf[x.flow]
+			f := flowOf[x.g]
 			up, _ := upDown(f.Dir)
 			isUp := uint8(p) == up
 			if f.Dir == decode.PathDirUnknown {
@@ -316,7 +324,7 @@ func (m *matcher) flows(r *Result, maxEvents int) []*Flow {
 					if x.reordered {
 						f.Reordered++
 					}
-				} else if x.delay >= thr[x.flow] {
+				} else if x.delay >= thr[x.g] {
 					x.spike = true
 					f.Spikes++
 					add(Event{Name: decode.PathEventDelaySpike, Point: uint8(p), Frame: i + 1, Time: t, Flow: f.Name(),
