@@ -244,7 +244,9 @@ func TestPathNetns(t *testing.T) {
 }
 
 // startCapture runs rocetap capture in-process on iface in namespace ns,
-// writing path; the function it returns stops it (SIGINT) and waits.
+// writing path; the function it returns stops it (SIGINT), waits, and
+// fails the test when the capture lost frames (the comparison would
+// then find losses the forwarder did not make).
 func startCapture(t *testing.T, ns, iface, path string) func() {
 	t.Helper()
 	sigs := make(chan os.Signal, 1)
@@ -277,6 +279,9 @@ func startCapture(t *testing.T, ns, iface, path string) func() {
 		case err := <-done:
 			if err != nil {
 				t.Errorf("capture on %s: %v\n%s", iface, err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "captured on "+iface+", 0 dropped by the kernel (ring full), 0 dropped by the interface") {
+				t.Errorf("capture on %s lost frames (or said nothing):\n%s", iface, stderr.String())
 			}
 		case <-time.After(10 * time.Second):
 			t.Errorf("capture on %s did not stop on SIGINT", iface)
