@@ -35,8 +35,8 @@ func NewCmdPath(ios IO) *cobra.Command {
 responder hosts, or a host and a switch mirror; link types and spans may
 differ), match every packet seen at both (same flow, PSN, opcode and
 ICRC), estimate the clock offset and drift of B against A from the
-fastest packets of each direction (as NTP does), and report per flow (one
-direction of a QP) the one-way delay between the points, packets lost
+fastest packets of each direction (as NTP does), and report per session
+and flow (one direction of a QP) the one-way delay between the points, packets lost
 between them (path_loss), requests the responder NAKed, packets
 reordered or duplicated between them, and delay spikes
 (path_delay_spike).
