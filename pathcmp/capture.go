@@ -198,14 +198,18 @@ func (r *Result) Annotate(point uint8, p *decode.Packet) {
 }
 
 // Each reads capture point again through src (the same file Compare's
-// capture came from), decodes each frame with dec, annotates it
+// capture came from), decodes and tracks each frame as Read did (so the
+// rocetap.session.* and analysis fields are there too), annotates it
 // (Annotate) and calls fn with it, in the capture's order.
 func (r *Result) Each(point uint8, src *stream.Source, dec *decode.Decoder, fn func(p *decode.Packet) error) error {
-	var p decode.Packet
-	return src.Read(func(pk *stream.Packet) error {
-		pk.SetFrame(&p.Frame)
-		dec.Decode(&p, pk.Data, pk.Info.LinkType)
-		r.Annotate(point, &p)
-		return fn(&p)
-	})
+	var ferr error
+	_, err := src.Track(stream.TrackOptions{Decoder: dec, Pass: stream.Pass{Tracker: flow.New(flow.Options{}), Each: func(p *decode.Packet) bool {
+		r.Annotate(point, p)
+		ferr = fn(p)
+		return ferr == nil
+	}}})
+	if ferr != nil {
+		return ferr
+	}
+	return err
 }
