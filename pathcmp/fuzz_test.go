@@ -85,3 +85,55 @@ func FuzzCompare(f *testing.F) {
 		}
 	})
 }
+
+// TestManyCopiesOfOneKey: a flood of packets with one key (CNPs carry
+// PSN 0), every other one lost between the points: each copy pairs with
+// its own, in linear time.
+func TestManyCopiesOfOneKey(t *testing.T) {
+	const n = 20000
+	var caps [2]*Capture
+	for i := range caps {
+		caps[i] = &Capture{Name: "ab"[i : i+1], links: map[decode.LinkType]int{}}
+	}
+	var p decode.Packet
+	add := func(pt int, t time.Time, src, dst byte) {
+		p = decode.Packet{}
+		p.Frame.Time = t
+		p.Has = decode.HdrIPv4 | decode.HdrBTH | decode.HdrICRC
+		p.IPv4.Src, p.IPv4.Dst = [4]byte{10, 0, 0, src}, [4]byte{10, 0, 0, dst}
+		p.BTH.Opcode, p.BTH.DestQP = 0x81, 7
+		caps[pt].add(&p)
+	}
+	t0 := time.Unix(1e9, 0)
+	for i := range n {
+		ta := t0.Add(time.Duration(i) * 10 * time.Microsecond)
+		add(0, ta, 1, 2) // a CNP from A's side
+		if i%2 == 0 {
+			add(1, ta.Add(3*time.Microsecond), 1, 2)
+		}
+		// Every 100th a packet with a key of its own, seen at both: the
+		// keys seen once at each point give the direction.
+		if i%100 == 0 {
+			for pt, at := range []time.Time{ta, ta.Add(3 * time.Microsecond)} {
+				p = decode.Packet{}
+				p.Frame.Time = at
+				p.Has = decode.HdrIPv4 | decode.HdrBTH
+				p.IPv4.Src, p.IPv4.Dst = [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+				p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = 4, 9, decode.PSN(i)
+				caps[pt].add(&p)
+			}
+		}
+	}
+	r := Compare(caps[0], caps[1], Options{})
+	var cnp *Flow
+	for _, f := range r.Flows {
+		if f.DestQP == 7 {
+			cnp = f
+		}
+	}
+	// One way only: the clock is unknown, so the delay is B's time minus
+	// A's, 3 µs for each pair.
+	if cnp == nil || cnp.Matched != n/2 || cnp.Lost != n/2-1 && cnp.Lost != n/2 || cnp.Delay.Min != 3*time.Microsecond || cnp.Delay.Max != 3*time.Microsecond {
+		t.Fatalf("CNP flow %+v: want %d matched and about %d lost", cnp, n/2, n/2)
+	}
+}

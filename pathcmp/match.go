@@ -84,17 +84,34 @@ func (m *matcher) matchKey(k key, lu, ld []int32) ([]int32, []int32) {
 	up, down := upDown(st.dir)
 	cu, cd := m.caps[up], m.caps[down]
 	lu, ld = m.idx[up].list(k, lu), m.idx[down].list(k, ld)
-	i, last := 0, -1 // next unmatched upstream copy; last matched
+	// i: the next unmatched upstream copy; last: the last matched; at:
+	// the last sent before the current downstream copy arrived, hi: the
+	// last within the clock's tolerance after it (both only move on: a
+	// key with many copies, such as a flood of CNPs with PSN 0, takes
+	// linear time). The downstream copy pairs with the latest compatible
+	// upstream copy sent before it, else with the earliest one sent
+	// within the tolerance after it.
+	i, last, at, hi := 0, -1, -1, -1
 	for _, d := range ld {
 		xd := &cd.recs[d]
 		td := m.ck.onA(down, xd.t)
-		j := -1
-		for n := i; n < len(lu) && m.ck.onA(up, cu.recs[lu[n]].t) <= td+m.ck.tol; n++ {
-			j = n
+		for at+1 < len(lu) && m.ck.onA(up, cu.recs[lu[at+1]].t) <= td {
+			at++
 		}
+		for hi = max(hi, at); hi+1 < len(lu) && m.ck.onA(up, cu.recs[lu[hi+1]].t) <= td+m.ck.tol; {
+			hi++
+		}
+		j := at
 		for ; j >= i; j-- {
 			if compatible(&cu.recs[lu[j]], xd) {
 				break
+			}
+		}
+		if j < i {
+			for j = max(i, at+1); j <= hi && !compatible(&cu.recs[lu[j]], xd); j++ {
+			}
+			if j > hi {
+				j = -1
 			}
 		}
 		if j >= i {
