@@ -83,7 +83,7 @@ lint:
 # Run every fuzz target for FUZZTIME each (corpus in */testdata/fuzz).
 FUZZTIME ?= 30s
 fuzz:
-	@for pkg in ./decode ./decode/filter ./capture ./stream ./flow ./hca ./mpt ./replay; do \
+	@for pkg in ./decode ./decode/filter ./capture ./stream ./flow ./hca ./mpt ./replay ./pathcmp; do \
 		for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
 			echo "== $$pkg $$t"; $(GO) test -run XXX -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \

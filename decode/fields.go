@@ -240,6 +240,7 @@ func init() {
 	registerRPCFields(rt)
 	registerISERFields()
 	registerSMBDirectFields()
+	registerPathFields(rt)
 }
 
 // rootRank orders protocols as they nest on the wire.

@@ -260,6 +260,9 @@ type Packet struct {
 	// RoCEv2 packet (HdrInner), whose own IP and UDP headers fill IPv4,
 	// IPv6 and UDP. Allocated on the first such packet, then reused.
 	inner *Packet
+	// Path is filled by a comparison of two captures (package pathcmp);
+	// Decode leaves it alone.
+	Path Path
 }
 
 // Offset returns the offset of b (a sub-slice of the frame, such as a

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocetap/rocetap/internal/editcap"
 	"github.com/rocetap/rocetap/internal/outfile"
@@ -21,6 +23,10 @@ type EditOptions struct {
 	Dup     string // --dup LIST
 	Swap    string // --swap LIST
 	GoBackN bool   // --go-back-n
+	// --time-shift, --time-drift: move timestamps as another clock would
+	// stamp them.
+	TimeShift time.Duration
+	TimeDrift float64
 }
 
 // NewCmdEdit builds `rocetap edit`, a fault injector for testing the flow
@@ -28,7 +34,7 @@ type EditOptions struct {
 func NewCmdEdit(ios IO) *cobra.Command {
 	opts := &EditOptions{}
 	cmd := &cobra.Command{
-		Use:   "edit -r IN -w OUT [--drop LIST] [--dup LIST] [--swap LIST] [--go-back-n]",
+		Use:   "edit -r IN -w OUT [--drop LIST] [--dup LIST] [--swap LIST] [--go-back-n] [--time-shift D] [--time-drift PPM]",
 		Short: "Inject faults (drop, duplicate, reorder, go-back-N loss) into a capture, to test the flow tracker",
 		Long: `Write a copy of a capture with faults injected, like editcap -d and -D,
 to test PSN analysis. LIST is 1-based frame numbers of the input and ranges,
@@ -43,11 +49,19 @@ such as 3,5-7.
                 error), then the requester's retransmission from the lost
                 PSN; the responder's answers to the lost PSNs follow it. A
                 lost last request is retransmitted 10 ms after the end.
+  --time-shift D   add D (e.g. 1.5s, -250us) to every timestamp, as
+                editcap -t does
+  --time-drift PPM a clock that gains PPM parts per million (negative:
+                loses): a frame t after the first frame moves by
+                t·PPM·1e-6 more. With both, t becomes
+                t + D + (t − first)·PPM·1e-6, the clock rocetap path
+                estimates between two captures.
 
 The output is pcap. The report on standard output gives, for each fault,
 the input frame ("in") and the output frames ("out") it produced.`,
 		Example: `  rocetap edit -r write_imm.pcap -w lost.pcap --drop 8 --go-back-n
-  rocetap edit -r cap.pcap -w out.pcap --drop 3,10-12 --dup 5 --swap 20`,
+  rocetap edit -r cap.pcap -w out.pcap --drop 3,10-12 --dup 5 --swap 20
+  rocetap edit -r b.pcapng -w b-skewed.pcap --time-shift 1.5s --time-drift 200`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return editRun(opts, ios)
@@ -61,6 +75,8 @@ the input frame ("in") and the output frames ("out") it produced.`,
 	f.StringVar(&opts.Dup, "dup", "", "frames to duplicate")
 	f.StringVar(&opts.Swap, "swap", "", "frames N to exchange with frame N+1")
 	f.BoolVar(&opts.GoBackN, "go-back-n", false, "emulate the NAK and retransmission that follow a dropped RC request")
+	f.DurationVar(&opts.TimeShift, "time-shift", 0, "add this to every timestamp (e.g. 1.5s, -250us)")
+	f.Float64Var(&opts.TimeDrift, "time-drift", 0, "clock drift in parts per million from the first frame (e.g. 200, -50)")
 	return cmd
 }
 
@@ -85,8 +101,12 @@ func editRun(opts *EditOptions, ios IO) error {
 		return err
 	}
 	ops.GoBackN = opts.GoBackN
-	if len(ops.Drop)+len(ops.Dup)+len(ops.Swap) == 0 {
-		return errors.New("no fault given: use --drop, --dup or --swap with frame numbers like 3,5-7")
+	ops.TimeShift, ops.TimeDriftPPM = opts.TimeShift, opts.TimeDrift
+	if math.IsNaN(opts.TimeDrift) || math.IsInf(opts.TimeDrift, 0) || math.Abs(opts.TimeDrift) >= 1e6 {
+		return fmt.Errorf("--time-drift %g: give parts per million, between -1000000 and 1000000", opts.TimeDrift)
+	}
+	if len(ops.Drop)+len(ops.Dup)+len(ops.Swap) == 0 && ops.TimeShift == 0 && ops.TimeDriftPPM == 0 {
+		return errors.New("no fault given: use --drop, --dup or --swap with frame numbers like 3,5-7, or --time-shift/--time-drift")
 	}
 	if ops.GoBackN && len(ops.Drop) == 0 {
 		return errors.New("--go-back-n changes what --drop does: give --drop with the RC requests to lose")

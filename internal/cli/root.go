@@ -122,6 +122,7 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(NewCmdDecode(ios, nil), NewCmdFields(ios), NewCmdFilter(ios),
 		NewCmdSessions(ios), NewCmdStats(ios), NewCmdExpert(ios))
 	root.AddCommand(NewCmdEdit(ios))
+	root.AddCommand(NewCmdPath(ios))
 	root.AddCommand(NewCmdReplay(ios))
 	root.AddCommand(NewCmdMPT(ios))
 	root.AddCommand(NewCmdCapture(ios))

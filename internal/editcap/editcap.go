@@ -119,6 +119,12 @@ type Ops struct {
 	// responder and requester recover from (see Apply). Drops of other
 	// packets stay plain drops.
 	GoBackN bool
+	// TimeShift and TimeDriftPPM move every output timestamp t to
+	// t + TimeShift + (t − t0)·TimeDriftPPM·1e-6, t0 the first input
+	// frame's time: a clock TimeShift ahead at the start that gains
+	// TimeDriftPPM parts per million (editcap -t has the shift only).
+	TimeShift    time.Duration
+	TimeDriftPPM float64
 }
 
 // Report says what Apply did. Input and output frame numbers are 1-based.
@@ -129,6 +135,9 @@ type Report struct {
 	Dups       []Dup
 	Swaps      []Swap
 	Recoveries []Recovery // one per go-back-N loss, by input number of the first lost frame
+	// TimeShift and TimeDriftPPM are the Ops' (zero when not asked for).
+	TimeShift    time.Duration
+	TimeDriftPPM float64
 
 	out []int // out[i] = output number of input frame i (0: dropped)
 }
@@ -226,6 +235,9 @@ func (r *Report) String() string {
 		for _, c := range rc.Moved {
 			fmt.Fprintf(&b, "  out %d  response in %d (PSN %d) moved after the retransmission\n", c.Out, c.In, c.PSN)
 		}
+	}
+	if r.TimeShift != 0 || r.TimeDriftPPM != 0 {
+		fmt.Fprintf(&b, "time  shifted by %s, drift %g ppm from the first frame\n", r.TimeShift, r.TimeDriftPPM)
 	}
 	return b.String()
 }
@@ -359,6 +371,10 @@ func Apply(frames []Frame, ops Ops) ([]Frame, *Report, error) {
 		}
 	}
 	rep.OutFrames = len(res)
+	if (ops.TimeShift != 0 || ops.TimeDriftPPM != 0) && n > 0 {
+		shiftTimes(res, frames[0].Info.Timestamp, ops.TimeShift, ops.TimeDriftPPM)
+		rep.TimeShift, rep.TimeDriftPPM = ops.TimeShift, ops.TimeDriftPPM
+	}
 	for i := range rep.Dups {
 		d := &rep.Dups[i]
 		d.Out = rep.out[d.In]

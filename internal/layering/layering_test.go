@@ -25,6 +25,8 @@ var allowed = map[string][]string{
 	"flow": {"decode", "hca"},
 	// The packet road: read → decode → track.
 	"stream": {"capture", "decode", "decode/filter", "flow"},
+	// Two captures of the same traffic compared (rocetap path).
+	"pathcmp": {"decode", "flow", "stream"},
 	// MPT files and their inference; replay into the model.
 	"mpt":       {"decode", "hca", "internal/text"},
 	"mpt/learn": {"mpt", "decode", "hca", "flow", "internal/text"},
@@ -33,7 +35,7 @@ var allowed = map[string][]string{
 	"internal/text":    {},
 	"internal/outfile": {}, // files written without losing the user's
 	"docs":             {}, // the reference documents, embedded
-	"internal/printer": {"decode", "flow", "hca", "internal/text"},
+	"internal/printer": {"decode", "flow", "hca", "internal/text", "pathcmp"},
 	"internal/editcap": {"capture", "decode", "stream", "internal/outfile"},
 	"tui":              {"capture", "decode", "decode/filter", "flow", "hca", "stream", "internal/printer", "internal/text", "internal/outfile"},
 	// The commands wire everything; only main imports them.

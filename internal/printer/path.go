@@ -1,0 +1,285 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/pathcmp"
+)
+
+// The report of rocetap path: two captures of the same traffic compared.
+
+// pathEvents are the two-point expert events, most severe first.
+var pathEvents = []struct {
+	name     string
+	severity decode.Severity
+	summary  string
+}{
+	{decode.PathEventLoss, decode.SevWarning, "Lost between the capture points"},
+	{decode.PathEventDelaySpike, decode.SevNote, "One-way delay above the flow's p99 and its usual jitter"},
+}
+
+func pointName(p uint8) string { return [2]string{"A", "B"}[p&1] }
+
+func signedDur(d time.Duration) string {
+	if d >= 0 {
+		return "+" + dur(d)
+	}
+	return dur(d)
+}
+
+func linkNames(m map[decode.LinkType]int) string {
+	var s []string
+	for _, lt := range slices.Sorted(maps.Keys(m)) {
+		s = append(s, lt.String())
+	}
+	if len(s) == 0 {
+		return "no frames"
+	}
+	return strings.Join(s, ", ")
+}
+
+// AppendPath appends the text report of a two-point comparison: the
+// captures, the clock estimate, a table of the flows (one direction of
+// a QP each) and the expert events.
+func AppendPath(dst []byte, r *pathcmp.Result) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Two capture points\n")
+	for p := range 2 {
+		span := "no RDMA packets"
+		if !r.Start[p].IsZero() {
+			span = r.Start[p].Format("2006-01-02 15:04:05.000000") + " to " + r.End[p].Format("15:04:05.000000") + " UTC (its own clock)"
+		}
+		fmt.Fprintf(&b, "  %s: %s: %d frames (%s), %s\n", pointName(uint8(p)), decode.Sanitize(r.Names[p]), r.Frames[p], linkNames(r.Links[p]), span)
+	}
+	ck := &r.Clock
+	fmt.Fprintf(&b, "\nClock of B against A")
+	if !ck.Known {
+		fmt.Fprintf(&b, ": not measurable (no packets matched in both directions); the clocks are taken as equal, so one-way delays include their offset\n")
+	} else {
+		fmt.Fprintf(&b, " (from the fastest packets each way in %d time slices):\n", ck.Samples)
+		fmt.Fprintf(&b, "  offset  %s ± %s at A's first RDMA packet (%s), delays both ways taken as equal; within ±%s whatever their asymmetry\n",
+			signedDur(ck.Offset), dur(ck.OffsetErr), ck.Ref.Format("15:04:05.000000"), dur(ck.Bound))
+		fmt.Fprintf(&b, "  drift   %+.2f ± %.2f ppm\n", ck.DriftPPM, ck.DriftErrPPM)
+	}
+
+	fmt.Fprintf(&b, "\nSessions (as rocetap sessions numbers them in A; B:N in B for those A did not see), one direction of a QP a line; upstream: the point it passed first:\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "session\tflow\tdir\tupstream\tdownstream\tmatched\tlost\tnaked\tdup\treordered\tonly down\toutside\tdelay min\tmedian\tp99\tmax\tspikes\t\n")
+	for _, f := range r.Flows {
+		dir := f.Dir.String()
+		if dir == "" {
+			dir = "off path"
+		}
+		delays := "\t\t\t"
+		if f.Delay.N > 0 {
+			delays = dur(f.Delay.Min) + "\t" + dur(f.Delay.Median) + "\t" + dur(f.Delay.P99) + "\t" + dur(f.Delay.Max)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t\n", sessionName(f), f.Name(), dir, f.Upstream, f.Downstream, f.Matched,
+			f.Lost, f.NAKed, f.Duplicates, f.Reordered, f.OnlyDownstream, f.Outside, delays, f.Spikes)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(&b, "\nBy direction:\n")
+	for _, d := range []decode.PathDir{decode.PathAToB, decode.PathBToA} {
+		t := pathcmp.Totals(r, d)
+		fmt.Fprintf(&b, "  %s: %d packets matched, %d lost between the points, %d NAKed by the responder, %d duplicated, %d reordered",
+			d, t.Matched, t.Lost, t.NAKed, t.Duplicates, t.Reordered)
+		if t.Delay.N > 0 {
+			fmt.Fprintf(&b, "; one-way delay min %s, median %s, p99 %s, max %s", dur(t.Delay.Min), dur(t.Delay.Median), dur(t.Delay.P99), dur(t.Delay.Max))
+		}
+		b.WriteByte('\n')
+	}
+
+	total := 0
+	for _, n := range r.EventCounts {
+		total += n
+	}
+	fmt.Fprintf(&b, "\nExpert events: %d\n", total)
+	for _, k := range pathEvents {
+		n := r.EventCounts[k.name]
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s  %s (%d): %s\n", k.severity, k.name, n, k.summary)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		shown := 0
+		for _, e := range r.Events {
+			if e.Name != k.name {
+				continue
+			}
+			shown++
+			fmt.Fprintf(tw, "  %s frame %d\t%s\t%s\t%s\n", pointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, decode.Sanitize(e.Text))
+		}
+		tw.Flush()
+		if n > shown {
+			fmt.Fprintf(&b, "  ... and %d more\n", n-shown)
+		}
+	}
+	return append(dst, b.Bytes()...)
+}
+
+// sessionName is a flow's session: "3" in A, "B:3" in B.
+func sessionName(f *pathcmp.Flow) string {
+	switch {
+	case f.Session == 0:
+		return "-"
+	case f.SessionPoint == pathcmp.B:
+		return "B:" + u(uint64(f.Session))
+	}
+	return u(uint64(f.Session))
+}
+
+// PathJSON is the report of rocetap path -T json.
+type PathJSON struct {
+	Captures   [2]PathCaptureJSON      `json:"captures"`
+	Clock      PathClockJSON           `json:"clock"`
+	Flows      []PathFlowJSON          `json:"flows"`
+	Directions map[string]PathFlowJSON `json:"directions"`
+	Expert     []PathEventGroupJSON    `json:"expert"`
+}
+
+// PathCaptureJSON is one capture point.
+type PathCaptureJSON struct {
+	Point     string   `json:"point"`
+	File      string   `json:"file"`
+	Frames    int      `json:"frames"`
+	LinkTypes []string `json:"link_types"`
+	First     string   `json:"first,omitempty"` // RFC 3339, its own clock
+	Last      string   `json:"last,omitempty"`
+}
+
+// PathClockJSON is the clock estimate; durations in seconds.
+type PathClockJSON struct {
+	Known       bool    `json:"known"`
+	Ref         string  `json:"ref,omitempty"`
+	Offset      float64 `json:"offset"`
+	OffsetErr   float64 `json:"offset_err"`
+	Bound       float64 `json:"bound"`
+	DriftPPM    float64 `json:"drift_ppm"`
+	DriftErrPPM float64 `json:"drift_err_ppm"`
+	Slices      int     `json:"slices"`
+}
+
+// PathFlowJSON is one flow (or a direction's totals); delays in seconds.
+type PathFlowJSON struct {
+	Session        uint32         `json:"session,omitempty"`       // as rocetap sessions numbers them in session_point
+	SessionPoint   string         `json:"session_point,omitempty"` // A, or B for a flow A did not see
+	Flow           string         `json:"flow,omitempty"`
+	Src            string         `json:"src,omitempty"`
+	Dst            string         `json:"dst,omitempty"`
+	DestQP         *uint32        `json:"dest_qp,omitempty"`
+	Direction      string         `json:"direction,omitempty"`
+	Upstream       int            `json:"upstream"`
+	Downstream     int            `json:"downstream"`
+	Matched        int            `json:"matched"`
+	Lost           int            `json:"lost"`
+	NAKed          int            `json:"naked"`
+	Duplicates     int            `json:"duplicates"`
+	Reordered      int            `json:"reordered"`
+	OnlyDownstream int            `json:"only_downstream"`
+	Outside        int            `json:"outside"`
+	Spikes         int            `json:"delay_spikes"`
+	Delay          *PathDelayJSON `json:"delay,omitempty"`
+}
+
+// PathDelayJSON summarizes one-way delays, in seconds.
+type PathDelayJSON struct {
+	N      int     `json:"n"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	P99    float64 `json:"p99"`
+	Max    float64 `json:"max"`
+}
+
+// PathEventGroupJSON is the events of one kind.
+type PathEventGroupJSON struct {
+	Severity string          `json:"severity"`
+	Kind     string          `json:"kind"`
+	Summary  string          `json:"summary"`
+	Count    int             `json:"count"`
+	Events   []PathEventJSON `json:"events"`
+}
+
+// PathEventJSON is one event: the frame of its capture point.
+type PathEventJSON struct {
+	Point string `json:"point"`
+	Frame int    `json:"frame"`
+	Time  string `json:"time"` // seconds since that capture's first RDMA packet
+	Flow  string `json:"flow"`
+	Text  string `json:"text"`
+}
+
+func flowJSON(f *pathcmp.Flow) PathFlowJSON {
+	j := PathFlowJSON{Upstream: f.Upstream, Downstream: f.Downstream, Matched: f.Matched,
+		Lost: f.Lost, NAKed: f.NAKed, Duplicates: f.Duplicates, Reordered: f.Reordered, OnlyDownstream: f.OnlyDownstream,
+		Outside: f.Outside, Spikes: f.Spikes, Direction: f.Dir.String()}
+	if f.Session != 0 {
+		j.Session, j.SessionPoint = f.Session, pointName(f.SessionPoint)
+	}
+	if f.Src != "" {
+		qp := f.DestQP
+		j.Flow, j.Src, j.Dst, j.DestQP = f.Name(), f.Src, f.Dst, &qp
+		if j.Direction == "" {
+			j.Direction = "off path"
+		}
+	}
+	if d := f.Delay; d.N > 0 {
+		j.Delay = &PathDelayJSON{d.N, d.Min.Seconds(), d.Median.Seconds(), d.P99.Seconds(), d.Max.Seconds()}
+	}
+	return j
+}
+
+// AppendPathJSON appends the report as one JSON object.
+func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
+	var out PathJSON
+	for p := range 2 {
+		c := PathCaptureJSON{Point: pointName(uint8(p)), File: r.Names[p], Frames: r.Frames[p], LinkTypes: []string{}}
+		for _, lt := range slices.Sorted(maps.Keys(r.Links[p])) {
+			c.LinkTypes = append(c.LinkTypes, lt.String())
+		}
+		if !r.Start[p].IsZero() {
+			c.First, c.Last = r.Start[p].Format(time.RFC3339Nano), r.End[p].Format(time.RFC3339Nano)
+		}
+		out.Captures[p] = c
+	}
+	ck := &r.Clock
+	out.Clock = PathClockJSON{Known: ck.Known, Offset: ck.Offset.Seconds(), OffsetErr: ck.OffsetErr.Seconds(), Bound: ck.Bound.Seconds(),
+		DriftPPM: ck.DriftPPM, DriftErrPPM: ck.DriftErrPPM, Slices: ck.Samples}
+	if ck.Known {
+		out.Clock.Ref = ck.Ref.Format(time.RFC3339Nano)
+	}
+	out.Flows = []PathFlowJSON{}
+	for _, f := range r.Flows {
+		out.Flows = append(out.Flows, flowJSON(f))
+	}
+	out.Directions = map[string]PathFlowJSON{}
+	for _, d := range []decode.PathDir{decode.PathAToB, decode.PathBToA} {
+		t := pathcmp.Totals(r, d)
+		out.Directions[d.String()] = flowJSON(&t)
+	}
+	out.Expert = []PathEventGroupJSON{}
+	for _, k := range pathEvents {
+		n := r.EventCounts[k.name]
+		if n == 0 {
+			continue
+		}
+		g := PathEventGroupJSON{Severity: k.severity.String(), Kind: k.name, Summary: k.summary, Count: n, Events: []PathEventJSON{}}
+		for _, e := range r.Events {
+			if e.Name == k.name {
+				g.Events = append(g.Events, PathEventJSON{pointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, e.Text})
+			}
+		}
+		out.Expert = append(out.Expert, g)
+	}
+	b, _ := json.MarshalIndent(out, "", " ")
+	dst = append(dst, b...)
+	return append(dst, '\n')
+}
