@@ -438,10 +438,22 @@ func hasResponses(s *Session) bool {
 	return s.Transport == "RC" || s.Transport == "XRC" || s.Transport == "RD"
 }
 
+// sessionAlloc is a session with room for two kinds of message (a QP
+// mostly does one or two: Session.addKind).
+type sessionAlloc struct {
+	s     Session
+	kinds [2]kindStats
+}
+
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	ns := now.UnixNano()
-	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}
+	// one allocation for the session and room for the kinds of message
+	// it will most likely send: a capture of a million QP pairs makes a
+	// million of each
+	a := &sessionAlloc{s: Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}}
+	s := &a.s
+	s.kinds = a.kinds[:0:len(a.kinds)]
 	t.sessions = append(t.sessions, s)
 	if t.opts.MaxSessions > 0 {
 		if t.resident >= t.opts.MaxSessions {
