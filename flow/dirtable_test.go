@@ -3,11 +3,15 @@ package flow
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // dirTable against a Go map: random sets and deletes over few keys (long
 // probe runs, deletes in the middle of them) and over many (growth).
 func TestDirTableMatchesMap(t *testing.T) {
+	if n := unsafe.Sizeof(dirSlot{}); n != 12 {
+		t.Errorf("a slot is %d bytes, want 12", n)
+	}
 	for _, keys := range []uint64{50, 3000, 200000} {
 		r := rand.New(rand.NewPCG(keys, 7))
 		var tab dirTable
@@ -39,10 +43,10 @@ func TestDirTableMatchesMap(t *testing.T) {
 		}
 		n := 0
 		for _, s := range tab.slots {
-			if s.key != 0 {
+			if s.key() != 0 {
 				n++
-				if _, ok := ref[dirKey(s.key-1)]; !ok {
-					t.Fatalf("%d keys: the table holds deleted key %d", keys, s.key-1)
+				if _, ok := ref[dirKey(s.key()-1)]; !ok {
+					t.Fatalf("%d keys: the table holds deleted key %d", keys, s.key()-1)
 				}
 			}
 		}
