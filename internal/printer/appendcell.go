@@ -8,7 +8,7 @@ import (
 	"github.com/rocetap/rocetap/flow"
 )
 
-// Append forms of the report's cells (rel, dur, BitRate, sessionNotes):
+// The report's cells appended (and rel and BitRate through them):
 // the sessions and stats reports write a row for each of possibly
 // millions of sessions, and a string per cell was most of their time.
 
@@ -17,7 +17,7 @@ func appendRel(dst []byte, t, start time.Time) []byte {
 	return decode.AppendSeconds(dst, int64(t.Sub(start)), 6)
 }
 
-// appendDur appends d as dur writes it: rounded to 100 ns, as
+// appendDur appends a latency as the reports write it: rounded to 100 ns, as
 // time.Duration's String writes it ("0" for 0).
 func appendDur(dst []byte, d time.Duration) []byte {
 	if d == 0 {
@@ -71,7 +71,7 @@ func appendBitRate(dst []byte, bps float64) []byte {
 	return append(strconv.AppendFloat(dst, bps, 'f', 0, 64), " bit/s"...)
 }
 
-// appendNotes appends the notes of s as sessionNotes writes them ("-"
+// appendNotes appends the notes of s, the sessions table's last column ("-"
 // for none).
 func appendNotes(dst []byte, s *flow.Session) []byte {
 	start := len(dst)

@@ -21,11 +21,6 @@ func rel(t, start time.Time) string {
 	return string(appendRel(nil, t, start))
 }
 
-func dur(d time.Duration) string {
-	var b [32]byte
-	return string(appendDur(b[:0], d))
-}
-
 // BitRate formats bits per second with an SI prefix, as the session and
 // stats reports show throughput ("12.26 Mbit/s").
 func BitRate(bps float64) string {
@@ -207,8 +202,6 @@ func (t *SessionsTable) appendLine(dst []byte, cells []string, last string) []by
 	dst = append(dst, last...)
 	return append(dst, '\n')
 }
-
-func sessionNotes(s *flow.Session) string { return string(appendNotes(nil, s)) }
 
 // giveUpCause names why a requester likely gave up.
 func giveUpCause(e decode.Event) string {
