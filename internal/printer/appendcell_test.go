@@ -2,8 +2,10 @@ package printer
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // appendDur must write what time.Duration's String writes (the oracle)
@@ -23,6 +25,22 @@ func TestAppendDurMatchesDurationString(t *testing.T) {
 		}
 		if got := string(appendDur(nil, d)); got != want {
 			t.Fatalf("appendDur(%d) = %q, want %q", int64(d), got, want)
+		}
+	}
+}
+
+// runeWidth counts runes as utf8.RuneCount does on valid UTF-8 (the
+// oracle), and appendSpaces pads by as many spaces as asked.
+func TestRuneWidthAndSpaces(t *testing.T) {
+	for _, s := range []string{"", "a", "1.5µs", "µµ", "10.77.0.1/0x000011", "fe80::2/?", "é€😀x"} {
+		if got, want := runeWidth([]byte(s)), utf8.RuneCountInString(s); got != want {
+			t.Errorf("runeWidth(%q) = %d, want %d", s, got, want)
+		}
+	}
+	for _, n := range []int{-3, 0, 1, 49, 50, 51, 130} {
+		got := appendSpaces([]byte("x"), n)
+		if want := "x" + strings.Repeat(" ", max(n, 0)); string(got) != want {
+			t.Errorf("appendSpaces(%d) appended %d bytes, want %d", n, len(got)-1, len(want)-1)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable 
 	for _, s := range sessions {
 		t.row(s)
 		for i := range t.width {
-			t.width[i] = max(t.width[i], utf8.RuneCount(t.cell(i)))
+			t.width[i] = max(t.width[i], runeWidth(t.cell(i)))
 		}
 	}
 	return t
@@ -182,9 +182,7 @@ func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
 	for i := range sessionCols {
 		c := t.cell(i)
 		dst = append(dst, c...)
-		for range t.width[i] - utf8.RuneCount(c) + 2 {
-			dst = append(dst, ' ')
-		}
+		dst = appendSpaces(dst, t.width[i]-runeWidth(c)+2)
 	}
 	dst = append(dst, t.cell(len(sessionCols))...)
 	return append(dst, '\n')
@@ -507,69 +505,94 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 // its columns right-aligned as a text/tabwriter with AlignRight and a
 // padding of 2 would (each as wide as its widest cell, plus 2).
 func appendMessageTable(dst []byte, s *flow.Session) []byte {
-	head := [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
-	// the cells of the kinds' rows, in order: cell i is b[end[i-1]:end[i]]
+	// the cells of the kinds' rows, in order: cell i is b[from[i]:from[i+1]],
+	// width[i] runes wide
 	var scratch [512]byte
-	var end [(decode.NumMsgKinds - 1) * 8]int
-	b, i := scratch[:0], 0
-	next := func() { end[i] = len(b); i++ }
+	var from [(decode.NumMsgKinds-1)*8 + 1]uint16
+	var cw [(decode.NumMsgKinds - 1) * 8]uint8
+	b, n := scratch[:0], 0
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
 		l := s.Latency(k)
-		if s.Messages(k) == 0 && l.N == 0 {
+		msgs := s.Messages(k)
+		if msgs == 0 && l.N == 0 {
 			continue
 		}
 		b = append(append(b, "  "...), k.String()...)
-		next()
-		b = strconv.AppendUint(b, s.Messages(k), 10)
-		next()
+		b, n = endCell(b, from[:], cw[:], n)
+		b = strconv.AppendUint(b, msgs, 10)
+		b, n = endCell(b, from[:], cw[:], n)
 		b = strconv.AppendUint(b, s.MessageBytes(k), 10)
-		next()
+		b, n = endCell(b, from[:], cw[:], n)
 		if l.N == 0 {
 			for _, c := range [...]string{"0", "-", "-", "-", "-"} {
 				b = append(b, c...)
-				next()
+				b, n = endCell(b, from[:], cw[:], n)
 			}
 			continue
 		}
 		b = strconv.AppendUint(b, l.N, 10)
-		next()
+		b, n = endCell(b, from[:], cw[:], n)
 		for _, d := range [...]time.Duration{l.Min, l.Quantile(0.5), l.Quantile(0.99), l.Max} {
 			b = appendDur(b, d)
-			next()
+			b, n = endCell(b, from[:], cw[:], n)
 		}
 	}
-	if i == 0 {
+	if n == 0 {
 		return dst
 	}
-	cell := func(j int) []byte {
-		if j == 0 {
-			return b[:end[0]]
-		}
-		return b[end[j-1]:end[j]]
-	}
 	var width [8]int
-	for c, h := range head {
-		width[c] = utf8.RuneCountInString(h)
+	for c, h := range messageHead {
+		width[c] = len(h)
 	}
-	for j := range i {
-		width[j%8] = max(width[j%8], utf8.RuneCount(cell(j)))
+	for i := range n {
+		width[i%8] = max(width[i%8], int(cw[i]))
 	}
-	for c, h := range head {
-		for range width[c] + 2 - utf8.RuneCountInString(h) {
-			dst = append(dst, ' ')
-		}
+	for c, h := range messageHead {
+		dst = appendSpaces(dst, width[c]+2-len(h))
 		dst = append(dst, h...)
 	}
 	dst = append(dst, '\n')
-	for j := range i {
-		c := cell(j)
-		for range width[j%8] + 2 - utf8.RuneCount(c) {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, c...)
-		if j%8 == 7 {
+	for i := range n {
+		dst = appendSpaces(dst, width[i%8]+2-int(cw[i]))
+		dst = append(dst, b[from[i]:from[i+1]]...)
+		if i%8 == 7 {
 			dst = append(dst, '\n')
 		}
+	}
+	return dst
+}
+
+// messageHead is the header of appendMessageTable (ASCII: a rune a byte).
+var messageHead = [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
+
+// endCell ends cell n of b (appendMessageTable): where the next starts,
+// and its width in runes.
+func endCell(b []byte, from []uint16, width []uint8, n int) ([]byte, int) {
+	width[n] = uint8(min(runeWidth(b[from[n]:]), 255))
+	from[n+1] = uint16(len(b))
+	return b, n + 1
+}
+
+// runeWidth returns the runes of c, text rocetap wrote (valid UTF-8):
+// its bytes but the continuation bytes.
+func runeWidth(c []byte) int {
+	w := len(c)
+	for _, x := range c {
+		if x&0xC0 == 0x80 {
+			w--
+		}
+	}
+	return w
+}
+
+// appendSpaces appends n spaces (none when n ≤ 0).
+func appendSpaces(dst []byte, n int) []byte {
+	for n > len(spaces) {
+		dst = append(dst, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		dst = append(dst, spaces[:n]...)
 	}
 	return dst
 }
