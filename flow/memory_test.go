@@ -160,7 +160,7 @@ func TestMaxSessions(t *testing.T) {
 	if len(events) != 1 || events[0].Kind != decode.EventNoResponse || events[0].Session != 10 {
 		t.Errorf("events %+v, want session 10's WRITE unanswered", events)
 	}
-	if n := len(tr.halves); n != 4 {
+	if n := tr.halves.len(); n != 4 {
 		t.Errorf("%d directions mapped, want the 4 of the sessions kept", n)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -42,11 +41,34 @@ func (e Endpoint) Node() decode.Node {
 // String returns "node/qpn" ("10.77.0.1/0x000011", "lid:1/0x000011";
 // "node/?" while the QPN is not known).
 func (e Endpoint) String() string {
-	a := e.Node().String()
-	if !e.QPNKnown {
-		return a + "/?"
+	var b [64]byte
+	return string(e.AppendTo(b[:0]))
+}
+
+// AppendTo appends e as String writes it (a report of millions of
+// sessions writes their endpoints without a string each).
+func (e Endpoint) AppendTo(dst []byte) []byte {
+	n := e.Node()
+	if !n.IsValid() {
+		dst = append(dst, "invalid node"...)
+	} else {
+		dst = n.AppendTo(dst)
 	}
-	return a + "/" + hex24(e.QPN)
+	if !e.QPNKnown {
+		return append(dst, "/?"...)
+	}
+	return appendHexN(append(dst, '/'), e.QPN, 6)
+}
+
+// appendHexN appends v as hexN formats it.
+func appendHexN(dst []byte, v uint32, digits int) []byte {
+	dst = append(dst, "0x"...)
+	var b [8]byte
+	h := strconv.AppendUint(b[:0], uint64(v), 16)
+	for range digits - len(h) {
+		dst = append(dst, '0')
+	}
+	return append(dst, h...)
 }
 
 // DirStats counts what one side sent.
@@ -409,8 +431,8 @@ func (tt *Totals) CMCounts() []CMCount {
 // hexN formats v as 0x and digits hex digits, as tshark shows QPNs (6)
 // and keys (8).
 func hexN(v uint32, digits int) string {
-	h := strconv.FormatUint(uint64(v), 16)
-	return "0x" + strings.Repeat("0", max(0, digits-len(h))) + h
+	var b [16]byte
+	return string(appendHexN(b[:0], v, digits))
 }
 
 func hex24(v uint32) string { return hexN(v, 6) }

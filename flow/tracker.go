@@ -106,8 +106,13 @@ type Tracker struct {
 	// halves maps a direction (dirKey) to its session: ID << 1 | side.
 	// A million QP pairs share a few address pairs, so the addresses are
 	// interned (addrPairs) and a direction's key is 8 bytes, not 36.
-	halves    map[dirKey]uint32
+	halves    dirTable
 	addrPairs map[pairKey]uint32
+	// lastPair, lastPairID: the address pair dirKey interned last (a
+	// packet new to the tracker looks its direction up, then adds it)
+	lastPair   pairKey
+	lastPairID uint32
+	hasLast    bool
 	// cache is a direct-mapped cache in front of halves: a map lookup
 	// hashes the 36-byte key, the cache compares it.
 	cache    [cacheSize]cacheEntry
@@ -172,6 +177,9 @@ type dirKey uint64
 // they are not yet. ok is false when they are not (and not new).
 func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
 	pk := pairKey{k.src, k.dst}
+	if t.hasLast && pk == t.lastPair {
+		return dirKey(uint64(t.lastPairID)<<24 | uint64(k.qp&0xffffff)), true
+	}
 	i, ok := t.addrPairs[pk]
 	if !ok {
 		if !new {
@@ -180,13 +188,14 @@ func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
 		i = uint32(len(t.addrPairs))
 		t.addrPairs[pk] = i
 	}
+	t.lastPair, t.lastPairID, t.hasLast = pk, i, true
 	return dirKey(uint64(i)<<24 | uint64(k.qp&0xffffff)), true
 }
 
 // setHalf maps a direction to its session (and keeps the cache right).
 func (t *Tracker) setHalf(k halfKey, h half) {
 	dk, _ := t.dirKey(&k, true)
-	t.halves[dk] = h.id()
+	t.halves.set(dk, h.id())
 	// the direction's next packet is likely near: cache it now (a
 	// million QPs would otherwise each miss the map twice more)
 	t.cache[k.slot()] = cacheEntry{k, h}
@@ -216,7 +225,7 @@ func (t *Tracker) get(k halfKey) (half, bool) {
 	if !ok {
 		return half{}, false
 	}
-	v, ok := t.halves[dk]
+	v, ok := t.halves.get(dk)
 	if !ok {
 		return half{}, false
 	}
@@ -298,7 +307,6 @@ func New(o Options) *Tracker {
 	}
 	t := &Tracker{
 		opts:      o,
-		halves:    make(map[dirKey]uint32),
 		addrPairs: make(map[pairKey]uint32),
 		ud:        make(map[udKey]*Session),
 		unpaired:  make(map[pairKey][]*Session),
@@ -496,10 +504,22 @@ func hasResponses(s *Session) bool {
 	return s.Transport == "RC" || s.Transport == "XRC" || s.Transport == "RD"
 }
 
+// sessionAlloc is a session with room for two kinds of message (a QP
+// mostly does one or two: Session.addKind).
+type sessionAlloc struct {
+	s     Session
+	kinds [2]kindStats
+}
+
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	ns := now.UnixNano()
-	s := &Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}
+	// one allocation for the session and room for the kinds of message
+	// it will most likely send: a capture of a million QP pairs makes a
+	// million of each
+	a := &sessionAlloc{s: Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}}
+	s := &a.s
+	s.kinds = a.kinds[:0:len(a.kinds)]
 	t.sessions = append(t.sessions, s)
 	if t.opts.MaxSessions > 0 {
 		if t.resident >= t.opts.MaxSessions {
@@ -966,8 +986,10 @@ func (t *Tracker) evict(s *Session) {
 			continue
 		}
 		k := s.key(side)
-		if dk, ok := t.dirKey(&k, false); ok && t.halves[dk] == s.ID<<1|uint32(side) {
-			delete(t.halves, dk)
+		if dk, ok := t.dirKey(&k, false); ok {
+			if v, _ := t.halves.get(dk); v == s.ID<<1|uint32(side) {
+				t.halves.delete(dk)
+			}
 		}
 		if c := &t.cache[k.slot()]; c.h.s == s {
 			*c = cacheEntry{}

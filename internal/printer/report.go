@@ -18,28 +18,20 @@ import (
 // relative times.
 
 func rel(t, start time.Time) string {
-	return string(decode.AppendSeconds(nil, int64(t.Sub(start)), 6))
+	return string(appendRel(nil, t, start))
 }
 
+// dur formats a duration as the reports show it (appendDur).
 func dur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.Round(100 * time.Nanosecond).String()
+	var b [32]byte
+	return string(appendDur(b[:0], d))
 }
 
 // BitRate formats bits per second with an SI prefix, as the session and
 // stats reports show throughput ("12.26 Mbit/s").
 func BitRate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
-	case bps >= 1e6:
-		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
-	case bps >= 1e3:
-		return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
-	}
-	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
+	var b [40]byte
+	return string(appendBitRate(b[:0], bps))
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }
@@ -62,7 +54,10 @@ type SessionsTable struct {
 	n     int
 	start time.Time
 	width [len(sessionCols)]int
-	cells [len(sessionCols) + 1]string
+	// the cells of the row (row): cell i is buf[end[i-1]:end[i]], the
+	// last one the notes
+	buf []byte
+	end [len(sessionCols) + 1]int
 }
 
 var sessionCols = [...]string{"ID", "Type", "Paired by", "A", "B", "Packets", "Bytes", "Messages", "Start", "Duration", "Throughput", "MTU", "NAK", "RNR", "Retrans", "Dup", "OOO", "Lost"}
@@ -76,22 +71,60 @@ func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable 
 	for _, s := range sessions {
 		t.row(s)
 		for i := range t.width {
-			t.width[i] = max(t.width[i], utf8.RuneCountInString(t.cells[i]))
+			t.width[i] = max(t.width[i], runeWidth(t.cell(i)))
 		}
 	}
 	return t
 }
 
-// row sets t.cells to the cells of s (the last one the notes).
+// row sets t's cells to the cells of s (the last one the notes).
 func (t *SessionsTable) row(s *flow.Session) {
 	f := s.Findings()
-	mtu := "?"
-	if s.MTU != 0 {
-		mtu = u(uint64(s.MTU))
+	b := t.buf[:0]
+	i := 0
+	next := func() { t.end[i] = len(b); i++ }
+	b = strconv.AppendUint(b, uint64(s.ID), 10)
+	next()
+	b = append(b, s.Transport...)
+	next()
+	b = append(b, s.Learned.String()...)
+	next()
+	b = s.A.AppendTo(b)
+	next()
+	b = s.B.AppendTo(b)
+	next()
+	for _, v := range [...]uint64{s.Packets(), s.Bytes(), s.MessageCount()} {
+		b = strconv.AppendUint(b, v, 10)
+		next()
 	}
-	t.cells = [...]string{strconv.FormatUint(uint64(s.ID), 10), s.Transport, s.Learned.String(), s.A.String(), s.B.String(),
-		u(s.Packets()), u(s.Bytes()), u(s.MessageCount()), rel(s.First(), t.start), dur(s.Duration()), BitRate(s.Throughput()), mtu,
-		u(s.NAKCount()), u(s.RNRCount()), u(f.Retransmitted), u(f.Duplicates), u(f.OutOfOrder), u(f.LostPSNs), sessionNotes(s)}
+	b = appendRel(b, s.First(), t.start)
+	next()
+	b = appendDur(b, s.Duration())
+	next()
+	b = appendBitRate(b, s.Throughput())
+	next()
+	if s.MTU != 0 {
+		b = strconv.AppendUint(b, uint64(s.MTU), 10)
+	} else {
+		b = append(b, '?')
+	}
+	next()
+	for _, v := range [...]uint64{s.NAKCount(), s.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
+		b = strconv.AppendUint(b, v, 10)
+		next()
+	}
+	b = appendNotes(b, s)
+	next()
+	t.buf = b
+}
+
+// cell returns cell i of the row.
+func (t *SessionsTable) cell(i int) []byte {
+	from := 0
+	if i > 0 {
+		from = t.end[i-1]
+	}
+	return t.buf[from:t.end[i]]
 }
 
 // SessionColumns are the sessions table's column headers, Notes last: the
@@ -103,7 +136,11 @@ func SessionColumns() []string { return append(sessionCols[:], "Notes") }
 func SessionRow(s *flow.Session, start time.Time) []string {
 	t := SessionsTable{start: start}
 	t.row(s)
-	return append([]string(nil), t.cells[:]...)
+	cells := make([]string, len(t.end))
+	for i := range cells {
+		cells[i] = string(t.cell(i))
+	}
+	return cells
 }
 
 // ExpertRow returns one event's cells as the expert report prints them:
@@ -148,7 +185,13 @@ func (t *SessionsTable) AppendHead(dst []byte) []byte {
 // AppendRow appends the row of s.
 func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
 	t.row(s)
-	return t.appendLine(dst, t.cells[:len(sessionCols)], t.cells[len(sessionCols)])
+	for i := range sessionCols {
+		c := t.cell(i)
+		dst = append(dst, c...)
+		dst = appendSpaces(dst, t.width[i]-runeWidth(c)+2)
+	}
+	dst = append(dst, t.cell(len(sessionCols))...)
+	return append(dst, '\n')
 }
 
 // appendLine appends cells padded to the column widths and two spaces,
@@ -162,68 +205,6 @@ func (t *SessionsTable) appendLine(dst []byte, cells []string, last string) []by
 	}
 	dst = append(dst, last...)
 	return append(dst, '\n')
-}
-
-func sessionNotes(s *flow.Session) string {
-	f := s.Findings()
-	var n []byte
-	add := func(c uint64, what string) {
-		if c == 0 {
-			return
-		}
-		if len(n) > 0 {
-			n = append(n, ", "...)
-		}
-		n = strconv.AppendUint(n, c, 10)
-		n = append(n, ' ')
-		n = append(n, what...)
-	}
-	if u := s.ULP(); u != nil {
-		n = append(n, u.String()...)
-	}
-	add(f.Partial, "partial msgs")
-	add(f.NoResponse, "unanswered")
-	add(f.Unmatched, "unmatched resp")
-	add(f.OpcodeSeq, "opcode seq")
-	add(f.CNPs, "CNP")
-	add(f.ECNCE, "ECN-CE")
-	add(f.ICRCErrors, "ICRC err")
-	add(f.Truncated, "truncated")
-	add(f.MPTViolations, "MPT violations")
-	add(f.MPTAccepted, "MPT accepted")
-	add(f.MPTRejected, "MPT rejected")
-	for i, id := range s.Merged() {
-		if len(n) > 0 {
-			n = append(n, ", "...)
-		}
-		if i == 0 {
-			n = append(n, "also "...)
-		}
-		n = append(n, '#')
-		n = strconv.AppendUint(n, uint64(id), 10)
-	}
-	for side, g := range s.GaveUp() {
-		if g.Cause == 0 {
-			continue
-		}
-		if len(n) > 0 {
-			n = append(n, ", "...)
-		}
-		n = append(n, "AB"[side])
-		n = append(n, " likely in error ("...)
-		n = append(n, giveUpCause(g.Cause)...)
-		n = append(n, ')')
-	}
-	if s.Closed {
-		if len(n) > 0 {
-			n = append(n, ", "...)
-		}
-		n = append(n, "closed"...)
-	}
-	if len(n) == 0 {
-		return "-"
-	}
-	return string(n)
 }
 
 // giveUpCause names why a requester likely gave up.
@@ -494,8 +475,8 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 	dst = append(dst, "\n#"...)
 	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
 	dst = append(append(append(dst, ' '), s.Transport...), ' ')
-	dst = append(append(dst, s.A.String()...), " <-> "...)
-	dst = append(append(dst, s.B.String()...), " (paired by "...)
+	dst = append(s.A.AppendTo(dst), " <-> "...)
+	dst = append(s.B.AppendTo(dst), " (paired by "...)
 	dst = append(dst, s.Learned.String()...)
 	if s.MTU != 0 {
 		dst = strconv.AppendUint(append(dst, ", MTU "...), uint64(s.MTU), 10)
@@ -504,9 +485,9 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 	dst = strconv.AppendUint(append(dst, ")\n  "...), s.Packets(), 10)
 	dst = strconv.AppendUint(append(dst, " packets, "...), s.Bytes(), 10)
 	dst = strconv.AppendUint(append(dst, " bytes ("...), s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, 10)
-	dst = append(append(dst, " payload), "...), rel(s.First(), start)...)
-	dst = append(append(dst, " to "...), rel(s.Last(), start)...)
-	dst = append(append(dst, ", "...), BitRate(s.Throughput())...)
+	dst = appendRel(append(dst, " payload), "...), s.First(), start)
+	dst = appendRel(append(dst, " to "...), s.Last(), start)
+	dst = appendBitRate(append(dst, ", "...), s.Throughput())
 	dst = append(dst, '\n')
 	dst = appendMessageTable(dst, s)
 	for code, n := range f.NAKs {
@@ -524,7 +505,7 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 			f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected)
 	}
 	dst = appendSessionCongestion(dst, s)
-	if notes := sessionNotes(s); notes != "-" || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
+	if notes := appendNotes(nil, s); len(notes) != 1 || notes[0] != '-' || f.Gaps+f.Retransmitted+f.Duplicates+f.OutOfOrder > 0 {
 		dst = fmt.Appendf(dst, "  PSN gaps %d (%d PSNs lost), retransmissions %d, duplicates %d, out-of-order %d; %s\n",
 			f.Gaps, f.LostPSNs, f.Retransmitted, f.Duplicates, f.OutOfOrder, notes)
 	}
@@ -535,40 +516,94 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 // its columns right-aligned as a text/tabwriter with AlignRight and a
 // padding of 2 would (each as wide as its widest cell, plus 2).
 func appendMessageTable(dst []byte, s *flow.Session) []byte {
-	var rows [decode.NumMsgKinds][8]string
-	rows[0] = [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
-	n := 1
+	// the cells of the kinds' rows, in order: cell i is b[from[i]:from[i+1]],
+	// width[i] runes wide
+	var scratch [512]byte
+	var from [(decode.NumMsgKinds-1)*8 + 1]uint16
+	var cw [(decode.NumMsgKinds - 1) * 8]uint8
+	b, n := scratch[:0], 0
 	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
 		l := s.Latency(k)
-		if s.Messages(k) == 0 && l.N == 0 {
+		msgs := s.Messages(k)
+		if msgs == 0 && l.N == 0 {
 			continue
 		}
-		r := &rows[n]
-		n++
-		r[0], r[1], r[2] = "  "+k.String(), u(s.Messages(k)), u(s.MessageBytes(k))
+		b = append(append(b, "  "...), k.String()...)
+		b, n = endCell(b, from[:], cw[:], n)
+		b = strconv.AppendUint(b, msgs, 10)
+		b, n = endCell(b, from[:], cw[:], n)
+		b = strconv.AppendUint(b, s.MessageBytes(k), 10)
+		b, n = endCell(b, from[:], cw[:], n)
 		if l.N == 0 {
-			r[3], r[4], r[5], r[6], r[7] = "0", "-", "-", "-", "-"
+			for _, c := range [...]string{"0", "-", "-", "-", "-"} {
+				b = append(b, c...)
+				b, n = endCell(b, from[:], cw[:], n)
+			}
 			continue
 		}
-		r[3], r[4], r[5], r[6], r[7] = u(l.N), dur(l.Min), dur(l.Quantile(0.5)), dur(l.Quantile(0.99)), dur(l.Max)
+		b = strconv.AppendUint(b, l.N, 10)
+		b, n = endCell(b, from[:], cw[:], n)
+		for _, d := range [...]time.Duration{l.Min, l.Quantile(0.5), l.Quantile(0.99), l.Max} {
+			b = appendDur(b, d)
+			b, n = endCell(b, from[:], cw[:], n)
+		}
 	}
-	if n == 1 {
+	if n == 0 {
 		return dst
 	}
 	var width [8]int
-	for _, r := range rows[:n] {
-		for c, cell := range r {
-			width[c] = max(width[c], utf8.RuneCountInString(cell))
+	for c, h := range messageHead {
+		width[c] = len(h)
+	}
+	for i := range n {
+		width[i%8] = max(width[i%8], int(cw[i]))
+	}
+	for c, h := range messageHead {
+		dst = appendSpaces(dst, width[c]+2-len(h))
+		dst = append(dst, h...)
+	}
+	dst = append(dst, '\n')
+	for i := range n {
+		dst = appendSpaces(dst, width[i%8]+2-int(cw[i]))
+		dst = append(dst, b[from[i]:from[i+1]]...)
+		if i%8 == 7 {
+			dst = append(dst, '\n')
 		}
 	}
-	for _, r := range rows[:n] {
-		for c, cell := range r {
-			for range width[c] + 2 - utf8.RuneCountInString(cell) {
-				dst = append(dst, ' ')
-			}
-			dst = append(dst, cell...)
+	return dst
+}
+
+// messageHead is the header of appendMessageTable (ASCII: a rune a byte).
+var messageHead = [8]string{"  message", "count", "bytes", "completed", "min", "median", "p99", "max"}
+
+// endCell ends cell n of b (appendMessageTable): where the next starts,
+// and its width in runes.
+func endCell(b []byte, from []uint16, width []uint8, n int) ([]byte, int) {
+	width[n] = uint8(min(runeWidth(b[from[n]:]), 255))
+	from[n+1] = uint16(len(b))
+	return b, n + 1
+}
+
+// runeWidth returns the runes of c, text rocetap wrote (valid UTF-8):
+// its bytes but the continuation bytes.
+func runeWidth(c []byte) int {
+	w := len(c)
+	for _, x := range c {
+		if x&0xC0 == 0x80 {
+			w--
 		}
-		dst = append(dst, '\n')
+	}
+	return w
+}
+
+// appendSpaces appends n spaces (none when n ≤ 0).
+func appendSpaces(dst []byte, n int) []byte {
+	for n > len(spaces) {
+		dst = append(dst, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		dst = append(dst, spaces[:n]...)
 	}
 	return dst
 }

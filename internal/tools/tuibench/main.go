@@ -28,6 +28,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -100,13 +101,26 @@ func main() {
 	path := flag.String("r", "", "capture file")
 	expr := flag.String("filter", "infiniband.bth.opcode == 17", "display filter to time")
 	timeout := flag.Duration("timeout", 30*time.Minute, "give up after this long")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	flag.Parse()
 	if *path == "" {
 		fmt.Fprintln(os.Stderr, "tuibench: -r FILE is required")
 		os.Exit(2)
 	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tuibench:", err)
+			os.Exit(1)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	if err := run(*path, *expr, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "tuibench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

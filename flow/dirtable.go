@@ -1,0 +1,124 @@
+package flow
+
+import "math/bits"
+
+// dirTable maps a direction (dirKey) to its session half (ID << 1 |
+// side). It replaces a Go map: with a million QP pairs, the tracker meets
+// a new direction on two packets of every pair, and each lookup of an
+// absent key then an insert cost a cache miss or two in a map of 2M
+// entries. Open addressing with linear probing over 16-byte slots finds
+// an absent key in one cache line and inserts it in the slot it found,
+// with a cheap multiplicative hash; the table holds no pointers, so the
+// garbage collector never scans it. A slot is 12 bytes (a million QP
+// pairs: 4M slots, 48 MB).
+type dirTable struct {
+	slots []dirSlot // len a power of 2 (or 0), at most 3/4 full
+	n     int
+}
+
+// dirSlot is a slot: key+1 (0: empty), as two halves so that a slot
+// needs no 8-byte alignment, and the value.
+type dirSlot struct {
+	lo, hi, val uint32
+}
+
+func (s *dirSlot) key() uint64 { return uint64(s.hi)<<32 | uint64(s.lo) }
+
+func newSlot(k dirKey, v uint32) dirSlot {
+	x := uint64(k) + 1
+	return dirSlot{uint32(x), uint32(x >> 32), v}
+}
+
+const dirTableMin = 1024
+
+func dirHash(k dirKey) uint64 {
+	hi, lo := bits.Mul64(uint64(k)^0x9e3779b97f4a7c15, 0xbf58476d1ce4e5b9)
+	return hi ^ lo
+}
+
+// find returns the slot of k: the one holding it (ok) or the empty one
+// where it would go.
+func (t *dirTable) find(k dirKey) (i int, ok bool) {
+	m := len(t.slots) - 1
+	if m < 0 {
+		return -1, false
+	}
+	i = int(dirHash(k)) & m
+	for {
+		s := &t.slots[i]
+		x := s.key()
+		if x == uint64(k)+1 {
+			return i, true
+		}
+		if x == 0 {
+			return i, false
+		}
+		i = (i + 1) & m
+	}
+}
+
+// get returns k's value.
+func (t *dirTable) get(k dirKey) (uint32, bool) {
+	i, ok := t.find(k)
+	if !ok {
+		return 0, false
+	}
+	return t.slots[i].val, true
+}
+
+// set maps k to v.
+func (t *dirTable) set(k dirKey, v uint32) {
+	i, ok := t.find(k)
+	if !ok {
+		if 4*(t.n+1) > 3*len(t.slots) {
+			t.grow()
+			i, _ = t.find(k)
+		}
+		t.n++
+	}
+	t.slots[i] = newSlot(k, v)
+}
+
+func (t *dirTable) grow() {
+	old := t.slots
+	t.slots = make([]dirSlot, max(dirTableMin, 2*len(old)))
+	m := len(t.slots) - 1
+	for _, s := range old {
+		if s.key() == 0 {
+			continue
+		}
+		i := int(dirHash(dirKey(s.key()-1))) & m
+		for t.slots[i].key() != 0 {
+			i = (i + 1) & m
+		}
+		t.slots[i] = s
+	}
+}
+
+// delete removes k, shifting back the slots after it that its place
+// would have held (no tombstones: lookups stay one probe run long).
+func (t *dirTable) delete(k dirKey) {
+	i, ok := t.find(k)
+	if !ok {
+		return
+	}
+	t.n--
+	m := len(t.slots) - 1
+	for j := (i + 1) & m; ; j = (j + 1) & m {
+		s := t.slots[j]
+		if s.key() == 0 {
+			break
+		}
+		// s may move to the hole at i when its home slot is not in
+		// (i, j] (cyclically)
+		h := int(dirHash(dirKey(s.key()-1))) & m
+		if (j-h)&m >= (j-i)&m {
+			t.slots[i] = s
+			i = j
+		}
+	}
+	t.slots[i] = dirSlot{}
+}
+
+// len returns the number of keys.
+func (t *dirTable) len() int { return t.n }
