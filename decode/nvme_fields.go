@@ -73,7 +73,12 @@ func registerNVMeFields(rt *Field) {
 	})
 	u(nvme, "nvme.fabrics.cmd.cid", "Command Identifier", FTUint16, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).CID) })
 	fct := u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
-	fct.label = func(p *Packet) string { return "Fabric Command Type (" + c(p).OpName() + ")" }
+	fct.label = func(p *Packet) string {
+		if !fabrics(p) {
+			return "" // Label of a packet without the field (it must not panic)
+		}
+		return "Fabric Command Type (" + c(p).OpName() + ")"
+	}
 	conn := fc(NVMeFCConnect)
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
 	u(nvme, "nvme.fabrics.cmd.connect.cattr", "Connect Attributes", FTUint8, BaseHex, 0, conn, func(p *Packet) uint64 { return uint64(uint8(c(p).CDW[1] >> 16)) })
@@ -105,7 +110,12 @@ func registerNVMeFields(rt *Field) {
 
 	// NVMe commands
 	opc := u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
-	opc.label = func(p *Packet) string { return "Opcode (" + c(p).OpName() + ")" }
+	opc.label = func(p *Packet) string {
+		if !plain(p) {
+			return "" // Label of a packet without the field (it must not panic)
+		}
+		return "Opcode (" + c(p).OpName() + ")"
+	}
 	u(nvme, "nvme.cmd.fuse_op", "Fuse Operation", FTUint8, BaseHex, 0x03, plain, func(p *Packet) uint64 { return uint64(c(p).Fuse) })
 	u(nvme, "nvme.cmd.psdt", "PRP Or SGL", FTUint8, BaseHex, 0xC0, plain, func(p *Packet) uint64 { return uint64(c(p).PSDT) })
 	u(nvme, "nvme.cmd.cid", "Command ID", FTUint16, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).CID) })
@@ -173,6 +183,9 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.cqe.status.rsvd", "Reserved", FTUint16, BaseHex, 0x0001, fcqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
 	sc := u(nvme, "nvme.cqe.status.sc", "Status Code", FTUint16, BaseHex, 0x01FE, cqe, func(p *Packet) uint64 { return uint64(q(p).SC()) })
 	sc.label = func(p *Packet) string {
+		if !cqe(p) {
+			return ""
+		}
 		if n := NVMeStatusName(q(p).SCT(), q(p).SC()); n != "" {
 			return "Status Code (" + n + ")"
 		}
