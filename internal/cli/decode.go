@@ -259,12 +259,6 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		}
 	}
 	var n int
-	var answers map[int]int
-	if needsMADAnswers(opts.Fields, flt) {
-		if answers, err = madAnswers(&opts.readOptions, ios, do.skipCRCs); err != nil {
-			return err
-		}
-	}
 	if opts.Output != "fields" || mpt != nil || stream.NeedsTracker(opts.Fields, flt) {
 		// The summary, -V and JSON always show the tracker's analysis
 		// (like Wireshark's TCP analysis), and so does everything with
@@ -272,14 +266,22 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 		// rocetap.session/msg/analysis/expert/mpt field. Every packet goes
 		// through the tracker in order, then the filter and the printer.
 		render := do.newRender()
-		var prior *flow.Tracker
-		if needsULPLinks(opts, flt) {
-			// A first pass learns what comes after a command (its
-			// completion, data, latency) so that every packet of the
-			// command shows it.
-			prior = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt, KeepULP: true}))
-			if _, err := runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{Tracker: prior}}); err != nil && !isDamaged(err) {
-				return err
+		// One first pass learns what comes after a packet: the response
+		// to a MAD request, a ULP command's completion, data and latency.
+		mad, ulp := needsMADAnswers(opts.Fields, flt), needsULPLinks(opts, flt)
+		var first *flow.Tracker
+		first, err = firstPass(&opts.readOptions, &opts.trackFlags, ios, do.skipCRCs, mpt, mad, ulp)
+		if err != nil {
+			return err
+		}
+		var answers map[int]int
+		var prior *flow.Tracker // the ULP linkers read it only when it kept every command
+		if first != nil {
+			if mad {
+				answers = first.MADAnswers()
+			}
+			if ulp {
+				prior = first
 			}
 		}
 		_, err = runTracked(&opts.readOptions, ios, do.skipCRCs, stream.TrackOptions{Pass: stream.Pass{

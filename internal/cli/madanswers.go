@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
 	"github.com/rocetap/rocetap/stream"
 )
 
@@ -27,19 +28,22 @@ func needsMADAnswers(fields []string, flt *filter.Filter) bool {
 	return false
 }
 
-// madAnswers reads the capture once through a tracker to learn which
-// frame answers each MAD request, for the pass that shows the packets
-// (flow.Options.MADAnswers): two passes, as tshark -2. A capture on stdin
-// cannot be read twice: it gets none, and response_in stays empty.
-func madAnswers(o *readOptions, ios IO, skipCRCs bool) (map[int]int, error) {
-	if o.Path == "-" || o.Path == "" {
+// firstPass reads the capture once through a tracker, for the pass that
+// shows the packets: what only the end of the capture tells, as tshark -2
+// does. mad records which frame answers each MAD request
+// (rocetap.mad.response_in, flow.Options.MADAnswers); ulp keeps every ULP
+// command so that its completion, data and latency reach all its packets
+// (flow.Options.Prior). One read serves both. A capture on stdin cannot be
+// read twice: it gets no first pass (nil).
+func firstPass(o *readOptions, tf *trackFlags, ios IO, skipCRCs bool, mpt *hca.Model, mad, ulp bool) (*flow.Tracker, error) {
+	if (!mad && !ulp) || o.Path == "-" || o.Path == "" {
 		return nil, nil
 	}
 	first := *o
 	first.out, first.live = nil, false
-	tr := flow.New(flow.Options{RecordMADAnswers: true})
+	tr := flow.New(tf.options(flow.Options{MPT: mpt, RecordMADAnswers: mad, KeepULP: ulp}))
 	if _, err := runTracked(&first, ios, skipCRCs, stream.TrackOptions{Pass: stream.Pass{Tracker: tr}}); err != nil && !isDamaged(err) {
 		return nil, err
 	}
-	return tr.MADAnswers(), nil
+	return tr, nil
 }
