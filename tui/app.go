@@ -65,6 +65,7 @@ type App struct {
 	histPos   int
 	selected  int             // packet index selected (-1: none)
 	lines     []printer.Line  // detail lines of the selected packet
+	treeLines []printer.Line  // the lines the detail tree was built from
 	data      []byte          // its bytes
 	frameLen  [2]int          // its frame's wire and captured lengths, as decoded (an ERF record's frame, not the record)
 	hl        [2]int          // highlighted byte range in the hex pane
@@ -276,7 +277,7 @@ func (a *App) selectRow(r int) {
 	e, _ := a.ix.Entry(pi)
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	a.lines = printer.Lines(&p, nil)
-	a.buildTree(e)
+	a.buildTree(e, false)
 	a.hl, a.hexCur = [2]int{-1, 0}, -1
 	a.drawHex()
 	a.updateStatus()
@@ -285,12 +286,45 @@ func (a *App) selectRow(r int) {
 	}
 }
 
-// buildTree makes the detail tree from the printer's lines.
-func (a *App) buildTree(e Entry) {
+// buildTree makes the detail tree from the printer's lines. With keep,
+// the tree is the same packet's again (the background analysis adds its
+// lines): the nodes the user closed stay closed and the current node stays
+// current, so a key pressed before the analysis ends is not undone by it.
+func (a *App) buildTree(e Entry, keep bool) {
+	var closed map[string]bool
+	cur := ""
+	if old := a.tree.GetRoot(); keep && old != nil {
+		closed = map[string]bool{}
+		oldLines := a.treeLines
+		keys := nodeKeys(oldLines)
+		old.Walk(func(n, _ *tview.TreeNode) bool {
+			i, ok := n.GetReference().(int)
+			k := "root"
+			if ok && i >= 0 && i < len(keys) {
+				k = keys[i]
+			}
+			if len(n.GetChildren()) > 0 && !n.IsExpanded() {
+				closed[k] = true
+			}
+			if n == a.tree.GetCurrentNode() {
+				cur = k
+			}
+			return true
+		})
+	}
+	a.treeLines = a.lines
+	keys := nodeKeys(a.lines)
 	root := tview.NewTreeNode(fmt.Sprintf("Frame %d: %d bytes on wire, %d bytes captured", e.Number, a.frameLen[0], a.frameLen[1])).SetReference(-1)
+	current := root
 	stack := []*tview.TreeNode{root}
 	for i, l := range a.lines {
 		n := tview.NewTreeNode(tview.Escape(decode.Sanitize(l.Text))).SetReference(i).SetSelectable(true)
+		if closed[keys[i]] {
+			n.SetExpanded(false)
+		}
+		if cur != "" && keys[i] == cur {
+			current = n
+		}
 		if l.Field == nil {
 			n.SetColor(tcell.ColorRed)
 		} else if l.Depth == 0 {
@@ -301,7 +335,27 @@ func (a *App) buildTree(e Entry) {
 		stack[d-1].AddChild(n)
 		stack = append(stack, n)
 	}
-	a.tree.SetRoot(root).SetCurrentNode(root)
+	if closed["root"] {
+		root.SetExpanded(false)
+	}
+	a.tree.SetRoot(root).SetCurrentNode(current)
+}
+
+// nodeKeys names each detail line for buildTree's keep: the field's name,
+// or the text of a line without one, with its occurrence number, so a line
+// keeps its key when the analysis inserts lines before it.
+func nodeKeys(lines []printer.Line) []string {
+	seen := map[string]int{}
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		k := l.Text
+		if l.Field != nil {
+			k = l.Field.Abbrev
+		}
+		seen[k]++
+		keys[i] = k + "#" + strconv.Itoa(seen[k])
+	}
+	return keys
 }
 
 // highlight marks the bytes of the field selected in the tree.

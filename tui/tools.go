@@ -93,7 +93,7 @@ func (a *App) analyze(pi int) {
 			}
 			a.lines = lines
 			e, _ := a.ix.Entry(pi)
-			a.buildTree(e)
+			a.buildTree(e, true)
 			a.hl = [2]int{-1, 0}
 			a.drawHex()
 		})
