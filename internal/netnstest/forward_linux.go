@@ -348,8 +348,9 @@ func (r *Responder) Stop() error {
 	return err
 }
 
-// Settle waits until no frame is held and none has arrived for quiet
-// (the traffic through the forwarder is over), or until timeout.
+// Settle waits until no frame is held and none has arrived or been sent
+// on for quiet (the traffic through the forwarder is over, and the last
+// frame it sent is long in the receiver's capture ring), or until timeout.
 func (f *Forwarder) Settle(quiet, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -361,8 +362,10 @@ func (f *Forwarder) Settle(quiet, timeout time.Duration) error {
 				if !h.Dropped && h.Out < 0 {
 					held++
 				}
-				if h.Received.After(last) {
-					last = h.Received
+				for _, at := range []time.Time{h.Received, h.Sent} {
+					if at.After(last) {
+						last = at
+					}
 				}
 			}
 		}
@@ -371,7 +374,7 @@ func (f *Forwarder) Settle(quiet, timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("forwarder: %d frames still held, the last arrived %v ago, after %v", held, time.Since(last).Round(time.Millisecond), timeout)
+			return fmt.Errorf("forwarder: %d frames still held, the last arrived or left %v ago, after %v", held, time.Since(last).Round(time.Millisecond), timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -3,7 +3,6 @@
 package netnstest
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,12 +89,7 @@ func CreateLine() (l *Line, remove func(), err error) {
 func NewLine(t testing.TB) *Line {
 	t.Helper()
 	l, remove, err := CreateLine()
-	if errors.Is(err, ErrUnsupported) {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("%v (ROCETAP_REQUIRE_ORACLES=1)", err)
-		}
-		t.Skip(err)
-	}
+	skipUnsupported(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}
