@@ -1,13 +1,12 @@
 package testcap
 
 import (
-	"errors"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -18,28 +17,23 @@ func ReadFile(t testing.TB, path string) []Frame {
 	if !strings.HasSuffix(path, ".pcapng") {
 		return ReadPcap(t, path)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewNgReader(f, pcapgo.NgReaderOptions{WantMixedLinkType: true})
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var out []Frame
-	for n := 1; ; n++ {
-		data, ci, err := r.ReadPacketData()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
+	return readAll(t, path, func(f *os.File) (recordReader, error) {
+		r, err := pcapgo.NewNgReader(f, pcapgo.NgReaderOptions{WantMixedLinkType: true})
 		if err != nil {
-			t.Fatalf("%s frame %d: %v", path, n, err)
+			return nil, err
 		}
-		ifc, err := r.Interface(ci.InterfaceIndex)
-		if err != nil {
-			t.Fatalf("%s frame %d: %v", path, n, err)
-		}
-		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: ifc.LinkType, Time: ci.Timestamp})
+		return ngRecords{r}, nil
+	})
+}
+
+// ngRecords gives each pcapng record its interface's link type.
+type ngRecords struct{ r *pcapgo.NgReader }
+
+func (n ngRecords) next() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+	data, ci, err := n.r.ReadPacketData()
+	if err != nil {
+		return nil, ci, 0, err
 	}
+	ifc, err := n.r.Interface(ci.InterfaceIndex)
+	return data, ci, ifc.LinkType, err
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
@@ -28,24 +29,50 @@ type Frame struct {
 // other than the clean end fails the test.
 func ReadPcap(t testing.TB, path string) []Frame {
 	t.Helper()
+	return readAll(t, path, func(f *os.File) (recordReader, error) {
+		r, err := pcapgo.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		return pcapRecords{r}, nil
+	})
+}
+
+// recordReader is one of gopacket's two file readers, giving each record
+// with its link type.
+type recordReader interface {
+	next() ([]byte, gopacket.CaptureInfo, layers.LinkType, error)
+}
+
+type pcapRecords struct{ r *pcapgo.Reader }
+
+func (p pcapRecords) next() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+	data, ci, err := p.r.ReadPacketData()
+	return data, ci, p.r.LinkType(), err
+}
+
+// readAll opens path, makes its reader with open and returns every
+// record; any error but the clean end fails the test.
+func readAll(t testing.TB, path string, open func(*os.File) (recordReader, error)) []Frame {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := pcapgo.NewReader(f)
+	r, err := open(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	var out []Frame
 	for n := 1; ; n++ {
-		data, ci, err := r.ReadPacketData()
+		data, ci, lt, err := r.next()
 		if errors.Is(err, io.EOF) {
 			return out
 		}
 		if err != nil {
 			t.Fatalf("%s frame %d: %v", path, n, err)
 		}
-		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: r.LinkType(), Time: ci.Timestamp})
+		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: lt, Time: ci.Timestamp})
 	}
 }
