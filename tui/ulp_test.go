@@ -1,16 +1,24 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/stream"
 )
 
-// TestULPInfoColumn: the packet list's Info shows an NVMe-oF capsule sent
-// by one SEND as the command or completion, as rocetap decode does; the
-// packets around it are left as they are.
+// TestULPInfoColumn: the packet list's Info shows on every packet of an
+// NVMe-oF command what rocetap decode shows: the command, its data with
+// the offset, its completion with the command's name; the ACKs stay as
+// they are.
 func TestULPInfoColumn(t *testing.T) {
 	ix := buildIndex(t, td+"ulp/nvmeof_io.pcap")
 	c := newListContent(ix)
@@ -19,9 +27,10 @@ func TestULPInfoColumn(t *testing.T) {
 		want  string
 	}{
 		{139, " | NVMe Read cid=9 nsid=1 slba=0 nlb=7 (8 blocks)"},
-		{146, " | NVMe CQE cid=9 Successful Completion"},
+		{141, " | NVMe Read data cid=9 +0"},
+		{142, " | NVMe Read data cid=9 +1024"},
+		{146, " | NVMe CQE Read cid=9 Successful Completion"},
 		{10, " | NVMe Property Get CAP cid=1"},
-		{141, ""}, // RDMA WRITE data: the list renders a packet alone
 		{140, ""}, // ACK
 	} {
 		r, ok := c.row(w.frame - 1)
@@ -36,6 +45,179 @@ func TestULPInfoColumn(t *testing.T) {
 		} else if !strings.HasSuffix(info, w.want) {
 			t.Errorf("frame %d: %q, want it to end with %q", w.frame, info, w.want)
 		}
+	}
+}
+
+// ulpPart is the upper-layer protocol part of an Info: what follows " | "
+// up to the flags and analysis in brackets ("" without one).
+func ulpPart(info string) string {
+	_, s, ok := strings.Cut(info, " | ")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(s, " ["); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// decodeULP returns, by frame, the ULP part of the Info `rocetap decode
+// -r path` prints (one pass: what its Info shows without -V), made as the
+// decode command makes it (a tracked pass, printer.AppendInfo); and, for
+// the earlier SENDs of a message carried by several, the Info of the one
+// that completes it.
+func decodeULP(t *testing.T, path string, opts flow.Options) (info map[int]string, earlier map[int]int) {
+	t.Helper()
+	src, err := stream.Open(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	info, earlier = map[int]string{}, map[int]int{}
+	var b []byte
+	_, err = src.Track(stream.TrackOptions{Decoder: decode.NewDecoder(), OneGoroutine: true, Pass: stream.Pass{Tracker: flow.New(opts), Each: func(p *decode.Packet) bool {
+		b = printer.AppendInfo(b[:0], p)
+		if s := ulpPart(string(b)); s != "" {
+			info[p.Frame.Number] = s
+			if u := p.Analysis.ULP; u != nil && len(u.MsgFrames) > 1 {
+				for _, f := range u.MsgFrames[:len(u.MsgFrames)-1] {
+					earlier[f] = p.Frame.Number
+				}
+			}
+		}
+		return true
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info, earlier
+}
+
+// TestULPInfoAsDecode: on every frame of the ULP captures (the kernel's
+// NVMe-oF and NFS-over-RDMA captures, the synthetic NVMe scenarios with
+// -d), the packet list's Info has the ULP part rocetap decode prints; the
+// earlier SENDs of a capsule or call carried by several, where decode
+// shows nothing (it reassembles on the last one), show the last one's.
+func TestULPInfoAsDecode(t *testing.T) {
+	caps, _ := filepath.Glob(td + "ulp/*.pcap")
+	synth, _ := filepath.Glob(td + "ulp/synth/*.pcap")
+	if len(caps) < 3 || len(synth) < 5 {
+		t.Fatalf("want the ULP captures in %sulp, found %d and %d synthetic", td, len(caps), len(synth))
+	}
+	da, _, err := flow.ParseDecodeAs("infiniband.bth.destqp==0x13,nvme-rdma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range append(caps, synth...) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var opts flow.Options
+			if strings.Contains(path, "synth") {
+				opts.DecodeAs = []flow.DecodeAs{da}
+			}
+			want, earlier := decodeULP(t, path, opts)
+			ix, err := OpenIndex(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			ix.Build(BuildOptions{NewTracker: func(on func(*flow.Event)) *flow.Tracker {
+				o := opts
+				o.OnEvent = on
+				return flow.New(o)
+			}})
+			c := newListContent(ix)
+			shown, spanned := 0, 0
+			for i := range ix.Len() {
+				r, ok := c.row(i)
+				if !ok {
+					t.Fatalf("frame %d: no row", i+1)
+				}
+				f, got := i+1, ulpPart(r.cells[8])
+				w := want[f]
+				if last, ok := earlier[f]; ok && w == "" {
+					w = want[last]
+					spanned++
+				}
+				if got != w {
+					t.Errorf("frame %d: Info %q, decode's %q", f, got, w)
+				}
+				if got != "" {
+					shown++
+				}
+			}
+			if shown == 0 {
+				t.Errorf("no packet shows its ULP")
+			}
+			t.Logf("%d frames, %d with their ULP, %d of them earlier SENDs of a message", ix.Len(), shown, spanned)
+		})
+	}
+}
+
+// TestULPInfoAsDecodeGolden: the Info of the first 150 frames of
+// nvmeof_io.pcap is what `rocetap decode -r nvmeof_io.pcap -c 150` printed
+// (the golden file internal/cli's TestULPGolden pins); a Send First or
+// Middle, where decode prints nothing, shows what the Send Last that
+// completes its message shows.
+func TestULPInfoAsDecodeGolden(t *testing.T) {
+	b, err := os.ReadFile(td + "golden/ulp_nvmeof_io.text.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := buildIndex(t, td+"ulp/nvmeof_io.pcap")
+	c := newListContent(ix)
+	want := map[int]string{}
+	pending := map[string][]int{} // Send First/Middle frames by QP
+	qp := regexp.MustCompile(` RC Send (First|Middle|Last|Only)\S* .*QP=(0x[0-9a-f]+)`)
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		n, err := strconv.Atoi(strings.Fields(l)[0])
+		if err != nil {
+			t.Fatalf("not a decode line: %q", l)
+		}
+		want[n] = ulpPart(l)
+		if m := qp.FindStringSubmatch(l); m != nil {
+			switch m[1] {
+			case "First", "Middle":
+				pending[m[2]] = append(pending[m[2]], n)
+			case "Last":
+				for _, f := range pending[m[2]] {
+					want[f] = want[n]
+				}
+				delete(pending, m[2])
+			}
+		}
+	}
+	if len(want) != 150 {
+		t.Errorf("%d lines in the golden file, want 150", len(want))
+	}
+	for n, w := range want {
+		r, ok := c.row(n - 1)
+		if !ok {
+			t.Fatalf("frame %d: no row", n)
+		}
+		if got := ulpPart(r.cells[8]); got != w {
+			t.Errorf("frame %d: Info %q, decode printed %q", n, got, w)
+		}
+	}
+}
+
+// TestULPTagEarlier: a SEND First already published when its message's
+// last SEND is indexed gets the message's Info, and the list drops the
+// row it rendered without it.
+func TestULPTagEarlier(t *testing.T) {
+	ix := buildIndex(t, td+"ulp/nvmeof_io.pcap")
+	c := newListContent(ix)
+	const first = 83 // the I/O queue's Connect: Send First 83, Send Last 84
+	tag := ix.at(first - 1).ulp
+	if tag == 0 || ix.at(first).ulp != tag {
+		t.Fatalf("frames 83 and 84 tagged %#x and %#x, want the same tag", tag, ix.at(first).ulp)
+	}
+	ix.at(first - 1).ulp = 0
+	if r, _ := c.row(first - 1); strings.Contains(r.cells[8], "NVMe") {
+		t.Fatalf("untagged: %q", r.cells[8])
+	}
+	ix.tagEarlier([]int{first}, tag, nil)
+	if r, _ := c.row(first - 1); !strings.HasSuffix(r.cells[8], " | NVMe Connect cid=0 subnqn=nqn.2024-01.io.rocetap:ulpgen-brd0") {
+		t.Errorf("tagged again: %q", r.cells[8])
 	}
 }
 
