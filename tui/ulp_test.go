@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/decode"
@@ -239,4 +242,111 @@ func TestULPView(t *testing.T) {
 	// the first row: the admin queue's Connect (frames 4 to 8)
 	h.key(tcell.KeyEnter)
 	h.waitText("rocetap.nvme.cmd_frame == 4")
+}
+
+// TestULPViewRPC: on the kernel's NFSv4.1-over-RDMA capture, u lists
+// every RPC of its .expect.json (from the kernel's tracepoints), one per
+// row, with its xid, procedure and COMPOUND ops, status, latency and the
+// bytes the server moved for its chunks; Enter on the 4 KiB READ shows its
+// packets: the call, the RDMA WRITEs of its write chunk and the reply.
+func TestULPViewRPC(t *testing.T) {
+	t.Parallel()
+	path := td + "ulp/nfs_rdma_v41.pcap"
+	b, err := os.ReadFile(strings.TrimSuffix(path, ".pcap") + ".expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expect struct {
+		RPCs []struct {
+			XID        string `json:"xid_hex"`
+			ClientProc string `json:"client_proc"`
+			ServerOps  []struct {
+				Op     string `json:"op"`
+				Status int    `json:"status"`
+			} `json:"server_ops"`
+			Writes []struct{ Len uint64 } `json:"server_write_segments"`
+			Reads  []struct{ Len uint64 } `json:"server_read_segments"`
+		} `json:"rpcs"`
+	}
+	if err := json.Unmarshal(b, &expect); err != nil {
+		t.Fatal(err)
+	}
+	if len(expect.RPCs) < 30 {
+		t.Fatalf("%d RPCs in the expect file", len(expect.RPCs))
+	}
+	h := startApp(t, path)
+	h.waitText("Frame 1:")
+	h.typ("u")
+	h.waitText("ULP operations", "CID/XID", "RPC COMPOUND SEQUENCE PUTFH READ")
+	var rows [][]string
+	h.ui(func() {
+		tb := h.app.views["ulp"].(*ulpView).table
+		for r := 1; r < tb.GetRowCount(); r++ {
+			var row []string
+			for c := range len(ulpColumns) {
+				row = append(row, tb.GetCell(r, c).Text)
+			}
+			rows = append(rows, row)
+		}
+	})
+	if len(rows) != len(expect.RPCs) {
+		t.Errorf("%d rows, the kernel traced %d RPCs", len(rows), len(expect.RPCs))
+	}
+	for i, e := range expect.RPCs {
+		if i >= len(rows) {
+			break
+		}
+		r := rows[i]
+		name, status, bytes := "RPC NULL", "OK", uint64(0)
+		if len(e.ServerOps) > 0 {
+			name = "RPC COMPOUND"
+			for _, o := range e.ServerOps {
+				name += " " + strings.TrimPrefix(o.Op, "OP_")
+				if o.Status != 0 && status == "OK" {
+					status = "status " + strconv.Itoa(o.Status)
+				}
+			}
+		}
+		for _, s := range e.Writes {
+			bytes += s.Len
+		}
+		for _, s := range e.Reads {
+			bytes += s.Len
+		}
+		if r[ulpColID] != e.XID || r[2] != name || r[ulpColStatus] != status || r[9] != strconv.FormatUint(bytes, 10) || r[8] == "" || !strings.Contains(r[10], "-") {
+			t.Errorf("row %d: %q, want xid %s, %q, %s, %d bytes, a latency and the call and reply frames", i+1, r, e.XID, name, status, bytes)
+		}
+	}
+	// Enter on the 4 KiB READ (call 86, WRITE 88-91, reply 93)
+	h.ui(func() {
+		for i, r := range rows {
+			if r[ulpColID] == "0x1d94a661" {
+				h.app.views["ulp"].(*ulpView).table.Select(i+1, 0)
+			}
+		}
+	})
+	h.key(tcell.KeyEnter)
+	h.waitText("rocetap.rpc.call_frame == 86")
+	want := []int32{85, 87, 88, 89, 90, 92}
+	h.waitFor("the READ's packets", func(*screen) bool {
+		c := h.app.content
+		var shown []int32
+		for i := range c.count() {
+			pi, _ := c.packetAt(i)
+			shown = append(shown, int32(pi))
+		}
+		return slices.Equal(shown, want)
+	})
+}
+
+// ui runs fn on the UI goroutine and waits for it.
+func (h *harness) ui(fn func()) {
+	h.t.Helper()
+	ch := make(chan struct{})
+	go h.app.Application().QueueUpdate(func() { fn(); close(ch) })
+	select {
+	case <-ch:
+	case <-time.After(waitLimit):
+		h.t.Fatalf("the UI did not run an update for %v", waitLimit)
+	}
 }
