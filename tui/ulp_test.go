@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/decode"
@@ -342,11 +341,5 @@ func TestULPViewRPC(t *testing.T) {
 // ui runs fn on the UI goroutine and waits for it.
 func (h *harness) ui(fn func()) {
 	h.t.Helper()
-	ch := make(chan struct{})
-	go h.app.Application().QueueUpdate(func() { fn(); close(ch) })
-	select {
-	case <-ch:
-	case <-time.After(waitLimit):
-		h.t.Fatalf("the UI did not run an update for %v", waitLimit)
-	}
+	onUI(h.t, h.app, fn)
 }
