@@ -343,3 +343,45 @@ func (h *harness) ui(fn func()) {
 	h.t.Helper()
 	onUI(h.t, h.app, fn)
 }
+
+// TestULPOffsetRuns: the offsets of a command's data packets, kept as
+// runs, come back for each packet: a READ request and its responses at
+// the same PSNs, a second READ, a WRITE of several packets, packets of a
+// PSN wrap.
+func TestULPOffsetRuns(t *testing.T) {
+	type pkt struct {
+		frame int32
+		psn   uint32
+		off   uint64
+	}
+	for _, c := range []struct {
+		name string
+		pkts []pkt
+		runs int // runs beyond the first
+	}{
+		{"write", []pkt{{10, 100, 0}, {11, 101, 1024}, {12, 102, 2048}, {13, 103, 3072}}, 0},
+		{"read request and responses", []pkt{{10, 100, 0}, {12, 100, 0}, {13, 101, 1024}, {14, 102, 2048}}, 0},
+		{"two reads", []pkt{{10, 100, 0}, {11, 120, 20480}, {12, 100, 0}, {13, 101, 1024}, {30, 120, 20480}, {31, 121, 21504}}, 3},
+		{"PSN wrap", []pkt{{10, psnMask, 512}, {11, 0, 1536}, {12, 1, 2560}}, 0},
+		{"not at the stride", []pkt{{10, 7, 0}, {11, 8, 1024}, {12, 9, 4096}}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var x ulpIndex
+			x.nvme = []nvmeRec{{}}
+			for _, p := range c.pkts {
+				x.addOffset(0, p.frame, p.psn, p.off)
+			}
+			if n := len(x.moreRuns[0]); n != c.runs {
+				t.Errorf("%d runs after the first, want %d", n, c.runs)
+			}
+			for _, p := range c.pkts {
+				if off, ok := x.offset(0, p.frame, p.psn); !ok || off != p.off {
+					t.Errorf("frame %d (PSN %d): offset %d %v, want %d", p.frame, p.psn, off, ok, p.off)
+				}
+			}
+			if _, ok := x.offset(0, 9, c.pkts[0].psn); ok {
+				t.Errorf("an offset for a frame before the data")
+			}
+		})
+	}
+}

@@ -48,21 +48,39 @@ const (
 
 func ulpTag(kind, i int) uint32 { return uint32(kind) | uint32(i)<<ulpKindBits }
 
-// nvmeRec is one NVMe-oF command (or a completion without one).
+// nvmeRec is one NVMe-oF command (or a completion without one): about 90
+// bytes.
 type nvmeRec struct {
-	cmd     decode.NVMeCommand // Data nil
-	connect *decode.NVMeConnectData
+	cmd     nvmeCmd
 	cqe     decode.NVMeCompletion
-	hasCmd  bool
 	qid     uint16
 	hasQID  bool
-	// runs give the offset of each data packet: a message's packets
-	// follow each other in PSN order at a constant stride.
-	runs []offRun
+	hasCmd  bool
+	run     offRun // the offsets of its data packets (x.moreRuns: the runs after this one)
+	connect *decode.NVMeConnectData
+}
+
+// nvmeCmd is what the Info of a command's packets shows of it
+// (decode.NVMeInfo.AppendSummary): its name, details, cid, nsid and LBAs.
+type nvmeCmd struct {
+	cdw            [6]uint32
+	nsid           uint32
+	cid            uint16
+	opcode, fctype uint8
+	admin          bool
+}
+
+func nvmeCmdOf(c *decode.NVMeCommand) nvmeCmd {
+	return nvmeCmd{cdw: c.CDW, nsid: c.NSID, cid: c.CID, opcode: c.Opcode, fctype: c.FCType, admin: c.Admin}
+}
+
+func (c *nvmeCmd) command() decode.NVMeCommand {
+	return decode.NVMeCommand{CDW: c.cdw, NSID: c.nsid, CID: c.cid, Opcode: c.opcode, FCType: c.fctype, Admin: c.admin}
 }
 
 // offRun: n data packets from frame on, the first at PSN psn and SGL
-// offset off, each next PSN step bytes further.
+// offset off, each next PSN step bytes further (a message's packets); n
+// 0: none.
 type offRun struct {
 	frame int32
 	psn   uint32
@@ -96,6 +114,9 @@ type ulpIndex struct {
 	// the frame of their capsule or call (Build's goroutine only)
 	openNVMe map[int]int
 	openRPC  map[int]int
+	// moreRuns: the offset runs of the commands whose data came in more
+	// than one run, by record (most have one)
+	moreRuns map[int][]offRun
 	// retro counts the tags given to packets already indexed (the first
 	// SENDs of a message, tagged when its last one completes it): the
 	// packet list drops the rows it rendered before.
@@ -140,8 +161,7 @@ func (x *ulpIndex) recordNVMe(p *decode.Packet, n *decode.NVMeInfo) uint32 {
 		}
 		r := nvmeRec{qid: n.QID, hasQID: n.HasQID}
 		if n.Cmd != nil {
-			r.cmd, r.hasCmd = *n.Cmd, true
-			r.cmd.Data = nil
+			r.cmd, r.hasCmd = nvmeCmdOf(n.Cmd), true
 		}
 		i = len(x.nvme)
 		x.nvme = append(x.nvme, r)
@@ -174,37 +194,51 @@ func (x *ulpIndex) recordNVMe(p *decode.Packet, n *decode.NVMeInfo) uint32 {
 		if !n.Link.HasOffset {
 			return ulpTag(ulpNVMeDataAny, i)
 		}
-		x.nvme[i].addOffset(int32(p.Frame.Number), uint32(p.BTH.PSN), n.Link.Offset)
+		x.addOffset(i, int32(p.Frame.Number), uint32(p.BTH.PSN), n.Link.Offset)
 		return ulpTag(ulpNVMeData, i)
 	}
 	return 0
 }
 
-// addOffset notes a data packet's offset: in the last run when it
-// continues it.
-func (r *nvmeRec) addOffset(frame int32, psn uint32, off uint64) {
-	if k := len(r.runs) - 1; k >= 0 {
-		l := &r.runs[k]
-		next := (l.psn + l.n) & psnMask
-		switch {
-		case psn != next:
-		case l.n == 1 && off > l.off && off-l.off <= 1<<31:
-			l.step, l.n = uint32(off-l.off), 2
-			return
-		case l.n > 1 && off == l.off+uint64(l.n)*uint64(l.step):
-			l.n++
-			return
-		}
+// addOffset notes the offset of a data packet of record i: in its last
+// run when it continues it (the next PSN at the run's stride, or the
+// request's own offset again on a READ's first response).
+func (x *ulpIndex) addOffset(i int, frame int32, psn uint32, off uint64) {
+	r := &x.nvme[i]
+	l := &r.run
+	if more := x.moreRuns[i]; len(more) > 0 {
+		l = &more[len(more)-1]
 	}
-	r.runs = append(r.runs, offRun{frame: frame, psn: psn, n: 1, off: off})
+	switch next := (l.psn + l.n) & psnMask; {
+	case l.n == 0:
+		*l = offRun{frame: frame, psn: psn, n: 1, off: off}
+		return
+	case l.n == 1 && psn == l.psn && off == l.off:
+		return
+	case l.n == 1 && psn == next && off > l.off && off-l.off <= 1<<31:
+		l.step, l.n = uint32(off-l.off), 2
+		return
+	case l.n > 1 && psn == next && off == l.off+uint64(l.n)*uint64(l.step):
+		l.n++
+		return
+	}
+	if x.moreRuns == nil {
+		x.moreRuns = map[int][]offRun{}
+	}
+	x.moreRuns[i] = append(x.moreRuns[i], offRun{frame: frame, psn: psn, n: 1, off: off})
 }
 
 const psnMask = 1<<24 - 1
 
-// offset is the SGL offset of the data packet at frame with PSN psn.
-func (r *nvmeRec) offset(frame int32, psn uint32) (uint64, bool) {
-	for k := len(r.runs) - 1; k >= 0; k-- {
-		l := &r.runs[k]
+// offset is the SGL offset of record i's data packet at frame with PSN
+// psn: from the last run that holds it.
+func (x *ulpIndex) offset(i int, frame int32, psn uint32) (uint64, bool) {
+	more := x.moreRuns[i]
+	for k := len(more); k >= 0; k-- {
+		l := &x.nvme[i].run
+		if k > 0 {
+			l = &more[k-1]
+		}
 		if d := (psn - l.psn) & psnMask; frame >= l.frame && d < l.n {
 			return l.off + uint64(d)*uint64(l.step), true
 		}
@@ -284,7 +318,7 @@ func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text s
 		n := &u.NVMe
 		n.QID, n.HasQID = r.qid, r.hasQID
 		if r.hasCmd {
-			cmd := r.cmd
+			cmd := r.cmd.command()
 			n.Cmd = &cmd
 		}
 		switch kind {
@@ -294,7 +328,7 @@ func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text s
 			n.Kind, n.CQE = decode.NVMeCQE, r.cqe
 		case ulpNVMeData:
 			n.Kind = decode.NVMeData
-			n.Link.Offset, n.Link.HasOffset = r.offset(int32(p.Frame.Number), uint32(p.BTH.PSN))
+			n.Link.Offset, n.Link.HasOffset = x.offset(i, int32(p.Frame.Number), uint32(p.BTH.PSN))
 		case ulpNVMeDataAny:
 			n.Kind = decode.NVMeData
 		}
