@@ -97,7 +97,7 @@ func decodeULP(t *testing.T, path string, opts flow.Options) (info map[int]strin
 
 // TestULPInfoAsDecode: on every frame of the ULP captures (the kernel's
 // NVMe-oF and NFS-over-RDMA captures, the synthetic NVMe scenarios with
-// -d), the packet list's Info has the ULP part rocetap decode prints; the
+// -d, the synthetic NFS errors, iSER and SMB Direct), the packet list's Info has the ULP part rocetap decode prints; the
 // earlier SENDs of a capsule or call carried by several, where decode
 // shows nothing (it reassembles on the last one), show the last one's.
 func TestULPInfoAsDecode(t *testing.T) {
@@ -106,6 +106,8 @@ func TestULPInfoAsDecode(t *testing.T) {
 	if len(caps) < 3 || len(synth) < 5 {
 		t.Fatalf("want the ULP captures in %sulp, found %d and %d synthetic", td, len(caps), len(synth))
 	}
+	// NFS errors, iSER and SMB Direct (internal/synth/ulp.go)
+	caps = append(caps, td+"synth/nfs_rdma_errors.pcap", td+"synth/iser_smb_direct.pcap")
 	da, _, err := flow.ParseDecodeAs("infiniband.bth.destqp==0x13,nvme-rdma")
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func TestULPInfoAsDecode(t *testing.T) {
 	for _, path := range append(caps, synth...) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var opts flow.Options
-			if strings.Contains(path, "synth") {
+			if strings.Contains(path, "ulp/synth") {
 				opts.DecodeAs = []flow.DecodeAs{da}
 			}
 			want, earlier := decodeULP(t, path, opts)

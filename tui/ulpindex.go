@@ -46,6 +46,13 @@ const (
 	ulpRPCChunk    // + chunk kind - 1: data serving the call's read, write or reply chunk
 )
 
+// ulpText tags a message whose Info says what it is alone (iSER, SMB
+// Direct): x.texts.
+const ulpText = ulpRPCChunk + 3
+
+// maxULPTexts bounds the distinct texts kept (iSER: one an opcode).
+const maxULPTexts = 1 << 12
+
 func ulpTag(kind, i int) uint32 { return uint32(kind) | uint32(i)<<ulpKindBits }
 
 // nvmeRec is one NVMe-oF command (or a completion without one): about 90
@@ -98,18 +105,21 @@ type rpcRec struct {
 	xid        uint32
 	callFrame  int32 // 0: a message that is no call
 	replyFrame int32
-	callTime   int64
 	latency    time.Duration
 	bytes      uint64 // moved by RDMA READ/WRITE for its chunks
-	frames     int32  // data packets
 	replied    bool
 }
 
-// ulpIndex is the index's side table of operations.
+// ulpIndex is the index's side table of operations. Build's goroutine
+// writes it, holding mu to change what info reads.
 type ulpIndex struct {
 	mu   sync.RWMutex
 	nvme []nvmeRec
 	rpc  []rpcRec
+	// texts are the distinct Infos of the messages of iSER and SMB
+	// Direct, which name only the message's kind; textIdx indexes them
+	texts   []string
+	textIdx map[string]int
 	// open: the records of the commands and calls not yet completed, by
 	// the frame of their capsule or call (Build's goroutine only)
 	openNVMe map[int]int
@@ -137,6 +147,10 @@ func (x *ulpIndex) record(p *decode.Packet) (tag uint32, earlier []int) {
 	case decode.ULPRPCRDMA:
 		if u.RPC != nil {
 			tag = x.recordRPC(p, u.RPC)
+		}
+	case decode.ULPISER, decode.ULPSMBDirect:
+		if u.ISER != nil || u.SMBDirect != nil {
+			tag = x.recordText(printer.ULPText(p))
 		}
 	}
 	if tag != 0 && len(u.MsgFrames) > 1 { // (set only on the packet that completes a message)
@@ -270,7 +284,7 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 			}
 			i = len(x.rpc)
 			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: c.Name(), session: p.Analysis.Session, xid: in.XID,
-				callFrame: int32(frame), callTime: p.Frame.Time.UnixNano()})
+				callFrame: int32(frame)})
 			x.openRPC[frame] = i
 			return ulpTag(ulpRPCMsg, i)
 		case in.Linked && open && in.ReplyFrame == frame: // its reply
@@ -293,12 +307,32 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 			i = len(x.rpc)
 			x.rpc = append(x.rpc, rpcRec{session: p.Analysis.Session, xid: in.XID})
 		}
-		r := &x.rpc[i]
-		r.frames++
-		r.bytes = in.DataBytes
+		x.rpc[i].bytes = in.DataBytes
 		return ulpTag(ulpRPCChunk+int(in.Chunk)-1, i)
 	}
 	return 0
+}
+
+// recordText tags a message by its Info, kept once.
+func (x *ulpIndex) recordText(text string) uint32 {
+	if text == "" {
+		return 0
+	}
+	i, ok := x.textIdx[text]
+	if !ok {
+		if len(x.texts) >= maxULPTexts {
+			return 0
+		}
+		if x.textIdx == nil {
+			x.textIdx = map[string]int{}
+		}
+		x.mu.Lock()
+		i = len(x.texts)
+		x.texts = append(x.texts, text)
+		x.mu.Unlock()
+		x.textIdx[text] = i
+	}
+	return ulpTag(ulpText, i)
 }
 
 // info returns what the packet list shows of a packet's ULP: p's
@@ -338,6 +372,11 @@ func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text s
 			return nil, ""
 		}
 		return nil, x.rpc[i].texts[kind-ulpRPCMsg]
+	case ulpText:
+		if i >= len(x.texts) {
+			return nil, ""
+		}
+		return nil, x.texts[i]
 	case ulpRPCChunk, ulpRPCChunk + 1, ulpRPCChunk + 2:
 		if i >= len(x.rpc) {
 			return nil, ""
