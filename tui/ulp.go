@@ -6,7 +6,8 @@ import (
 
 // ulpRow sets what the packet list's Info shows of the packet's
 // upper-layer protocol, from what the index pass recorded (ulpindex.go):
-// p.Analysis.ULP as the tracker set it, or, for an RPC message, e.ulpText.
+// p.Analysis.ULP as the tracker set it, or, for an RPC, iSER or SMB
+// Direct message, e.ulpText (its Info as the tracker's analysis made it).
 // So every packet of an NVMe-oF command or an RPC shows what `rocetap
 // decode` shows on it ("NVMe Read cid=5 nsid=1 slba=2048 nlb=7 (8
 // blocks)", "NVMe Read data cid=5 +4096", "NFS COMPOUND SEQUENCE PUTFH
