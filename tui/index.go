@@ -25,6 +25,7 @@ type entry struct {
 	clen uint32 // bytes captured (low 24 bits, bigCaplen: in Index.big); slot (high 8 bits)
 	wire uint32 // bytes on the wire
 	sess uint32 // tracker session ID (0: none)
+	ulp  uint32 // the packet's ULP operation (ulpindex.go; in what was padding)
 	ev   uint64 // decode.Event bits the tracker set (more than 32 kinds since the MAD, ULP and fabric events)
 }
 
@@ -72,6 +73,7 @@ type Index struct {
 
 	tracker *flow.Tracker
 	expert  flow.ExpertLog
+	ulp     ulpIndex   // the ULP operations, for the Info column and the ULP view
 	trackMu sync.Mutex // the tracker's tables and the expert log, read by the views while Build runs
 
 	// spool: another goroutine still writes the file (a stream's or a
@@ -191,6 +193,8 @@ type Entry struct {
 	Session   uint32
 	Events    decode.Event
 	Offset    int64
+	ulp       uint32 // the ULP tag (ulpindex.go)
+	ulpText   string // set by ulpRow: the ULP part of the Info, when the printer cannot make it from the analysis
 }
 
 // Entry returns packet i's index entry.
@@ -208,7 +212,7 @@ func (ix *Index) entryLocked(i int) Entry {
 	e := ix.at(i)
 	sl := ix.slots[e.clen>>caplenBits]
 	return Entry{Number: i + 1, Time: time.Unix(0, e.ts), CapLen: ix.caplen(i, e), Length: int(e.wire),
-		LinkType: sl.link, Interface: sl.iface, Session: e.sess, Events: decode.Event(e.ev), Offset: e.off}
+		LinkType: sl.link, Interface: sl.iface, Session: e.sess, Events: decode.Event(e.ev), Offset: e.off, ulp: e.ulp}
 }
 
 // caplen is packet i's captured length; the caller holds mu.
@@ -431,6 +435,10 @@ func (ix *Index) build(o BuildOptions) error {
 			ix.tracker.Track(p)
 			ix.trackMu.Unlock()
 			e.sess, e.ev = p.Analysis.Session, uint64(p.Analysis.Events)
+			var earlier []int
+			if e.ulp, earlier = ix.ulp.record(p); len(earlier) > 0 {
+				ix.tagEarlier(earlier, e.ulp, local)
+			}
 		}
 		local = append(local, e)
 		if len(local) == cap(local) {

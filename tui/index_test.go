@@ -138,7 +138,8 @@ func TestIndexMatchesReader(t *testing.T) {
 					t.Fatalf("no entry %d", i)
 				}
 				want := Entry{Number: i + 1, CapLen: len(rp.data), Length: rp.info.Length, LinkType: rp.info.LinkType,
-					Interface: rp.info.InterfaceIndex, Session: rp.session, Events: rp.events, Offset: e.Offset}
+					Interface: rp.info.InterfaceIndex, Session: rp.session, Events: rp.events, Offset: e.Offset,
+					ulp: e.ulp} // (the ULP tags: ulp_test.go)
 				if got := e; got.Time.Equal(rp.info.Timestamp) {
 					got.Time = time.Time{}
 					if got != want {

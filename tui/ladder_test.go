@@ -123,13 +123,19 @@ func (rh *rvHarness) run() {
 // ui runs fn on the UI goroutine and waits for it.
 func (rh *rvHarness) ui(fn func()) {
 	rh.t.Helper()
+	onUI(rh.t, rh.app, fn)
+}
+
+// onUI runs fn on app's UI goroutine and waits for it.
+func onUI(t *testing.T, app *App, fn func()) {
+	t.Helper()
 	ch := make(chan struct{})
-	go rh.app.Application().QueueUpdate(func() { fn(); close(ch) })
+	go app.Application().QueueUpdate(func() { fn(); close(ch) })
 	select {
 	case <-ch:
 	case <-time.After(waitLimit):
 		buf := make([]byte, 1<<20)
-		rh.t.Fatalf("the UI did not run an update for 5 s; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
+		t.Fatalf("the UI did not run an update for 5 s; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -130,7 +130,11 @@ func rowOf(p *decode.Packet, e Entry, b []byte, tf printer.TimeFormat) row {
 		r.cells[7] = strconv.FormatUint(uint64(p.BTH.PSN), 10)
 	}
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
-	r.cells[8] = string(printer.AppendInfo(b[:0], p)) // sanitized by the printer
+	if e.ulpText != "" {
+		r.cells[8] = string(printer.AppendInfoULP(b[:0], p, e.ulpText))
+	} else {
+		r.cells[8] = string(printer.AppendInfo(b[:0], p)) // sanitized by the printer
+	}
 	r.kind = kindOf(p, e.Events)
 	return r
 }
@@ -160,6 +164,9 @@ type listContent struct {
 	p      decode.Packet
 	buf    []byte
 	b      []byte
+	// retro: the index's count of packets tagged after they were indexed
+	// (Index.tagEarlier) when the cache was last valid
+	retro uint64
 }
 
 const rowCacheSize = 1024
@@ -239,7 +246,7 @@ func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]by
 		text = fieldText(spec.field, p)
 	} else {
 		e, _ := c.ix.Entry(int(pi))
-		c.ix.ulpRow(p, e.Session)
+		c.ix.ulpRow(p, &e)
 		text = rowOf(p, e, nil, c.tf).cells[spec.builtin]
 	}
 	k := sortKey{text: text}
@@ -455,6 +462,10 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 func (c *listContent) row(pi int) (row, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if n := c.ix.ulp.retro.Load(); n != c.retro {
+		clear(c.cache) // a row rendered before may lack its ULP
+		c.retro = n
+	}
 	if r, ok := c.cache[pi]; ok {
 		return r, true
 	}
@@ -464,7 +475,7 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
-	c.ix.ulpRow(&c.p, e.Session)
+	c.ix.ulpRow(&c.p, &e)
 	r := rowOf(&c.p, e, c.b, c.tf)
 	for _, col := range c.cols {
 		if col.field != nil {

@@ -2,34 +2,24 @@ package tui
 
 import (
 	"github.com/rocetap/rocetap/decode"
-	"github.com/rocetap/rocetap/flow"
 )
 
-// ulpRow sets p.Analysis.ULP for the packet list's Info column: a packet
-// of a session carrying NVMe-oF that holds a whole capsule (SEND Only,
-// with or without Invalidate) shows the command or completion ("NVMe Read
-// cid=5 nsid=1 slba=2048 nlb=7 (8 blocks)"). The list renders a packet
-// alone, so capsules reassembled from several SENDs, data transfers and
-// the links to other packets are left to the commands (decode -V, stats,
-// expert).
-func (ix *Index) ulpRow(p *decode.Packet, session uint32) {
-	if session == 0 || p.Has&decode.HdrBTH == 0 || !p.BTH.Opcode.Is(decode.PropSend|decode.PropStart|decode.PropEnd) {
+// ulpRow sets what the packet list's Info shows of the packet's
+// upper-layer protocol, from what the index pass recorded (ulpindex.go):
+// p.Analysis.ULP as the tracker set it, or, for an RPC, iSER or SMB
+// Direct message, e.ulpText (its Info as the tracker's analysis made it).
+// So every packet of an NVMe-oF command or an RPC shows what `rocetap
+// decode` shows on it ("NVMe Read cid=5 nsid=1 slba=2048 nlb=7 (8
+// blocks)", "NVMe Read data cid=5 +4096", "NFS COMPOUND SEQUENCE PUTFH
+// READ xid=0x1d94a661 Call"), and the first SENDs of a capsule or call
+// carried by several show what its last one shows.
+func (ix *Index) ulpRow(p *decode.Packet, e *Entry) {
+	if e.ulp == 0 {
 		return
 	}
-	u, qid, hasQID := decode.ULPNone, uint16(0), false
-	ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
-		if t != nil {
-			u, qid, hasQID = t.ULPOf(session)
-		}
-	})
-	if u != decode.ULPNVMe {
-		return
+	u, text := ix.ulp.info(p, e.ulp)
+	if u != nil {
+		p.Analysis.ULP = u // (rows are cached: an allocation per ULP row rendered)
 	}
-	info := &decode.ULPInfo{Proto: u} // (rows are cached: an allocation per NVMe row rendered)
-	var ok bool
-	if info.NVMe, ok = decode.NVMeInfoOf(p.Payload, hasQID && qid == 0, new(decode.NVMeCommand)); !ok {
-		return
-	}
-	info.NVMe.QID, info.NVMe.HasQID = qid, hasQID
-	p.Analysis.ULP = info
+	e.ulpText = text
 }

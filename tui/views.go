@@ -27,50 +27,30 @@ func (a *App) hasView(name string) bool { return a.views[name] != nil }
 
 // sessionsView is the flow tracker's session table.
 type sessionsView struct {
-	table   *tview.Table
-	ids     []uint32
+	*tableView
 	filters []string // the filter that shows each session's packets
 }
 
 func newSessionsView(a *App) *sessionsView {
-	v := &sessionsView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
-	v.table.SetBorder(true).SetTitle(" Sessions (Enter: show its packets, l: ladder, Esc: back) ")
-	v.table.SetSelectedFunc(func(r, _ int) {
-		if r < 1 || r > len(v.ids) {
-			return
-		}
-		a.SetFilter(v.filters[r-1])
+	v := &sessionsView{}
+	v.tableView = newTableView("sessions", " Sessions (Enter: show its packets, l: ladder, Esc: back) ", func(i int) {
+		a.SetFilter(v.filters[i])
 		a.ShowView("main")
 	})
 	return v
 }
 
-func (v *sessionsView) Name() string               { return "sessions" }
-func (v *sessionsView) Primitive() tview.Primitive { return v.table }
-
-// pickedSession is the selected row's session (l opens its ladder).
-func (v *sessionsView) pickedSession() uint32 {
-	if r, _ := v.table.GetSelection(); r >= 1 && r <= len(v.ids) {
-		return v.ids[r-1]
-	}
-	return 0
-}
-
 // Refresh shows the sessions as `rocetap sessions` prints them: the same
 // columns (printer.SessionColumns), the same cells.
 func (v *sessionsView) Refresh(a *App) {
-	v.table.Clear()
-	for c, h := range printer.SessionColumns() {
-		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
-	}
+	v.reset(printer.SessionColumns())
 	start := a.ix.Start()
-	v.ids, v.filters = v.ids[:0], v.filters[:0]
+	v.filters = v.filters[:0]
 	a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
 		if t == nil {
 			return
 		}
 		for _, s := range t.Sessions() {
-			r := len(v.ids) + 1
 			id, filter := strconv.Itoa(int(s.ID)), "rocetap.session.id == "+strconv.Itoa(int(s.ID))
 			if len(s.Merged()) > 0 {
 				// its packets before a merge carry the merged sessions' IDs
@@ -84,45 +64,29 @@ func (v *sessionsView) Refresh(a *App) {
 			v.filters = append(v.filters, filter)
 			cells := printer.SessionRow(s, start)
 			cells[0] = id // with the sessions merged into it
-			for c, text := range cells {
-				cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text)))
+			v.add(cells, s.ID, func(c int, cell *tview.TableCell) {
 				if c >= 5 && c < len(cells)-1 {
 					cell.SetAlign(tview.AlignRight) // the counts
 				}
-				v.table.SetCell(r, c, cell)
-			}
-			v.ids = append(v.ids, s.ID)
+			})
 		}
 	})
 }
 
 // expertView lists the tracker's findings by severity and kind.
 type expertView struct {
-	table    *tview.Table
-	frames   []int
-	sessions []uint32
+	*tableView
+	frames []int
 }
 
 func newExpertView(a *App) *expertView {
-	v := &expertView{table: tview.NewTable().SetSelectable(true, false).SetFixed(1, 0)}
-	v.table.SetBorder(true).SetTitle(" Expert information (Enter: go to the frame, l: ladder, Esc: back) ")
-	v.table.SetSelectedFunc(func(r, _ int) {
-		if r >= 1 && r <= len(v.frames) && v.frames[r-1] > 0 {
-			a.GoTo(v.frames[r-1] - 1)
+	v := &expertView{}
+	v.tableView = newTableView("expert", " Expert information (Enter: go to the frame, l: ladder, Esc: back) ", func(i int) {
+		if v.frames[i] > 0 {
+			a.GoTo(v.frames[i] - 1)
 		}
 	})
 	return v
-}
-
-func (v *expertView) Name() string               { return "expert" }
-func (v *expertView) Primitive() tview.Primitive { return v.table }
-
-// pickedSession is the selected event's session (l opens its ladder).
-func (v *expertView) pickedSession() uint32 {
-	if r, _ := v.table.GetSelection(); r >= 1 && r <= len(v.sessions) {
-		return v.sessions[r-1]
-	}
-	return 0
 }
 
 var sevColors = map[decode.Severity]tcell.Color{decode.SevChat: tcell.ColorSilver, decode.SevNote: tcell.ColorTeal,
@@ -133,24 +97,18 @@ var sevColors = map[decode.Severity]tcell.Color{decode.SevChat: tcell.ColorSilve
 // events with frame, time and session ("... and N more" past the kept
 // ones). A heading row goes to its group's first frame.
 func (v *expertView) Refresh(a *App) {
-	v.table.Clear()
-	for c, h := range []string{"Frame", "Time", "Session", "Text"} {
-		v.table.SetCell(0, c, tview.NewTableCell(h).SetSelectable(false).SetTextColor(tcell.ColorYellow))
-	}
-	v.frames, v.sessions = v.frames[:0], v.sessions[:0]
+	v.reset([]string{"Frame", "Time", "Session", "Text"})
+	v.frames = v.frames[:0]
 	start := a.ix.Start()
 	a.ix.WithTracker(func(_ *flow.Tracker, l *flow.ExpertLog) {
 		add := func(cells []string, frame int, session uint32, col tcell.Color, bold bool) {
-			r := len(v.frames) + 1
-			for c, text := range cells {
-				cell := tview.NewTableCell(tview.Escape(decode.Sanitize(text))).SetTextColor(col)
+			v.add(cells, session, func(_ int, cell *tview.TableCell) {
+				cell.SetTextColor(col)
 				if bold {
 					cell.SetAttributes(tcell.AttrBold)
 				}
-				v.table.SetCell(r, c, cell)
-			}
+			})
 			v.frames = append(v.frames, frame)
-			v.sessions = append(v.sessions, session)
 		}
 		for _, g := range l.Groups() { // errors first
 			col := sevColors[g.Severity]
