@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -343,7 +342,7 @@ func (f *Field) appendU(dst []byte, u uint64) []byte {
 	case FTRelTime:
 		return appendRelTime(dst, int64(u))
 	case FTAbsTime:
-		return time.Unix(0, int64(u)).UTC().AppendFormat(dst, "Jan _2, 2006 15:04:05.000000000 UTC")
+		return AppendAbsTime(dst, int64(u))
 	}
 	return dst
 }

@@ -137,7 +137,7 @@ func (jp *JSONPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, `{"frame":{"number":`...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
 	dst = append(dst, `,"time":"`...)
-	dst = p.Frame.Time.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z")
+	dst = decode.AppendRFC3339Nano(dst, p.Frame.Time)
 	dst = append(dst, `","time_relative":"`...)
 	dst = decode.AppendSeconds(dst, int64(p.Frame.TimeRelative), 9)
 	dst = append(dst, `","len":`...)
