@@ -33,12 +33,21 @@ type JSONPrinter struct {
 	vals []decode.Value
 	tmp  []byte
 	// byHas caches, for each set of header bits (decode.Packet.Has) seen,
-	// the indexes in jsonFields of the fields that may occur in a packet
-	// with those headers. Which fields may occur depends on Has alone, and
-	// a capture holds few distinct sets, so the loop over the registry
-	// (thousands of fields, of which a RoCEv2 packet has about 50) runs
-	// once per set, not once per packet: it took a fifth of -T json's time.
-	byHas map[decode.Hdr][]jsonCand
+	// with or without an upper-layer protocol, the fields that may occur
+	// in a packet with those headers. Which fields may occur depends on
+	// these alone, and a capture holds few distinct sets, so the loop over
+	// the registry (974 fields, of which a RoCEv2 packet has about 50)
+	// runs once per set, not once per packet: it took a fifth of -T
+	// json's time.
+	byHas map[jsonShape][]jsonCand
+}
+
+// jsonShape is what decides which fields may occur in a packet: its
+// headers, and whether a tracker found an upper-layer protocol in it
+// (decode.Field.NeedsULP).
+type jsonShape struct {
+	has decode.Hdr
+	ulp bool
 }
 
 // maxHasSets bounds byHas: a printer forgets the sets it has seen when
@@ -47,7 +56,7 @@ const maxHasSets = 1024
 
 // NewJSONPrinter returns a JSONPrinter.
 func NewJSONPrinter() *JSONPrinter {
-	return &JSONPrinter{vals: make([]decode.Value, 0, 16), tmp: make([]byte, 0, 256), byHas: make(map[decode.Hdr][]jsonCand)}
+	return &JSONPrinter{vals: make([]decode.Value, 0, 16), tmp: make([]byte, 0, 256), byHas: make(map[jsonShape][]jsonCand)}
 }
 
 // jsonField is a field of the registry as JSON prints it.
@@ -104,22 +113,24 @@ type jsonCand struct {
 }
 
 // candidates returns the fields, in registry order, that may occur in a
-// packet whose header bits are has: those whose headers are all present,
-// and the inner-occurrence fields when has holds HdrInner
-// (decode.Field.Multi), which go through Values.
-func (jp *JSONPrinter) candidates(has decode.Hdr) []jsonCand {
-	if c, ok := jp.byHas[has]; ok {
+// packet of shape sh: those whose headers are all present, and the
+// inner-occurrence fields when it has HdrInner (decode.Field.Multi),
+// which go through Values; the fields of upper-layer protocols only if
+// it has one.
+func (jp *JSONPrinter) candidates(sh jsonShape) []jsonCand {
+	if c, ok := jp.byHas[sh]; ok {
 		return c
 	}
 	if jp.byHas == nil || len(jp.byHas) >= maxHasSets {
-		jp.byHas = make(map[decode.Hdr][]jsonCand)
+		jp.byHas = make(map[jsonShape][]jsonCand)
 	}
+	has := sh.has
 	probe := decode.Packet{Has: has}
 	c := []jsonCand{}
 	for i := range jsonFields() {
 		jf := &jsonFieldList[i]
 		multi := jf.f.Multi(&probe)
-		if has&jf.hdr != jf.hdr && !multi {
+		if has&jf.hdr != jf.hdr && !multi || jf.f.NeedsULP() && !sh.ulp {
 			continue
 		}
 		jc := jsonCand{jf: jf}
@@ -128,7 +139,7 @@ func (jp *JSONPrinter) candidates(has decode.Hdr) []jsonCand {
 		}
 		c = append(c, jc)
 	}
-	jp.byHas[has] = c
+	jp.byHas[sh] = c
 	return c
 }
 
@@ -162,7 +173,7 @@ func (jp *JSONPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, `"},"layers":{`...)
 	var root *decode.Field
 	firstLayer, firstField := true, true
-	cands := jp.candidates(p.Has)
+	cands := jp.candidates(jsonShape{p.Has, p.Analysis.ULP != nil})
 	for ci := range cands {
 		jc := &cands[ci]
 		direct := jc.get != nil
