@@ -637,7 +637,11 @@ gen_verdict() {
 		"track (flow.(*Tracker).Track)|github.com/rocetap/rocetap/flow.(*Tracker).Track" \
 		"garbage collection (runtime.gcBgMarkWorker)|runtime.gcBgMarkWorker"; do
 		ms=$(cum_ms "${st#*|}")
-		echo "| ${st%%|*} | $(div "$(awk -v m="${ms:-0}" 'BEGIN { print m * 1e6 }')" "$prof_pkts" 0) | $(awk -v m="${ms:-0}" -v t="$prof_total" 'BEGIN { if (t > 0) printf "%.0f%%", m / t * 100; else print "n/a" }') |"
+		if [ -z "$ms" ]; then
+			echo "| ${st%%|*} | 0 (not in the profile) | 0% |"
+			continue
+		fi
+		echo "| ${st%%|*} | $(div "$(awk -v m="$ms" 'BEGIN { print m * 1e6 }')" "$prof_pkts" 0) | $(awk -v m="$ms" -v t="$prof_total" 'BEGIN { if (t > 0) printf "%.0f%%", m / t * 100; else print "n/a" }') |"
 	done
 	echo "| all samples | $(div "$(awk -v m="${prof_total:-0}" 'BEGIN { print m * 1e6 }')" "$prof_pkts" 0) | 100% |"
 	echo
