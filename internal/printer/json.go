@@ -51,8 +51,9 @@ type jsonShape struct {
 }
 
 // maxHasSets bounds byHas: a printer forgets the sets it has seen when
-// it has seen more, so a fuzzed capture cannot grow it without end.
-const maxHasSets = 1024
+// it has seen more, so a fuzzed capture cannot grow it without end
+// (each set holds some 350 fields, 8 KiB).
+const maxHasSets = 256
 
 // NewJSONPrinter returns a JSONPrinter.
 func NewJSONPrinter() *JSONPrinter {

@@ -76,3 +76,21 @@ func TestJSONTrackedMatchesReference(t *testing.T) {
 	}
 	t.Logf("%d frames, %d with an upper-layer protocol, %d fields need one", frames, ulpFrames, len(ulpFields))
 }
+
+// TestJSONShapeCacheBounded: a capture of ever new header sets (fuzzed)
+// does not grow a printer's field lists without end, and a list rebuilt
+// after the cache was emptied prints as before.
+func TestJSONShapeCacheBounded(t *testing.T) {
+	ps := benchPackets(t)
+	jp := NewJSONPrinter()
+	want := jp.Append(nil, &ps[0])
+	for i := range 3 * maxHasSets {
+		jp.candidates(jsonShape{has: decode.Hdr(i) << 40, ulp: i%2 == 0})
+		if len(jp.byHas) > maxHasSets {
+			t.Fatalf("after %d sets: %d cached", i+1, len(jp.byHas))
+		}
+	}
+	if got := jp.Append(nil, &ps[0]); !bytes.Equal(got, want) {
+		t.Fatalf("after the cache was emptied:\n got %s\nwant %s", got, want)
+	}
+}
