@@ -343,10 +343,10 @@ fi
 if want analysis; then
 rm -f "$OUT"/stats.*.prof
 for ((r = 1; r <= PROF_RUNS; r++)); do
-	taskset -c 0 "$BIN" stats -r "$FILE" --cpuprofile "$OUT/stats.$r.prof" >/dev/null
+	taskset -c 0 "$BIN" stats -r "$FILE" --cpuprofile "$OUT/stats.$r.prof" >/dev/null 2>>"$OUT/stderr.log" || log "profiled stats run $r failed"
 done
-"$GO" tool pprof -top -nodecount=25 "$BIN" "$OUT"/stats.*.prof >"$OUT/stats.top.txt" 2>/dev/null
-"$GO" tool pprof -top -cum -nodecount=100000 "$BIN" "$OUT"/stats.*.prof >"$OUT/stats.cum.txt" 2>/dev/null
+"$GO" tool pprof -top -nodecount=25 "$BIN" "$OUT"/stats.*.prof >"$OUT/stats.top.txt" 2>>"$OUT/stderr.log" || log "go tool pprof failed: see $OUT/stderr.log"
+"$GO" tool pprof -top -cum -nodecount=100000 "$BIN" "$OUT"/stats.*.prof >"$OUT/stats.cum.txt" 2>>"$OUT/stderr.log" || true
 fi
 
 # --- 8. memory on a stream of STREAM_N packets -------------------------------------
