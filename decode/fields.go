@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -121,7 +120,16 @@ type Field struct {
 	// inner: an ip.*, ipv6.* or udp.* field, which occurs a second time
 	// in a packet with HdrInner (IPoIB over RoCEv2, see Multi).
 	inner bool
+	// ulp: a field of an upper-layer protocol (NVMe-oF, NFS over RDMA,
+	// iSER, SMB Direct), read from p.Analysis.ULP: see NeedsULP.
+	ulp bool
 }
+
+// NeedsULP reports whether f occurs only in packets whose
+// p.Analysis.ULP is set (a tracker found an upper-layer protocol there):
+// the fields of NVMe-oF, NFS over RDMA, iSER and SMB Direct. A printer
+// that walks the registry skips them, a third of it, on other packets.
+func (f *Field) NeedsULP() bool { return f.ulp }
 
 // Multi reports whether f may occur more than once in p although it has
 // a direct path (HasUint): the IP and UDP fields of a RoCEv2 packet whose
@@ -236,10 +244,14 @@ func init() {
 	registerNetFields()
 	registerAnalysisFields(rt)
 	registerSummaryFields()
+	ulpFrom := len(registry)
 	registerNVMeFields(rt)
 	registerRPCFields(rt)
 	registerISERFields()
 	registerSMBDirectFields()
+	for _, f := range registry[ulpFrom:] {
+		f.ulp = true
+	}
 	registerPathFields(rt)
 }
 
@@ -343,7 +355,7 @@ func (f *Field) appendU(dst []byte, u uint64) []byte {
 	case FTRelTime:
 		return appendRelTime(dst, int64(u))
 	case FTAbsTime:
-		return time.Unix(0, int64(u)).UTC().AppendFormat(dst, "Jan _2, 2006 15:04:05.000000000 UTC")
+		return AppendAbsTime(dst, int64(u))
 	}
 	return dst
 }
