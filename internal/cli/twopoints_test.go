@@ -296,3 +296,36 @@ func TestTwoPointsDamaged(t *testing.T) {
 		t.Errorf("exit %d, %q; want exit %d naming point B, and the whole JSON report:\n%s", code, errOut, ExitDamaged, out)
 	}
 }
+
+// TestTwoPointsREADME: the README's examples of sessions, stats and
+// expert -r A -r B are their output (from the "Two capture points"
+// line on where the example pipes through sed).
+func TestTwoPointsREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pair = " -r testdata/path/a.pcapng -r testdata/path/b.pcapng"
+	const tail = " | sed -n '/^Two capture points/,$p'"
+	for _, c := range []struct{ cmd, pipe string }{{"sessions", ""}, {"stats", tail}, {"expert", tail}} {
+		_, rest, ok := strings.Cut(string(b), "$ rocetap "+c.cmd+pair+c.pipe+"\n")
+		if !ok {
+			t.Errorf("the README has no example of rocetap %s -r A -r B", c.cmd)
+			continue
+		}
+		want, _, _ := strings.Cut(rest, "\n$ ")
+		want, _, _ = strings.Cut(want, "```")
+		out, errOut, code := run(t, nil, c.cmd, "-r", td+"path/a.pcapng", "-r", td+"path/b.pcapng")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		out = strings.ReplaceAll(out, td, "testdata/")
+		if c.pipe != "" {
+			_, out, _ = strings.Cut(out, "\nTwo capture points")
+			out = "Two capture points" + out
+		}
+		if strings.TrimSpace(out) != strings.TrimSpace(want) {
+			t.Errorf("the README's example of %s differs from the output:\n--- output\n%s\n--- README\n%s", c.cmd, out, want)
+		}
+	}
+}
