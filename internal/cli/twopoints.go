@@ -51,11 +51,11 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 	}
 	for _, p := range opts.Paths {
 		if p == "-" {
-			return fmt.Errorf("-r -: with two capture points each is read from a file; save the stream first (rocetap capture -w FILE, or tcpdump -w FILE)")
+			return fmt.Errorf("-r -: with two capture points each is read from a file; save the stream to a file first, with rocetap capture -w FILE or tcpdump -w FILE")
 		}
 	}
 	if opts.Filter != "" {
-		return fmt.Errorf("-Y with -r A -r B: the comparison covers every packet; run rocetap %s -r FILE -Y ... on one capture, or select compared packets with rocetap path -r A -r B -T fields -e ... -Y ...", name)
+		return fmt.Errorf("-Y with -r A -r B: the comparison covers every packet; run rocetap %s -r FILE -Y FILTER on one capture, or select compared packets with rocetap path -r A -r B -T fields -e FIELD -Y FILTER", name)
 	}
 	if opts.Window <= 0 {
 		return fmt.Errorf("--window %v: give a positive duration such as 1s", opts.Window)
@@ -70,10 +70,10 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		o.Path, o.collect = p, pathcmp.NewCapture(p)
 		an, err := analyze(&o, ios)
 		if an == nil {
-			return fmt.Errorf("point %s: %w", pointLetter(i), err)
+			return fmt.Errorf("point %s: %w", printer.PointName(uint8(i)), err)
 		}
 		if err != nil && damaged == nil {
-			damaged = fmt.Errorf("point %s (%s): %w", pointLetter(i), p, err)
+			damaged = fmt.Errorf("point %s (%s): %w", printer.PointName(uint8(i)), p, err)
 		}
 		ans[i], caps[i] = an, o.collect
 	}
@@ -104,5 +104,3 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 	out.flush()
 	return errors.Join(damaged, out.err)
 }
-
-func pointLetter(i int) string { return [2]string{"A", "B"}[i&1] }

@@ -17,6 +17,9 @@ import (
 // object: {"points": [{"point": "A", "file": ..., "report": the usual
 // JSON}, {... B ...}], "two_points": {...}}.
 
+// PointName names capture point p (pathcmp.A, pathcmp.B): "A", "B".
+func PointName(p uint8) string { return pointName(p) }
+
 // AppendPointHeading appends the heading of one capture point's report.
 func AppendPointHeading(dst []byte, point uint8, name string) []byte {
 	if point == pathcmp.B {
