@@ -112,18 +112,13 @@ func (c *Capture) Frames() int { return len(c.recs) }
 // tracks it as rocetap sessions does, so that each frame knows its
 // session. name names it in reports.
 func Read(name string, src *stream.Source, dec *decode.Decoder) (*Capture, error) {
-	c := &Capture{Name: name, links: map[decode.LinkType]int{}, flowID: map[flowKey]uint32{}}
+	c := NewCapture(name)
 	tr := flow.New(flow.Options{})
 	_, err := src.Track(stream.TrackOptions{Decoder: dec, Pass: stream.Pass{Tracker: tr, Each: func(p *decode.Packet) bool {
-		c.links[p.Frame.LinkType]++
-		c.add(p)
+		c.Add(p)
 		return true
 	}}})
-	for i := range c.recs {
-		if x := &c.recs[i]; x.session != 0 {
-			x.session = tr.Resolve(x.session)
-		}
-	}
+	c.Resolve(tr.Resolve)
 	return c, err
 }
 

@@ -62,19 +62,9 @@ type Result struct {
 func Totals(r *Result, d decode.PathDir) Flow {
 	t := Flow{Dir: d}
 	for _, f := range r.Flows {
-		if f.Dir != d {
-			continue
+		if f.Dir == d {
+			t.add(f)
 		}
-		t.Upstream += f.Upstream
-		t.Downstream += f.Downstream
-		t.Matched += f.Matched
-		t.Lost += f.Lost
-		t.Duplicates += f.Duplicates
-		t.OnlyDownstream += f.OnlyDownstream
-		t.Outside += f.Outside
-		t.Reordered += f.Reordered
-		t.NAKed += f.NAKed
-		t.Spikes += f.Spikes
 	}
 	if l := r.dirDelays[d]; len(l) > 0 {
 		t.Delay = delayStats(l)
@@ -103,6 +93,22 @@ type Flow struct {
 	NAKed                int // requests the responder NAKed
 	Spikes               int // path_delay_spike
 	Delay                DelayStats
+
+	delays []int64 // the delay of each packet matched, ns
+}
+
+// add adds f's counts to t's.
+func (t *Flow) add(f *Flow) {
+	t.Upstream += f.Upstream
+	t.Downstream += f.Downstream
+	t.Matched += f.Matched
+	t.Lost += f.Lost
+	t.Duplicates += f.Duplicates
+	t.OnlyDownstream += f.OnlyDownstream
+	t.Outside += f.Outside
+	t.Reordered += f.Reordered
+	t.NAKed += f.NAKed
+	t.Spikes += f.Spikes
 }
 
 // Name is the flow as reports show it: "10.0.0.1 → 10.0.0.2 QP 0x000011".

@@ -290,7 +290,7 @@ func (m *matcher) report(r *Result, maxEvents int) []*Flow {
 		}
 		if len(st.matches) > 0 {
 			f.Dir = st.dir
-			f.Delay = delayStats(st.delays)
+			f.Delay, f.delays = delayStats(st.delays), st.delays
 			r.dirDelays[f.Dir] = append(r.dirDelays[f.Dir], st.delays...)
 		}
 		flowOf[g] = f

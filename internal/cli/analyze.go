@@ -9,6 +9,7 @@ import (
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/pathcmp"
 	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,12 @@ type AnalyzeOptions struct {
 	MPT    string // --mpt: check remote accesses against this MPT file
 	modelFlags
 	trackFlags
+
+	// Two capture points (twopoints.go): -r given twice, --window, and
+	// the capture the comparison collects in this pass.
+	Paths   []string
+	Window  time.Duration
+	collect *pathcmp.Capture
 }
 
 // analysis is what one pass of the tracker over a capture gives the
@@ -63,6 +70,9 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			if first {
 				an.start, first = p.Frame.Time, false
 			}
+			if o.collect != nil {
+				o.collect.Add(p)
+			}
 			if flt != nil && !flt.Match(p) {
 				pending = pending[:0]
 				return true
@@ -88,6 +98,9 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	// provisional one: count it for the session that absorbed it.
 	for id := range matched {
 		matched[an.tracker.Resolve(id)] = true
+	}
+	if o.collect != nil {
+		o.collect.Resolve(an.tracker.Resolve)
 	}
 	// Events at the end of the capture (unanswered requests).
 	for i := range pending {
@@ -118,17 +131,23 @@ func (an *analysis) evicted(o *AnalyzeOptions) *printer.EvictedJSON {
 // reportGCPercent is the GOGC of the report phase (the default is 100).
 const reportGCPercent = 50
 
-func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf)) *cobra.Command {
+func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf), two twoPointReport) *cobra.Command {
 	opts := &AnalyzeOptions{}
 	cmd := &cobra.Command{
 		Use:     use + " -r FILE",
 		Short:   short,
-		Long:    long,
-		Example: example,
+		Long:    long + twoPointsHelp,
+		Example: example + "\n  rocetap " + use + " -r host.pcapng -r mirror.pcapng",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Output != "text" && opts.Output != "json" {
 				return fmt.Errorf("-T %q: want text or json", opts.Output)
+			}
+			if len(opts.Paths) > 1 || cmd.Flags().Changed("window") {
+				return twoPointsRun(cmd, opts, ios, run, two)
+			}
+			if len(opts.Paths) == 1 {
+				opts.Path = opts.Paths[0]
 			}
 			an, err := analyze(opts, ios)
 			if an == nil {
@@ -149,7 +168,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
+	f.StringArrayVarP(&opts.Paths, "read-file", "r", nil, "capture file to read (pcap, pcapng, ERF; - for stdin); twice, -r A -r B, for two capture points of the same traffic")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
 	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO; PROTO nvme-rdma, rpcordma, iser, smb_direct)")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
@@ -157,6 +176,7 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 	f.StringVar(&opts.MPT, "mpt", "", mptFlagUsage)
 	opts.modelFlags.register(f)
 	opts.trackFlags.register(f)
+	f.DurationVar(&opts.Window, "window", time.Second, "with -r A -r B: longest one-way delay between the points; copies of a PSN further apart are different packets")
 	return cmd
 }
 
@@ -197,7 +217,7 @@ the MPT, the violations, and the responder's answers that disagree.`,
 				out.b = t.AppendRow(out.b, s)
 				out.maybeFlush()
 			}
-		})
+		}, twoPointReport{printer.AppendPathSessions, printer.AppendPathSessionsJSON})
 }
 
 // NewCmdStats builds `rocetap stats`.
@@ -232,7 +252,7 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 			}
 			out.b = printer.AppendNVMeStats(out.b, an.nvmeStats())
 			out.b = printer.AppendRPCStats(out.b, an.rpcStats())
-		})
+		}, twoPointReport{printer.AppendPathStats, printer.AppendPathStatsJSON})
 }
 
 // NewCmdExpert builds `rocetap expert`.
@@ -264,5 +284,5 @@ rocetap.pfc.*; --storm-threshold, --link-speed, --prio-map).`,
 				return
 			}
 			out.b = printer.AppendExpert(out.b, an.expert.Groups(), an.start)
-		})
+		}, twoPointReport{printer.AppendPathExpert, printer.AppendPathExpertJSON})
 }

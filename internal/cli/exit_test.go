@@ -79,6 +79,11 @@ func TestExitStatusTable(t *testing.T) {
 		{"fields ok", []string{"fields", "infiniband.bth"}, ExitOK, "any"},
 		{"edit no such file", []string{"edit", "-r", nope, "-w", filepath.Join(dir, "out.pcap")}, ExitInput, ""},
 		{"unknown command", []string{"nosuch"}, ExitInput, ""},
+		{"sessions two points ok", []string{"sessions", "-T", "json", "-r", good, "-r", good}, ExitOK, "json"},
+		{"sessions two points no such file", []string{"sessions", "-r", good, "-r", nope}, ExitInput, ""},
+		{"stats two points json damaged", []string{"stats", "-T", "json", "-r", good, "-r", damaged}, ExitDamaged, "json"},
+		{"expert two points damaged", []string{"expert", "-r", damaged, "-r", good}, ExitDamaged, "any"},
+		{"expert three points", []string{"expert", "-r", good, "-r", good, "-r", good}, ExitInput, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

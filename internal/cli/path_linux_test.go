@@ -213,6 +213,8 @@ func TestPathNetns(t *testing.T) {
 	if rep.Expert == nil || countEvents(rep, decode.PathEventLoss) != len(truth["lost"]) {
 		t.Errorf("%d path_loss events, want %d", countEvents(rep, decode.PathEventLoss), len(truth["lost"]))
 	}
+	// sessions, stats and expert -r A -r B find the same, by the log.
+	checkTwoPointReports(t, capA, capB, truth, delay)
 
 	// Shift B's timestamps by a known offset and drift: the estimate
 	// moves by them.

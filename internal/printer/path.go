@@ -52,23 +52,8 @@ func linkNames(m map[decode.LinkType]int) string {
 func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Two capture points\n")
-	for p := range 2 {
-		span := "no RDMA packets"
-		if !r.Start[p].IsZero() {
-			span = r.Start[p].Format("2006-01-02 15:04:05.000000") + " to " + r.End[p].Format("15:04:05.000000") + " UTC (its own clock)"
-		}
-		fmt.Fprintf(&b, "  %s: %s: %d frames (%s), %s\n", pointName(uint8(p)), decode.Sanitize(r.Names[p]), r.Frames[p], linkNames(r.Links[p]), span)
-	}
-	ck := &r.Clock
-	fmt.Fprintf(&b, "\nClock of B against A")
-	if !ck.Known {
-		fmt.Fprintf(&b, ": not measurable (no packets matched in both directions); the clocks are taken as equal, so one-way delays include their offset\n")
-	} else {
-		fmt.Fprintf(&b, " (from the fastest packets each way in %d time slices):\n", ck.Samples)
-		fmt.Fprintf(&b, "  offset  %s ± %s at A's first RDMA packet (%s), delays both ways taken as equal; within ±%s whatever their asymmetry\n",
-			signedDur(ck.Offset), dur(ck.OffsetErr), ck.Ref.Format("15:04:05.000000"), dur(ck.Bound))
-		fmt.Fprintf(&b, "  drift   %+.2f ± %.2f ppm\n", ck.DriftPPM, ck.DriftErrPPM)
-	}
+	writePathCaptures(&b, r)
+	writePathClock(&b, r)
 
 	fmt.Fprintf(&b, "\nSessions (as rocetap sessions numbers them in A; B:N in B for those A did not see), one direction of a QP a line; upstream: the point it passed first:\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -88,28 +73,64 @@ func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 	tw.Flush()
 
 	fmt.Fprintf(&b, "\nBy direction:\n")
+	writePathDirections(&b, r)
+	writePathEvents(&b, r)
+	return append(dst, b.Bytes()...)
+}
+
+// writePathCaptures writes a line for each capture point.
+func writePathCaptures(b *bytes.Buffer, r *pathcmp.Result) {
+	for p := range 2 {
+		span := "no RDMA packets"
+		if !r.Start[p].IsZero() {
+			span = r.Start[p].Format("2006-01-02 15:04:05.000000") + " to " + r.End[p].Format("15:04:05.000000") + " UTC (its own clock)"
+		}
+		fmt.Fprintf(b, "  %s: %s: %d frames (%s), %s\n", pointName(uint8(p)), decode.Sanitize(r.Names[p]), r.Frames[p], linkNames(r.Links[p]), span)
+	}
+}
+
+// writePathClock writes the clock estimate, after an empty line.
+func writePathClock(b *bytes.Buffer, r *pathcmp.Result) {
+	ck := &r.Clock
+	fmt.Fprintf(b, "\nClock of B against A")
+	if !ck.Known {
+		fmt.Fprintf(b, ": not measurable (no packets matched in both directions); the clocks are taken as equal, so one-way delays include their offset\n")
+	} else {
+		fmt.Fprintf(b, " (from the fastest packets each way in %d time slices):\n", ck.Samples)
+		fmt.Fprintf(b, "  offset  %s ± %s at A's first RDMA packet (%s), delays both ways taken as equal; within ±%s whatever their asymmetry\n",
+			signedDur(ck.Offset), dur(ck.OffsetErr), ck.Ref.Format("15:04:05.000000"), dur(ck.Bound))
+		fmt.Fprintf(b, "  drift   %+.2f ± %.2f ppm\n", ck.DriftPPM, ck.DriftErrPPM)
+	}
+}
+
+// writePathDirections writes a line for each direction's totals.
+func writePathDirections(b *bytes.Buffer, r *pathcmp.Result) {
 	for _, d := range []decode.PathDir{decode.PathAToB, decode.PathBToA} {
 		t := pathcmp.Totals(r, d)
-		fmt.Fprintf(&b, "  %s: %d packets matched, %d lost between the points, %d NAKed by the responder, %d duplicated, %d reordered",
+		fmt.Fprintf(b, "  %s: %d packets matched, %d lost between the points, %d NAKed by the responder, %d duplicated, %d reordered",
 			d, t.Matched, t.Lost, t.NAKed, t.Duplicates, t.Reordered)
 		if t.Delay.N > 0 {
-			fmt.Fprintf(&b, "; one-way delay min %s, median %s, p99 %s, max %s", dur(t.Delay.Min), dur(t.Delay.Median), dur(t.Delay.P99), dur(t.Delay.Max))
+			fmt.Fprintf(b, "; one-way delay min %s, median %s, p99 %s, max %s", dur(t.Delay.Min), dur(t.Delay.Median), dur(t.Delay.P99), dur(t.Delay.Max))
 		}
 		b.WriteByte('\n')
 	}
+}
 
+// writePathEvents writes the count of the two-point expert events, after
+// an empty line, and the events by kind.
+func writePathEvents(b *bytes.Buffer, r *pathcmp.Result) {
 	total := 0
 	for _, n := range r.EventCounts {
 		total += n
 	}
-	fmt.Fprintf(&b, "\nExpert events: %d\n", total)
+	fmt.Fprintf(b, "\nExpert events: %d\n", total)
 	for _, k := range pathEvents {
 		n := r.EventCounts[k.name]
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s  %s (%d): %s\n", k.severity, k.name, n, k.summary)
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(b, "\n%s  %s (%d): %s\n", k.severity, k.name, n, k.summary)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		shown := 0
 		for _, e := range r.Events {
 			if e.Name != k.name {
@@ -120,10 +141,9 @@ func AppendPath(dst []byte, r *pathcmp.Result) []byte {
 		}
 		tw.Flush()
 		if n > shown {
-			fmt.Fprintf(&b, "  ... and %d more\n", n-shown)
+			fmt.Fprintf(b, "  ... and %d more\n", n-shown)
 		}
 	}
-	return append(dst, b.Bytes()...)
 }
 
 // sessionName is a flow's session: "3" in A, "B:3" in B.
@@ -239,7 +259,18 @@ func flowJSON(f *pathcmp.Flow) PathFlowJSON {
 
 // AppendPathJSON appends the report as one JSON object.
 func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
-	var out PathJSON
+	out := PathJSON{Captures: pathCapturesJSON(r), Clock: pathClockJSON(r), Flows: []PathFlowJSON{},
+		Directions: pathDirectionsJSON(r), Expert: pathExpertJSON(r)}
+	for _, f := range r.Flows {
+		out.Flows = append(out.Flows, flowJSON(f))
+	}
+	b, _ := json.MarshalIndent(out, "", " ")
+	dst = append(dst, b...)
+	return append(dst, '\n')
+}
+
+func pathCapturesJSON(r *pathcmp.Result) [2]PathCaptureJSON {
+	var out [2]PathCaptureJSON
 	for p := range 2 {
 		c := PathCaptureJSON{Point: pointName(uint8(p)), File: r.Names[p], Frames: r.Frames[p], LinkTypes: []string{}}
 		for _, lt := range slices.Sorted(maps.Keys(r.Links[p])) {
@@ -248,24 +279,32 @@ func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
 		if !r.Start[p].IsZero() {
 			c.First, c.Last = r.Start[p].Format(time.RFC3339Nano), r.End[p].Format(time.RFC3339Nano)
 		}
-		out.Captures[p] = c
+		out[p] = c
 	}
+	return out
+}
+
+func pathClockJSON(r *pathcmp.Result) PathClockJSON {
 	ck := &r.Clock
-	out.Clock = PathClockJSON{Known: ck.Known, Offset: ck.Offset.Seconds(), OffsetErr: ck.OffsetErr.Seconds(), Bound: ck.Bound.Seconds(),
+	out := PathClockJSON{Known: ck.Known, Offset: ck.Offset.Seconds(), OffsetErr: ck.OffsetErr.Seconds(), Bound: ck.Bound.Seconds(),
 		DriftPPM: ck.DriftPPM, DriftErrPPM: ck.DriftErrPPM, Slices: ck.Samples}
 	if ck.Known {
-		out.Clock.Ref = ck.Ref.Format(time.RFC3339Nano)
+		out.Ref = ck.Ref.Format(time.RFC3339Nano)
 	}
-	out.Flows = []PathFlowJSON{}
-	for _, f := range r.Flows {
-		out.Flows = append(out.Flows, flowJSON(f))
-	}
-	out.Directions = map[string]PathFlowJSON{}
+	return out
+}
+
+func pathDirectionsJSON(r *pathcmp.Result) map[string]PathFlowJSON {
+	out := map[string]PathFlowJSON{}
 	for _, d := range []decode.PathDir{decode.PathAToB, decode.PathBToA} {
 		t := pathcmp.Totals(r, d)
-		out.Directions[d.String()] = flowJSON(&t)
+		out[d.String()] = flowJSON(&t)
 	}
-	out.Expert = []PathEventGroupJSON{}
+	return out
+}
+
+func pathExpertJSON(r *pathcmp.Result) []PathEventGroupJSON {
+	out := []PathEventGroupJSON{}
 	for _, k := range pathEvents {
 		n := r.EventCounts[k.name]
 		if n == 0 {
@@ -277,9 +316,7 @@ func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
 				g.Events = append(g.Events, PathEventJSON{pointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, e.Text})
 			}
 		}
-		out.Expert = append(out.Expert, g)
+		out = append(out, g)
 	}
-	b, _ := json.MarshalIndent(out, "", " ")
-	dst = append(dst, b...)
-	return append(dst, '\n')
+	return out
 }
