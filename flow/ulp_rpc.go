@@ -18,10 +18,17 @@ import (
 // its address) and its RDMA WRITEs into a write chunk or the reply chunk.
 // An RDMA_NOMSG reply's RPC message is the bytes the server wrote into the
 // reply chunk, which the linker keeps for it.
+//
+// Memory follows the calls in flight, not the calls made: a call is
+// counted in the statistics as it goes (its procedure when sent, its data,
+// its reply) and forgotten once answered, unless the tracker keeps every
+// call (Options.KeepULP: a first pass, tests). A connection keeps at most
+// maxRPCCalls calls waiting: past it the oldest is given up as never
+// answered, as those still waiting at the end of the capture are.
 
 func init() {
 	RegisterULP(decode.ULPRPCRDMA, func(t *Tracker) ULPLinker {
-		l := &RPCLinker{t: t}
+		l := &RPCLinker{t: t, keepAll: t.opts.KeepULP, procs: map[string]int{}, ops: map[string]int{}, errs: map[string]int{}}
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPRPCRDMA).(*RPCLinker); ok {
 				l.prior = map[int]*RPCCall{}
@@ -36,12 +43,14 @@ func init() {
 	})
 }
 
-// maxRPCCalls bounds the calls a connection keeps waiting for a reply;
+// maxRPCCalls bounds the calls a connection keeps waiting for a reply (a
+// var for the tests);
 // maxReplyChunk the bytes kept of a reply chunk segment, maxReplyKept
 // those of all the reply chunks waiting for their reply (a hostile
 // capture cannot make the linker hold more).
+var maxRPCCalls = 1 << 16
+
 const (
-	maxRPCCalls   = 1 << 16
 	maxReplyChunk = 1 << 20
 	maxReplyKept  = 64 << 20
 )
@@ -49,11 +58,18 @@ const (
 // RPCLinker is the analysis of the NFS-over-RDMA connections of a
 // tracker; Calls lists what it found, for the reports.
 type RPCLinker struct {
-	t     *Tracker
-	info  decode.RPCInfo
-	calls []*RPCCall // every call and unmatched reply, in capture order
-	chunk []byte
-	kept  int // bytes of reply chunks kept (maxReplyKept)
+	t    *Tracker
+	info decode.RPCInfo
+	// keepAll: every call is kept to the end (Options.KeepULP), in calls,
+	// with the unmatched replies, in capture order
+	keepAll bool
+	calls   []*RPCCall
+	// st: the statistics, counted as the calls go; procs, ops and errs
+	// index its lists by name
+	st               RPCStats
+	procs, ops, errs map[string]int
+	chunk            []byte
+	kept             int // bytes of reply chunks kept (maxReplyKept)
 	// prior: the calls a first pass over the capture found, by the frame
 	// of their call (Options.Prior), so every packet of an RPC shows its
 	// reply, data and latency.
@@ -76,7 +92,9 @@ type RPCCall struct {
 	Latency                     time.Duration
 	Error                       string // what failed, from the reply ("" when it succeeded)
 
-	segs []rpcSeg
+	segs     []rpcSeg
+	proc     int  // index in the stats' ByProc
+	inFlight bool // in its connection's tables, waiting for its reply
 }
 
 // Name names the RPC for reports: "COMPOUND SEQUENCE PUTFH READ", "NULL",
@@ -109,10 +127,16 @@ type rpcSeg struct {
 type rpcConn struct {
 	out  map[uint32]*RPCCall   // calls waiting for their reply, by XID
 	keys map[uint32][]*RPCCall // by the handle of a chunk segment
+	// order holds the calls waiting, oldest first from head; those
+	// answered since are skipped, and swept out when they outnumber the
+	// waiting ones
+	order []*RPCCall
+	head  int
 }
 
 // Calls returns every RPC the linker saw, in the order of their calls
-// (replies without a call where they came).
+// (replies without a call where they came), when the tracker keeps them
+// all (Options.KeepULP); else nil.
 func (l *RPCLinker) Calls() []*RPCCall { return l.calls }
 
 func (l *RPCLinker) conn(c *ULPConn) *rpcConn {
@@ -203,14 +227,55 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 		l.forget(rc, old) // sent again: the new call replaces it
 	}
 	if len(rc.out) >= maxRPCCalls {
-		return
+		l.giveUp(c, rc)
 	}
 	rc.out[call.XID] = call
 	for _, s := range call.segs {
 		rc.keys[s.handle] = append(rc.keys[s.handle], call)
 	}
-	l.calls = append(l.calls, call)
+	call.inFlight = true
+	rc.push(call)
+	l.count(call)
+	if l.keepAll {
+		l.calls = append(l.calls, call)
+	}
 	l.link(in, call)
+}
+
+// push queues a call waiting for its reply, sweeping out those answered
+// when they are more than those waiting.
+func (rc *rpcConn) push(call *RPCCall) {
+	if n := len(rc.order) - rc.head; n >= 64 && n > 2*len(rc.out) {
+		live := rc.order[:0]
+		for _, c := range rc.order[rc.head:] {
+			if c.inFlight {
+				live = append(live, c)
+			}
+		}
+		clear(rc.order[len(live):])
+		rc.order, rc.head = live, 0
+	}
+	rc.order = append(rc.order, call)
+}
+
+// giveUp forgets the oldest call still waiting on a connection that has
+// too many: it is reported as never answered.
+func (l *RPCLinker) giveUp(c *ULPConn, rc *rpcConn) {
+	for rc.head < len(rc.order) {
+		old := rc.order[rc.head]
+		rc.order[rc.head] = nil
+		rc.head++
+		if old.inFlight {
+			l.forget(rc, old)
+			l.noReply(c, old)
+			return
+		}
+	}
+}
+
+// noReply reports a call never answered.
+func (l *RPCLinker) noReply(c *ULPConn, call *RPCCall) {
+	c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
 }
 
 // link fills the packet's links from what is known of call so far (all
@@ -235,6 +300,14 @@ func (l *RPCLinker) isCompound(c *RPCCall) bool {
 // bytes it kept.
 func (l *RPCLinker) forget(rc *rpcConn, call *RPCCall) {
 	delete(rc.out, call.XID)
+	call.inFlight = false
+	for rc.head < len(rc.order) && !rc.order[rc.head].inFlight {
+		rc.order[rc.head] = nil
+		rc.head++
+	}
+	if rc.head == len(rc.order) {
+		rc.order, rc.head = rc.order[:0], 0
+	}
 	for i := range call.segs {
 		l.kept -= len(call.segs[i].buf)
 		call.segs[i].buf = nil
@@ -283,7 +356,10 @@ func (l *RPCLinker) gather(call *RPCCall, in *decode.RPCInfo) {
 func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.Packet, xid uint32) {
 	call := rc.out[xid]
 	if call == nil {
-		l.calls = append(l.calls, &RPCCall{XID: xid, Session: c.Session, ReplyFrame: p.Frame.Number})
+		l.st.Orphans++
+		if l.keepAll {
+			l.calls = append(l.calls, &RPCCall{XID: xid, Session: c.Session, ReplyFrame: p.Frame.Number})
+		}
 		c.Event(p, decode.EventULPNoCommand, "RPC reply xid="+hexN(xid, 8)+" matches no call")
 		return
 	}
@@ -297,6 +373,7 @@ func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode
 	}
 	l.link(in, call)
 	call.Error = in.ReplyError()
+	l.countReply(call)
 	if call.Error != "" {
 		c.Event(p, decode.EventULPError, "RPC xid="+hexN(xid, 8)+" "+call.Name()+": "+call.Error)
 	}
@@ -320,6 +397,7 @@ func (l *RPCLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 			call.DataFrames = append(call.DataFrames, p.Frame.Number)
 			if !d.Request {
 				call.DataBytes += d.Len
+				l.st.ByProc[call.proc].Bytes += d.Len
 			}
 			if s.kind == decode.RPCChunkReply && !d.Request {
 				l.keep(s, d.VA-s.va, p.Payload)
@@ -361,7 +439,7 @@ func (l *RPCLinker) End() {
 		}
 		sort.Slice(open, func(i, j int) bool { return open[i].CallFrame < open[j].CallFrame })
 		for _, call := range open {
-			c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
+			l.noReply(c, call)
 		}
 	}
 }
@@ -398,58 +476,63 @@ type RPCCount struct {
 	Count int    `json:"count"`
 }
 
-// Stats returns the summary of the RPCs the linker saw.
-func (l *RPCLinker) Stats() *RPCStats {
-	st := &RPCStats{}
-	procs, ops, errs := map[string]int{}, map[string]int{}, map[string]int{}
-	count := func(list *[]RPCCount, idx map[string]int, name string) {
-		i, ok := idx[name]
-		if !ok {
-			i = len(*list)
-			idx[name] = i
-			*list = append(*list, RPCCount{Name: name})
-		}
-		(*list)[i].Count++
-	}
-	for _, c := range l.calls {
-		if c.CallFrame == 0 {
-			st.Orphans++
-			continue
-		}
-		st.Calls++
-		name := c.Name()
+// count counts a new call in the statistics.
+func (l *RPCLinker) count(c *RPCCall) {
+	st := &l.st
+	st.Calls++
+	name := c.Name()
+	i, ok := l.procs[name]
+	if !ok {
 		proc, opList, _ := strings.Cut(name, " ")
 		if proc != "COMPOUND" {
 			proc, opList = name, ""
 		}
-		i, ok := procs[name]
-		if !ok {
-			i = len(st.ByProc)
-			procs[name] = i
-			st.ByProc = append(st.ByProc, RPCProcStats{Procedure: proc, Ops: opList})
-		}
-		p := &st.ByProc[i]
-		p.Count++
-		p.Bytes += c.DataBytes
-		for _, o := range c.Ops {
-			n := decode.NFS4OpName(o)
-			if n == "" {
-				n = strconv.FormatUint(uint64(o), 10)
-			}
-			count(&st.ByOp, ops, n)
-		}
-		switch {
-		case c.ReplyFrame == 0:
-			st.Unanswered++
-		default:
-			st.Replied++
-			p.Latency.Add(c.Latency)
-			if c.Error != "" {
-				st.Errors++
-				p.Errors++
-				count(&st.ByError, errs, c.Error)
-			}
-		}
+		i = len(st.ByProc)
+		l.procs[name] = i
+		st.ByProc = append(st.ByProc, RPCProcStats{Procedure: proc, Ops: opList})
 	}
-	return st
+	c.proc = i
+	st.ByProc[i].Count++
+	for _, o := range c.Ops {
+		n := decode.NFS4OpName(o)
+		if n == "" {
+			n = strconv.FormatUint(uint64(o), 10)
+		}
+		countName(&st.ByOp, l.ops, n)
+	}
+}
+
+// countReply counts a call's reply in the statistics.
+func (l *RPCLinker) countReply(c *RPCCall) {
+	st := &l.st
+	p := &st.ByProc[c.proc]
+	st.Replied++
+	p.Latency.Add(c.Latency)
+	if c.Error != "" {
+		st.Errors++
+		p.Errors++
+		countName(&st.ByError, l.errs, c.Error)
+	}
+}
+
+// countName counts one more of name in list, idx indexing list by name.
+func countName(list *[]RPCCount, idx map[string]int, name string) {
+	i, ok := idx[name]
+	if !ok {
+		i = len(*list)
+		idx[name] = i
+		*list = append(*list, RPCCount{Name: name})
+	}
+	(*list)[i].Count++
+}
+
+// Stats returns the summary of the RPCs the linker saw: the calls not
+// answered (yet) are the unanswered.
+func (l *RPCLinker) Stats() *RPCStats {
+	st := l.st
+	st.ByProc = slices.Clone(l.st.ByProc)
+	st.ByOp = slices.Clone(l.st.ByOp)
+	st.ByError = slices.Clone(l.st.ByError)
+	st.Unanswered = st.Calls - st.Replied
+	return &st
 }
