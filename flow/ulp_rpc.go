@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -69,7 +70,8 @@ type RPCLinker struct {
 	st               RPCStats
 	procs, ops, errs map[string]int
 	chunk            []byte
-	kept             int // bytes of reply chunks kept (maxReplyKept)
+	at               []int // reduced's
+	kept             int   // bytes of reply chunks kept (maxReplyKept)
 	// prior: the calls a first pass over the capture found, by the frame
 	// of their call (Options.Prior), so every packet of an RPC shows its
 	// reply, data and latency.
@@ -203,7 +205,8 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 	}
 	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
 	if l.isCompound(call) && in.RPC.Complete() {
-		_ = in.NFS.DecodeCall(in.RPC.Body)
+		err := in.NFS.DecodeCallReduced(in.RPC.Body, l.reduced(in))
+		l.malformed(c, p, call.XID, err)
 		in.HasNFS = in.NFS.Have > 0
 		for _, o := range in.NFS.Ops {
 			call.Ops = append(call.Ops, o.Opcode)
@@ -276,6 +279,30 @@ func (l *RPCLinker) giveUp(c *ULPConn, rc *rpcConn) {
 // noReply reports a call never answered.
 func (l *RPCLinker) noReply(c *ULPConn, call *RPCCall) {
 	c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
+}
+
+// reduced returns the offsets in an RDMA_MSG call's RPC body where the
+// data items its read chunks carry were (the chunks' XDR positions are
+// from the start of the RPC message), for the NFS decoder to step over.
+func (l *RPCLinker) reduced(in *decode.RPCInfo) []int {
+	l.at = l.at[:0]
+	off := len(in.Hdr.Body) - len(in.RPC.Body) // the body's offset in the RPC message
+	for _, s := range in.Hdr.Reads() {
+		if p := int(s.Position) - off; s.Position != 0 && p >= 0 && !slices.Contains(l.at, p) {
+			l.at = append(l.at, p)
+		}
+	}
+	slices.Sort(l.at)
+	return l.at
+}
+
+// malformed reports a COMPOUND whose ops stop early for another reason
+// than the end of the bytes (a capture cut short): an unknown op or a
+// value its XDR does not allow.
+func (l *RPCLinker) malformed(c *ULPConn, p *decode.Packet, xid uint32, err error) {
+	if errors.Is(err, decode.ErrMalformed) {
+		c.Event(p, decode.EventULPMalformed, "NFS COMPOUND xid="+hexN(xid, 8)+": "+err.Error())
+	}
 }
 
 // link fills the packet's links from what is known of call so far (all
@@ -368,7 +395,7 @@ func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode
 	call.Latency = p.Frame.Time.Sub(call.CallTime)
 	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
 	if in.HasRPC && l.isCompound(call) && in.RPC.Complete() && in.RPC.AcceptStat == decode.RPCSuccess && in.RPC.ReplyStat == decode.RPCMsgAccepted {
-		_ = in.NFS.DecodeReply(in.RPC.Body)
+		l.malformed(c, p, xid, in.NFS.DecodeReply(in.RPC.Body))
 		in.HasNFS = in.NFS.Have > 0
 	}
 	l.link(in, call)
