@@ -18,7 +18,9 @@ import (
 // server's RDMA READs of a read chunk (handle = the READ's rkey, offset =
 // its address) and its RDMA WRITEs into a write chunk or the reply chunk.
 // An RDMA_NOMSG reply's RPC message is the bytes the server wrote into the
-// reply chunk, which the linker keeps for it.
+// reply chunk, which the linker keeps for it; an RDMA_NOMSG call's (a long
+// call) is in its position-zero read chunk, the bytes the server's RDMA
+// READ responses carry, decoded on the response that completes them.
 //
 // Memory follows the calls in flight, not the calls made: a call is
 // counted in the statistics as it goes (its procedure when sent, its data,
@@ -97,6 +99,10 @@ type RPCCall struct {
 	segs     []rpcSeg
 	proc     int  // index in the stats' ByProc
 	inFlight bool // in its connection's tables, waiting for its reply
+	// long: an RDMA_NOMSG call, its RPC message in the position-zero read
+	// chunk, not decoded yet; counted: in the stats (a long call is
+	// counted once decoded, or answered, or given up)
+	long, counted bool
 }
 
 // Name names the RPC for reports: "COMPOUND SEQUENCE PUTFH READ", "NULL",
@@ -120,10 +126,11 @@ func (c *RPCCall) Name() string {
 
 type rpcSeg struct {
 	kind   decode.RPCChunkKind
+	pos    uint32 // a read segment's XDR position
 	handle uint32
 	va     uint64
 	length uint32
-	buf    []byte // reply chunk: the bytes written so far, at their offsets
+	buf    []byte // reply chunk, long call: the bytes moved so far, at their offsets
 }
 
 type rpcConn struct {
@@ -203,18 +210,10 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 	if in.HasRPC && in.RPC.Have >= 5 {
 		call.HasProc, call.Program, call.Version, call.Procedure = true, in.RPC.Program, in.RPC.ProgVersion, in.RPC.Procedure
 	}
-	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
-	if l.isCompound(call) && in.RPC.Complete() {
-		err := in.NFS.DecodeCallReduced(in.RPC.Body, l.reduced(in))
-		l.malformed(c, p, call.XID, err)
-		in.HasNFS = in.NFS.Have > 0
-		for _, o := range in.NFS.Ops {
-			call.Ops = append(call.Ops, o.Opcode)
-		}
-	}
 	h := &in.Hdr
 	for _, s := range h.Reads() {
-		call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkRead, handle: s.Handle, va: s.Offset, length: s.Length})
+		call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkRead, pos: s.Position, handle: s.Handle, va: s.Offset, length: s.Length})
+		call.long = call.long || h.Proc == decode.RPCRDMANoMsg && s.Position == 0
 	}
 	for _, w := range h.Writes {
 		for _, s := range h.ChunkSegs(w) {
@@ -226,8 +225,12 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 			call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkReply, handle: s.Handle, va: s.Offset, length: s.Length})
 		}
 	}
+	if !call.long {
+		l.decodeCall(c, call, in, p, len(in.Hdr.Body))
+	}
 	if old := rc.out[call.XID]; old != nil {
 		l.forget(rc, old) // sent again: the new call replaces it
+		l.settle(old)
 	}
 	if len(rc.out) >= maxRPCCalls {
 		l.giveUp(c, rc)
@@ -238,7 +241,9 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 	}
 	call.inFlight = true
 	rc.push(call)
-	l.count(call)
+	if !call.long {
+		l.count(call)
+	}
 	if l.keepAll {
 		l.calls = append(l.calls, call)
 	}
@@ -270,6 +275,7 @@ func (l *RPCLinker) giveUp(c *ULPConn, rc *rpcConn) {
 		rc.head++
 		if old.inFlight {
 			l.forget(rc, old)
+			l.settle(old)
 			l.noReply(c, old)
 			return
 		}
@@ -281,19 +287,80 @@ func (l *RPCLinker) noReply(c *ULPConn, call *RPCCall) {
 	c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
 }
 
-// reduced returns the offsets in an RDMA_MSG call's RPC body where the
-// data items its read chunks carry were (the chunks' XDR positions are
-// from the start of the RPC message), for the NFS decoder to step over.
-func (l *RPCLinker) reduced(in *decode.RPCInfo) []int {
+// decodeCall takes the procedure and an NFSv4 COMPOUND's ops of a call
+// from its RPC message, decoded in in.RPC; msgLen is the length of the
+// RPC message (the chunks' XDR positions count from its start).
+func (l *RPCLinker) decodeCall(c *ULPConn, call *RPCCall, in *decode.RPCInfo, p *decode.Packet, msgLen int) {
+	if in.HasRPC && in.RPC.Have >= 5 {
+		call.HasProc, call.Program, call.Version, call.Procedure = true, in.RPC.Program, in.RPC.ProgVersion, in.RPC.Procedure
+	}
+	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
+	if l.isCompound(call) && in.RPC.Complete() {
+		err := in.NFS.DecodeCallReduced(in.RPC.Body, l.reduced(call, msgLen-len(in.RPC.Body)))
+		l.malformed(c, p, call.XID, err)
+		in.HasNFS = in.NFS.Have > 0
+		for _, o := range in.NFS.Ops {
+			call.Ops = append(call.Ops, o.Opcode)
+		}
+	}
+}
+
+// reduced returns the offsets in a call's RPC body (at off in the RPC
+// message) where the data items its read chunks carry were, for the NFS
+// decoder to step over.
+func (l *RPCLinker) reduced(call *RPCCall, off int) []int {
 	l.at = l.at[:0]
-	off := len(in.Hdr.Body) - len(in.RPC.Body) // the body's offset in the RPC message
-	for _, s := range in.Hdr.Reads() {
-		if p := int(s.Position) - off; s.Position != 0 && p >= 0 && !slices.Contains(l.at, p) {
+	for _, s := range call.segs {
+		if p := int(s.pos) - off; s.kind == decode.RPCChunkRead && s.pos != 0 && p >= 0 && !slices.Contains(l.at, p) {
 			l.at = append(l.at, p)
 		}
 	}
 	slices.Sort(l.at)
 	return l.at
+}
+
+// longCall decodes a long call's RPC message once the READ responses
+// have brought every byte of its position-zero read chunk (its segments
+// in order), on the packet p that completes them.
+func (l *RPCLinker) longCall(c *ULPConn, call *RPCCall, in *decode.RPCInfo, p *decode.Packet) {
+	l.chunk = l.chunk[:0]
+	for i := range call.segs {
+		s := &call.segs[i]
+		if s.kind != decode.RPCChunkRead || s.pos != 0 {
+			continue
+		}
+		if len(s.buf) < int(min(s.length, maxReplyChunk)) {
+			return // more to come
+		}
+		l.chunk = append(l.chunk, s.buf...)
+	}
+	call.long = false
+	for i := range call.segs {
+		if s := &call.segs[i]; s.kind == decode.RPCChunkRead && s.pos == 0 {
+			l.kept -= len(s.buf)
+			s.buf = nil
+		}
+	}
+	_ = in.RPC.Decode(l.chunk)
+	in.HasRPC, in.FromChunk = in.RPC.Have > 0, true
+	if in.RPC.Have >= 2 && in.RPC.MsgType == decode.RPCCall {
+		l.decodeCall(c, call, in, p, len(l.chunk))
+	}
+	l.countOnce(call)
+}
+
+// countOnce counts a call in the statistics unless it is already.
+func (l *RPCLinker) countOnce(call *RPCCall) {
+	if !call.counted {
+		l.count(call)
+	}
+}
+
+// settle counts a call that leaves the connection's tables (answered,
+// sent again, given up, never answered): the bytes its chunks moved.
+func (l *RPCLinker) settle(call *RPCCall) {
+	l.countOnce(call)
+	l.st.ByProc[call.proc].Bytes += call.DataBytes
 }
 
 // malformed reports a COMPOUND whose ops stop early for another reason
@@ -391,6 +458,7 @@ func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode
 		return
 	}
 	l.forget(rc, call)
+	l.settle(call)
 	call.ReplyFrame = p.Frame.Number
 	call.Latency = p.Frame.Time.Sub(call.CallTime)
 	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
@@ -424,12 +492,14 @@ func (l *RPCLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 			call.DataFrames = append(call.DataFrames, p.Frame.Number)
 			if !d.Request {
 				call.DataBytes += d.Len
-				l.st.ByProc[call.proc].Bytes += d.Len
-			}
-			if s.kind == decode.RPCChunkReply && !d.Request {
-				l.keep(s, d.VA-s.va, p.Payload)
 			}
 			in := l.start(p)
+			if (s.kind == decode.RPCChunkReply || call.long && s.pos == 0) && !d.Request {
+				l.keep(s, d.VA-s.va, p.Payload)
+				if call.long {
+					l.longCall(c, call, in, p)
+				}
+			}
 			l.link(in, call)
 			in.Chunk = s.kind
 			return
@@ -466,6 +536,7 @@ func (l *RPCLinker) End() {
 		}
 		sort.Slice(open, func(i, j int) bool { return open[i].CallFrame < open[j].CallFrame })
 		for _, call := range open {
+			l.settle(call)
 			l.noReply(c, call)
 		}
 	}
@@ -507,6 +578,7 @@ type RPCCount struct {
 func (l *RPCLinker) count(c *RPCCall) {
 	st := &l.st
 	st.Calls++
+	c.counted = true
 	name := c.Name()
 	i, ok := l.procs[name]
 	if !ok {

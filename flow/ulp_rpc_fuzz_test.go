@@ -40,6 +40,16 @@ func FuzzRPCLinker(f *testing.F) {
 	rec(4, make([]byte, 100))
 	rec(1, append(be(8, 1, 32, 0, 0, 0, 0), be(8, 1, 0, 0, 0, 0, 0, 0, 0)...))
 	f.Add(seed)
+	// a long call: RDMA_NOMSG, the RPC call in the position-zero read
+	// chunk (key 6 at 0x3000), the server's READ of it, the reply
+	long := seed[:0:0]
+	rec = func(kind byte, b []byte) { long = append(append(long, kind, byte(len(b))), b...) }
+	call := be(9, 0, 2, 100003, 4, 1, 0, 0, 0, 0, 0, 1, 1, 10)
+	rec(0, be(9, 1, 32, 2, 1, 0, 6, uint32(len(call)), 0, 0x3000, 0, 0, 0))
+	rec(3, append(be(6, 0, 0x3000), make([]byte, len(call)-12)...))
+	rec(4, call)
+	rec(1, append(be(9, 1, 32, 0, 0, 0, 0), be(9, 1, 0, 0, 0, 0, 0, 0, 1, 10, 0, 0, 0)...))
+	f.Add(long)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// once keeping every call, once forgetting those answered: the
 		// stats and findings must not differ

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,5 +103,36 @@ func TestNFSOpsMatchTshark(t *testing.T) {
 		if !ops[strconv.Itoa(o)] {
 			t.Errorf("op %d is in no frame", o)
 		}
+	}
+}
+
+// TestNFSLongCallMatchesTshark: on the synthetic long call (an RDMA_NOMSG
+// whose RPC call the server pulls from the position-zero read chunk with
+// an RDMA READ), rocetap's rpcordma.*, rpc.* and nfs.* fields agree with
+// tshark's on every frame, the call decoded on the READ response that
+// completes the chunk (frame 8) by both.
+func TestNFSLongCallMatchesTshark(t *testing.T) {
+	const file = "../../testdata/synth/nfs_rdma_nomsg.pcap"
+	ts := tsharkPath(t)
+	want := fieldsOf(t, func(args []string) ([]byte, error) { return exec.Command(ts, args...).Output() }, file, nfsDecoderFields)
+	got := fieldsOf(t, func(args []string) ([]byte, error) {
+		var out, errOut bytes.Buffer
+		if code := cli.Main(append([]string{"decode"}, args...), cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
+			t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
+		}
+		return out.Bytes(), nil
+	}, file, nfsDecoderFields)
+	if len(got) != 10 || len(want) != 10 {
+		t.Fatalf("rocetap %d frames, tshark %d", len(got), len(want))
+	}
+	for n, w := range want {
+		for i, f := range nfsDecoderFields {
+			if got[n][i] != w[i] {
+				t.Errorf("frame %d %s: rocetap %q, tshark %q", n, f, got[n][i], w[i])
+			}
+		}
+	}
+	if ops := got[8][slices.Index(nfsDecoderFields, "nfs.opcode")]; ops != "53,22,73,9" {
+		t.Errorf("the long call's ops: %q", ops)
 	}
 }
