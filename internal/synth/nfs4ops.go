@@ -171,8 +171,9 @@ func nfsOps() (File, error) {
 	u.send("NFS reply: ILLEGAL NFS4ERR_OP_ILLEGAL", 1, rpcrdmaMsg(bad, decode.RPCRDMAMsg, noChunks).append(rpcReply(bad, 0)).append(reply), 0)
 	// one ACK each way covers the SENDs
 	for side := range 2 {
-		u.psn[side]--
-		u.ack(side)
+		t := Transport{BTH: decode.BTH{Opcode: rc(decode.OpAcknowledge), PKey: 0xFFFF, DestQP: u.qp[side], PSN: decode.PSN(u.psn[side] - 1)},
+			AETH: decode.AETH{Syndrome: 0x1F, MSN: u.msn[1-side]}}
+		u.b.add("ACK of every SEND", u.frame(1-side, t))
 	}
 	return b.done()
 }

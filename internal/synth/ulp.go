@@ -91,6 +91,7 @@ func (u *ulpConn) send(note string, side int, msg []byte, inv uint32) {
 	u.b.add(note, u.frame(side, t))
 	if u.noAcks {
 		u.psn[side]++
+		u.msn[1-side]++
 		return
 	}
 	u.ack(side)
