@@ -49,6 +49,17 @@ func fieldsOf(t *testing.T, run func(args []string) ([]byte, error), file string
 	return lines
 }
 
+// rocetapDecode runs rocetap decode ARGS in-process, for fieldsOf.
+func rocetapDecode(t *testing.T) func(args []string) ([]byte, error) {
+	return func(args []string) ([]byte, error) {
+		var out, errOut bytes.Buffer
+		if code := cli.Main(append([]string{"decode"}, args...), cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
+			t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
+		}
+		return out.Bytes(), nil
+	}
+}
+
 // TestNFSOpsMatchTshark compares, frame by frame, rocetap's nfs.opcode
 // and nfs.status (and the RPC it decodes them from) with tshark's on
 // COMPOUNDs of every op the kernel's mount lacks, ending with a GETFH
@@ -68,13 +79,7 @@ func TestNFSOpsMatchTshark(t *testing.T) {
 		}
 		return out, err
 	}, nfsOpsCapture, fields)
-	got := fieldsOf(t, func(args []string) ([]byte, error) {
-		var out, errOut bytes.Buffer
-		if code := cli.Main(append([]string{"decode"}, args...), cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
-			t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
-		}
-		return out.Bytes(), nil
-	}, nfsOpsCapture, fields)
+	got := fieldsOf(t, rocetapDecode(t), nfsOpsCapture, fields)
 	if len(got) != len(want) || len(want) != 15 {
 		t.Fatalf("rocetap %d frames, tshark %d", len(got), len(want))
 	}
@@ -115,13 +120,7 @@ func TestNFSLongCallMatchesTshark(t *testing.T) {
 	const file = "../../testdata/synth/nfs_rdma_nomsg.pcap"
 	ts := tsharkPath(t)
 	want := fieldsOf(t, func(args []string) ([]byte, error) { return exec.Command(ts, args...).Output() }, file, nfsDecoderFields)
-	got := fieldsOf(t, func(args []string) ([]byte, error) {
-		var out, errOut bytes.Buffer
-		if code := cli.Main(append([]string{"decode"}, args...), cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
-			t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
-		}
-		return out.Bytes(), nil
-	}, file, nfsDecoderFields)
+	got := fieldsOf(t, rocetapDecode(t), file, nfsDecoderFields)
 	if len(got) != 10 || len(want) != 10 {
 		t.Fatalf("rocetap %d frames, tshark %d", len(got), len(want))
 	}

@@ -7,6 +7,26 @@ import "github.com/rocetap/rocetap/decode"
 // pulls it with an RDMA READ (its responses carry the call) and answers
 // inline.
 
+// The opcodes of a message's packets: First, Middle, Last, Only.
+var (
+	writeOps        = [4]uint8{decode.OpWriteFirst, decode.OpWriteMiddle, decode.OpWriteLast, decode.OpWriteOnly}
+	readResponseOps = [4]uint8{decode.OpReadResponseFirst, decode.OpReadResponseMiddle, decode.OpReadResponseLast, decode.OpReadResponseOnly}
+)
+
+// packetOp returns the opcode of a packet of a message (ops: First,
+// Middle, Last, Only): its first, its last, both or neither.
+func packetOp(ops [4]uint8, first, last bool) uint8 {
+	switch {
+	case first && last:
+		return ops[3]
+	case first:
+		return ops[0]
+	case last:
+		return ops[2]
+	}
+	return ops[1]
+}
+
 // read adds an RDMA READ by side of data at rkey/va and the other side's
 // READ responses (First, Middle..., Last, or Only) of 1024 bytes each.
 func (u *ulpConn) read(note string, side int, rkey uint32, va uint64, data []byte) {
@@ -19,15 +39,7 @@ func (u *ulpConn) read(note string, side int, rkey uint32, va uint64, data []byt
 	for off := 0; off < len(data) || off == 0; off += 1024 {
 		k := min(1024, len(data)-off)
 		first, last := off == 0, off+k >= len(data)
-		op := uint8(decode.OpReadResponseMiddle)
-		switch {
-		case first && last:
-			op = decode.OpReadResponseOnly
-		case first:
-			op = decode.OpReadResponseFirst
-		case last:
-			op = decode.OpReadResponseLast
-		}
+		op := packetOp(readResponseOps, first, last)
 		t := Transport{BTH: decode.BTH{Opcode: rc(op), PKey: 0xFFFF, DestQP: u.qp[side], PSN: decode.PSN(req + uint32(n)), PadCount: padFor(k)}, Payload: data[off : off+k]}
 		if first || last {
 			t.AETH = decode.AETH{Syndrome: 0x1F, MSN: u.msn[1-side]}

@@ -103,15 +103,7 @@ func (u *ulpConn) write(note string, side int, rkey uint32, va uint64, data []by
 	for off := 0; off < len(data) || off == 0; off += 1024 {
 		n := min(1024, len(data)-off)
 		first, last := off == 0, off+n >= len(data)
-		op := uint8(decode.OpWriteMiddle)
-		switch {
-		case first && last:
-			op = decode.OpWriteOnly
-		case first:
-			op = decode.OpWriteFirst
-		case last:
-			op = decode.OpWriteLast
-		}
+		op := packetOp(writeOps, first, last)
 		t := Transport{BTH: decode.BTH{Opcode: rc(op), PKey: 0xFFFF, DestQP: u.qp[1-side], PSN: decode.PSN(u.psn[side]), AckReq: last, PadCount: padFor(n)}, Payload: data[off : off+n]}
 		if first {
 			t.RETH = reth(va, rkey, uint32(len(data)))
