@@ -80,9 +80,15 @@ func (c *NFS4Compound) DecodeCallReduced(b []byte, reduced []int) error {
 }
 
 // DecodeReply decodes COMPOUND4res, reusing c.Ops.
-func (c *NFS4Compound) DecodeReply(b []byte) error {
+func (c *NFS4Compound) DecodeReply(b []byte) error { return c.DecodeReplyReduced(b, 0) }
+
+// DecodeReplyReduced decodes COMPOUND4res whose RPC-over-RDMA reply moved
+// its first ddp DDP-eligible data items (a READ's data, READLINK's link
+// text: RFC 8267, 4.2) to write chunks: their length words are in b, their
+// bytes and padding are not.
+func (c *NFS4Compound) DecodeReplyReduced(b []byte, ddp int) error {
 	*c = NFS4Compound{Reply: true, Ops: c.Ops[:0], AttrStatus: c.AttrStatus[:0]}
-	x := xdr{b: b}
+	x := xdr{b: b, ddp: ddp}
 	if c.Status = x.u32(); !x.ok() {
 		return truncated("nfs", 4, len(b))
 	}
@@ -214,7 +220,7 @@ func skipChannelAttrs(x *xdr) { x.skipWords(6); x.skipWords(x.count(4)) }
 func skipRenameArgs(x *xdr)   { x.opaque(); x.opaque() }
 func skipStateidArray(x *xdr) { x.skip(16 * x.count(16)) }
 func skipStatusArray(x *xdr)  { x.skipWords(x.count(4)) }
-func skipReadRes(x *xdr)      { x.skip(4); x.opaque() }
+func skipReadRes(x *xdr)      { x.skip(4); x.ddpOpaque() }
 func skipWriteArgs(x *xdr)    { x.skip(16 + 8 + 4); x.opaque() }
 func skipReaddirArgs(x *xdr)  { x.skip(8 + 8 + 4 + 4); x.skipBitmap() }
 func skipSetclientidArgs(x *xdr) {
@@ -438,7 +444,7 @@ var nfs4Ops = map[uint32]struct {
 	24:    {"PUTROOTFH", skipVoid, skipVoid},
 	25:    {"READ", skipN(28), skipReadRes},
 	26:    {"READDIR", skipReaddirArgs, skipReaddirRes},
-	27:    {"READLINK", skipVoid, skipOpaque1},
+	27:    {"READLINK", skipVoid, func(x *xdr) { x.ddpOpaque() }},
 	28:    {"REMOVE", skipOpaque1, skipN(20)},
 	29:    {"RENAME", skipRenameArgs, skipN(40)},
 	30:    {"RENEW", skipN(8), skipVoid},

@@ -60,3 +60,19 @@ func TestNFS4OpsTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestNFS4WriteChunkReduced: a READ reply whose data went into a write
+// chunk keeps the data's length, not its bytes; the op after it decodes
+// when the decoder knows a write chunk was written.
+func TestNFS4WriteChunkReduced(t *testing.T) {
+	b := be32(0, 0, 3, 22, 0)                // NFS4_OK, tag, 3 ops, PUTFH OK
+	b = append(b, be32(25, 0, 1, 4096)...)   // READ OK, eof, 4096 bytes (in the chunk)
+	b = append(b, be32(9, 0, 1, 0x18, 0)...) // GETATTR OK {type, change}, no attribute bytes
+	var c NFS4Compound
+	if err := c.DecodeReply(b); !errors.Is(err, ErrTruncated) || len(c.Ops) != 2 {
+		t.Errorf("without the chunk: %v %+v", err, c)
+	}
+	if err := c.DecodeReplyReduced(b, 1); err != nil || !c.Complete || NFS4OpList(c.Ops) != "PUTFH READ GETATTR" {
+		t.Errorf("%v %+v", err, c)
+	}
+}

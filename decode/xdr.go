@@ -17,6 +17,9 @@ type xdr struct {
 	// (and padding) are absent from the stream, its length word present:
 	// RPC-over-RDMA moved them to a read chunk (RFC 8166, 3.5.3)
 	reduced []int
+	// ddp counts the DDP-eligible data items (ddpOpaque) still to come
+	// whose bytes are in write chunks, not in b
+	ddp int
 	// status collects the nfsstat4 values read inside an NFSv4 op's
 	// arguments or results (skipStatus)
 	status []uint32
@@ -77,6 +80,17 @@ func (x *xdr) opaque() []byte {
 		return nil
 	}
 	return x.fixed(int(n))
+}
+
+// ddpOpaque reads a DDP-eligible variable-length opaque: its length
+// only, when RPC-over-RDMA moved its bytes to a write chunk (ddp).
+func (x *xdr) ddpOpaque() {
+	if x.ddp > 0 {
+		x.ddp--
+		x.u32()
+		return
+	}
+	x.opaque()
 }
 
 // count reads an array length and checks that at least min bytes per

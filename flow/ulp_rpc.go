@@ -363,11 +363,26 @@ func (l *RPCLinker) settle(call *RPCCall) {
 	l.st.ByProc[call.proc].Bytes += call.DataBytes
 }
 
-// malformed reports a COMPOUND whose ops stop early for another reason
-// than the end of the bytes (a capture cut short): an unknown op or a
-// value its XDR does not allow.
+// writtenChunks counts the write chunks a reply's header says the server
+// wrote (a segment length not 0): each holds a data item of the reply.
+func writtenChunks(h *decode.RPCRDMA) int {
+	n := 0
+	for _, w := range h.Writes {
+		for _, s := range h.ChunkSegs(w) {
+			if s.Length > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// malformed reports a COMPOUND whose ops stop early: an unknown op, a
+// value its XDR does not allow, or a message shorter than its ops (unless
+// the capture cut the packet: then it is the capture's doing).
 func (l *RPCLinker) malformed(c *ULPConn, p *decode.Packet, xid uint32, err error) {
-	if errors.Is(err, decode.ErrMalformed) {
+	if errors.Is(err, decode.ErrMalformed) || errors.Is(err, decode.ErrTruncated) && p.Flags&decode.FlagTruncated == 0 {
 		c.Event(p, decode.EventULPMalformed, "NFS COMPOUND xid="+hexN(xid, 8)+": "+err.Error())
 	}
 }
@@ -463,7 +478,7 @@ func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode
 	call.Latency = p.Frame.Time.Sub(call.CallTime)
 	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
 	if in.HasRPC && l.isCompound(call) && in.RPC.Complete() && in.RPC.AcceptStat == decode.RPCSuccess && in.RPC.ReplyStat == decode.RPCMsgAccepted {
-		l.malformed(c, p, xid, in.NFS.DecodeReply(in.RPC.Body))
+		l.malformed(c, p, xid, in.NFS.DecodeReplyReduced(in.RPC.Body, writtenChunks(&in.Hdr)))
 		in.HasNFS = in.NFS.Have > 0
 	}
 	l.link(in, call)
