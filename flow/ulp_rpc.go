@@ -509,9 +509,10 @@ func (l *RPCLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 				call.DataBytes += d.Len
 			}
 			in := l.start(p)
-			if (s.kind == decode.RPCChunkReply || call.long && s.pos == 0) && !d.Request {
+			pos0 := call.long && s.kind == decode.RPCChunkRead && s.pos == 0 // the long call's message
+			if (s.kind == decode.RPCChunkReply || pos0) && !d.Request {
 				l.keep(s, d.VA-s.va, p.Payload)
-				if call.long {
+				if pos0 {
 					l.longCall(c, call, in, p)
 				}
 			}
