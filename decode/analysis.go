@@ -291,6 +291,7 @@ const (
 	EventPFCStorm                            // a priority paused continuously past the storm threshold (rocetap.pfc.*)
 	EventPFCPaused                           // RoCE traffic of a priority sent while it was paused
 	EventPFCUnusedPrio                       // pause frames for a priority that carries no RoCE
+	EventULPMalformed                        // ULP: a message decoded only in part: an unknown op or a value its XDR does not allow
 	numEvents              = iota
 )
 
@@ -341,6 +342,7 @@ var eventTable = [numEvents]eventInfo{
 	{"pfc_storm", SevError, "PFC storm: priority paused continuously past the threshold"},
 	{"pfc_paused_traffic", SevWarning, "RoCE traffic sent on a paused priority"},
 	{"pfc_unused_priority", SevNote, "Pause frames for a priority that carries no RoCE"},
+	{"ulp_malformed", SevWarning, "ULP message malformed: decoded only in part"},
 }
 
 // NumEvents is the number of event kinds.

@@ -9,11 +9,12 @@ import "fmt"
 //	reply: status | tag | count | {opcode, status, results}*
 //
 // rocetap decodes the op codes and statuses, not every field: to reach op
-// N it must step over the arguments (results) of ops 0..N-1, which
-// nfs4ArgSkip (nfs4ResSkip) knows for the ops of NFSv4.0, 4.1 and the
-// common ones of 4.2. An op it cannot step over ends the list it shows
-// (NFS4Compound.Complete is false). A reply stops at the first op that
-// failed, as the server stops executing there.
+// N it must step over the arguments (results) of ops 0..N-1, which the op
+// table (nfs4Ops) describes for every op of NFSv4.0 (RFC 7530), 4.1 (RFC
+// 8881), 4.2 (RFC 7862) and the extended attributes (RFC 8276). An unknown
+// op, a union arm the XDR does not allow or bytes ending early stop the
+// list, with an error (NFS4Compound.Complete is false). A reply stops at
+// the first op that failed, as the server stops executing there.
 
 // NFS program number and the COMPOUND procedure.
 const (
@@ -43,8 +44,9 @@ type NFS4Compound struct {
 	Have         int    // items present: 1 status (reply) / tag (call), 2 tag / minorversion, 3 count
 	Ops          []NFS4Op
 	Complete     bool // every op (and the last one's body) was decoded
-	// AttrStatus are the rdattr_error attributes of the results, op after
-	// op (tshark shows them among nfs.status).
+	// AttrStatus are the rdattr_error attributes of the results and the
+	// nfsstat4 values inside an op's arguments or results (TEST_STATEID's,
+	// LAYOUTERROR's), op after op (tshark shows them among nfs.status).
 	AttrStatus []uint32
 }
 
@@ -52,9 +54,16 @@ type NFS4Compound struct {
 const maxNFS4Ops = 256
 
 // DecodeCall decodes COMPOUND4args, reusing c.Ops.
-func (c *NFS4Compound) DecodeCall(b []byte) error {
+func (c *NFS4Compound) DecodeCall(b []byte) error { return c.DecodeCallReduced(b, nil) }
+
+// DecodeCallReduced decodes COMPOUND4args whose RPC-over-RDMA call moved
+// data items to read chunks: reduced are the offsets in b, ascending,
+// where such an item's bytes would be (the chunks' XDR positions, less
+// the offset of b in the RPC message); the item's length word is in b,
+// its bytes and padding are not.
+func (c *NFS4Compound) DecodeCallReduced(b []byte, reduced []int) error {
 	*c = NFS4Compound{Ops: c.Ops[:0], AttrStatus: c.AttrStatus[:0]}
-	x := xdr{b: b}
+	x := xdr{b: b, reduced: reduced}
 	if c.Tag = x.opaque(); !x.ok() {
 		return truncated("nfs", 4, len(b))
 	}
@@ -71,9 +80,15 @@ func (c *NFS4Compound) DecodeCall(b []byte) error {
 }
 
 // DecodeReply decodes COMPOUND4res, reusing c.Ops.
-func (c *NFS4Compound) DecodeReply(b []byte) error {
+func (c *NFS4Compound) DecodeReply(b []byte) error { return c.DecodeReplyReduced(b, 0) }
+
+// DecodeReplyReduced decodes COMPOUND4res whose RPC-over-RDMA reply moved
+// its first ddp DDP-eligible data items (a READ's data, READLINK's link
+// text: RFC 8267, 4.2) to write chunks: their length words are in b, their
+// bytes and padding are not.
+func (c *NFS4Compound) DecodeReplyReduced(b []byte, ddp int) error {
 	*c = NFS4Compound{Reply: true, Ops: c.Ops[:0], AttrStatus: c.AttrStatus[:0]}
-	x := xdr{b: b}
+	x := xdr{b: b, ddp: ddp}
 	if c.Status = x.u32(); !x.ok() {
 		return truncated("nfs", 4, len(b))
 	}
@@ -113,9 +128,10 @@ func (c *NFS4Compound) ops(x *xdr, reply bool) error {
 			c.Complete = i+1 == c.Count
 			return nil
 		}
-		skip := nfs4ArgSkip(op.Opcode)
+		desc, known := nfs4Ops[op.Opcode]
+		skip := desc.arg
 		if reply {
-			skip = nfs4ResSkip(op.Opcode)
+			skip = desc.res
 		}
 		switch {
 		case reply && op.Opcode == 9: // GETATTR
@@ -128,10 +144,16 @@ func (c *NFS4Compound) ops(x *xdr, reply bool) error {
 				c.fattr(x)
 			}
 			x.skip(4)
-		case skip == nil:
-			return nil // an op rocetap cannot step over: the list ends here
+		case !known || skip == nil:
+			return fmt.Errorf("nfs: op %d of %d: unknown opcode %d: %w", i+1, c.Count, op.Opcode, ErrMalformed)
 		default:
+			x.status = c.AttrStatus
 			skip(x)
+			c.Ops[len(c.Ops)-1].Attrs += len(x.status) - len(c.AttrStatus)
+			c.AttrStatus = x.status
+		}
+		if x.bad {
+			return fmt.Errorf("nfs: op %d of %d (%s): a value its XDR does not allow: %w", i+1, c.Count, desc.name, ErrMalformed)
 		}
 		if !x.ok() {
 			return truncated("nfs", x.off, len(x.b))
@@ -198,7 +220,7 @@ func skipChannelAttrs(x *xdr) { x.skipWords(6); x.skipWords(x.count(4)) }
 func skipRenameArgs(x *xdr)   { x.opaque(); x.opaque() }
 func skipStateidArray(x *xdr) { x.skip(16 * x.count(16)) }
 func skipStatusArray(x *xdr)  { x.skipWords(x.count(4)) }
-func skipReadRes(x *xdr)      { x.skip(4); x.opaque() }
+func skipReadRes(x *xdr)      { x.skip(4); x.ddpOpaque() }
 func skipWriteArgs(x *xdr)    { x.skip(16 + 8 + 4); x.opaque() }
 func skipReaddirArgs(x *xdr)  { x.skip(8 + 8 + 4 + 4); x.skipBitmap() }
 func skipSetclientidArgs(x *xdr) {
@@ -244,7 +266,7 @@ func skipOpenArgs(x *xdr) {
 			x.skip(8)
 			skipFattr(x)
 		default:
-			x.short = true
+			x.invalid()
 		}
 	}
 	switch x.u32() {
@@ -259,7 +281,7 @@ func skipOpenArgs(x *xdr) {
 		x.skip(16)
 	case 4, 6: // CLAIM_FH, CLAIM_DELEG_PREV_FH
 	default:
-		x.short = true
+		x.invalid()
 	}
 }
 
@@ -268,6 +290,11 @@ func skipACE(x *xdr) { x.skip(12); x.opaque() }
 func skipOpenRes(x *xdr) {
 	x.skip(16 + 20 + 4)
 	x.skipBitmap()
+	skipOpenDelegation(x)
+}
+
+// skipOpenDelegation steps over an open_delegation4.
+func skipOpenDelegation(x *xdr) {
 	switch x.u32() {
 	case 0: // OPEN_DELEGATE_NONE
 	case 1: // READ: stateid, recall, permissions
@@ -281,7 +308,7 @@ func skipOpenRes(x *xdr) {
 			x.skip(4)
 		}
 	default:
-		x.short = true
+		x.invalid()
 	}
 }
 
@@ -315,7 +342,7 @@ func skipStateProtectArgs(x *xdr) {
 		x.skipOpaques(x.count(4))
 		x.skip(8)
 	default:
-		x.short = true
+		x.invalid()
 	}
 }
 
@@ -329,7 +356,7 @@ func skipStateProtectRes(x *xdr) {
 		x.skip(16)
 		x.skipOpaques(x.count(4))
 	default:
-		x.short = true
+		x.invalid()
 	}
 }
 
@@ -364,7 +391,7 @@ func skipCallbackSec(x *xdr) {
 			x.opaque()
 			x.opaque()
 		default:
-			x.short = true
+			x.invalid()
 			return
 		}
 	}
@@ -387,7 +414,8 @@ func skipCreateSessionRes(x *xdr) {
 func skipBackchannelCtl(x *xdr) { x.skip(4); skipCallbackSec(x) }
 
 // nfs4Ops describes each op: its name as Wireshark shows it and how to
-// step over its arguments and its results (nil: rocetap cannot).
+// step over its arguments and its results (nfs4_ops.go composes those of
+// the ops the other functions here do not name).
 var nfs4Ops = map[uint32]struct {
 	name     string
 	arg, res nfs4Skip
@@ -416,7 +444,7 @@ var nfs4Ops = map[uint32]struct {
 	24:    {"PUTROOTFH", skipVoid, skipVoid},
 	25:    {"READ", skipN(28), skipReadRes},
 	26:    {"READDIR", skipReaddirArgs, skipReaddirRes},
-	27:    {"READLINK", skipVoid, skipOpaque1},
+	27:    {"READLINK", skipVoid, func(x *xdr) { x.ddpOpaque() }},
 	28:    {"REMOVE", skipOpaque1, skipN(20)},
 	29:    {"RENAME", skipRenameArgs, skipN(40)},
 	30:    {"RENEW", skipN(8), skipVoid},
@@ -435,41 +463,38 @@ var nfs4Ops = map[uint32]struct {
 	43:    {"CREATE_SESSION", skipCreateSessionArgs, skipCreateSessionRes},
 	44:    {"DESTROY_SESSION", skipN(16), skipVoid},
 	45:    {"FREE_STATEID", skipN(16), skipVoid},
-	46:    {"GET_DIR_DELEGATION", nil, nil},
-	47:    {"GETDEVINFO", nil, nil},
-	48:    {"GETDEVLIST", nil, nil},
-	49:    {"LAYOUTCOMMIT", nil, nil},
-	50:    {"LAYOUTGET", nil, nil},
-	51:    {"LAYOUTRETURN", nil, nil},
+	46:    {"GET_DIR_DELEGATION", seq(skipN(4), skipBitmap, skipN(24), skipBitmap, skipBitmap), skipGetDirDelegRes},
+	47:    {"GETDEVINFO", seq(skipN(24), skipBitmap), seq(skipN(4), skipOpaque1, skipBitmap)},
+	48:    {"GETDEVLIST", skipN(24), seq(skipN(16), array(16, skipN(16)), skipN(4))},
+	49:    {"LAYOUTCOMMIT", seq(skipN(36), optional(skipN(8)), optional(skipN(12)), skipN(4), skipOpaque1), optional(skipN(8))},
+	50:    {"LAYOUTGET", skipN(56), seq(skipN(20), array(28, seq(skipN(24), skipOpaque1)))},
+	51:    {"LAYOUTRETURN", seq(skipN(12), union(arm{1, seq(skipN(32), skipOpaque1)}, arm{2, skipVoid}, arm{3, skipVoid})), optional(skipN(16))},
 	52:    {"SECINFO_NO_NAME", skipN(4), skipSecinfoRes},
 	53:    {"SEQUENCE", skipN(32), skipN(36)},
-	54:    {"SET_SSV", nil, nil},
-	55:    {"TEST_STATEID", skipStateidArray, skipStatusArray},
-	56:    {"WANT_DELEG", nil, nil},
+	54:    {"SET_SSV", seq(skipOpaque1, skipOpaque1), skipOpaque1},
+	55:    {"TEST_STATEID", skipStateidArray, array(4, skipStatus)},
+	56:    {"WANT_DELEG", seq(skipN(4), union(arm{1, skipN(4)}, arm{4, skipVoid}, arm{6, skipVoid})), skipOpenDelegation},
 	57:    {"DESTROY_CLIENTID", skipN(8), skipVoid},
 	58:    {"RECLAIM_COMPLETE", skipN(4), skipVoid},
 	59:    {"ALLOCATE", skipN(32), skipVoid},
 	62:    {"DEALLOCATE", skipN(32), skipVoid},
-	60:    {"COPY", nil, nil},
-	61:    {"COPY_NOTIFY", nil, nil},
-	63:    {"IO_ADVISE", nil, nil},
-	64:    {"LAYOUTERROR", nil, nil},
-	65:    {"LAYOUTSTATS", nil, nil},
-	66:    {"OFFLOAD_CANCEL", nil, nil},
-	67:    {"OFFLOAD_STATUS", nil, nil},
-	68:    {"READ_PLUS", nil, nil},
-	70:    {"WRITE_SAME", nil, nil},
-	71:    {"CLONE", nil, nil},
-	72:    {"GETXATTR", nil, nil},
-	73:    {"SETXATTR", nil, nil},
-	74:    {"LISTXATTRS", nil, nil},
-	75:    {"REMOVEXATTR", nil, nil},
+	60:    {"COPY", seq(skipN(64), array(4, skipNetloc)), seq(skipWriteResponse, skipN(8))},
+	61:    {"COPY_NOTIFY", seq(skipN(16), skipNetloc), seq(skipN(28), array(4, skipNetloc))},
+	63:    {"IO_ADVISE", seq(skipN(32), skipBitmap), skipBitmap},
+	64:    {"LAYOUTERROR", seq(skipN(32), array(24, seq(skipN(16), skipStatus, skipN(4)))), skipVoid},
+	65:    {"LAYOUTSTATS", seq(skipN(84), skipOpaque1), skipVoid},
+	66:    {"OFFLOAD_CANCEL", skipN(16), skipVoid},
+	67:    {"OFFLOAD_STATUS", skipN(16), seq(skipN(8), skipStatusArray)},
+	68:    {"READ_PLUS", skipN(28), seq(skipN(4), array(4, union(arm{0, seq(skipN(8), skipOpaque1)}, arm{1, skipN(16)})))},
+	70:    {"WRITE_SAME", seq(skipN(64), skipOpaque1), skipWriteResponse},
+	71:    {"CLONE", skipN(56), skipVoid},
+	72:    {"GETXATTR", skipOpaque1, skipOpaque1},
+	73:    {"SETXATTR", seq(skipN(4), skipOpaque1, skipOpaque1), skipN(20)},
+	74:    {"LISTXATTRS", skipN(12), seq(skipN(8), array(4, skipOpaque1), skipN(4))},
+	75:    {"REMOVEXATTR", skipOpaque1, skipN(20)},
 	69:    {"SEEK", skipN(28), skipN(12)},
 	10044: {"ILLEGAL", skipVoid, skipVoid},
 }
-
-func nfs4ArgSkip(op uint32) nfs4Skip { return nfs4Ops[op].arg }
-func nfs4ResSkip(op uint32) nfs4Skip { return nfs4Ops[op].res }
 
 // NFS4OpName names an NFSv4 operation as Wireshark does ("" if unknown).
 func NFS4OpName(op uint32) string { return nfs4Ops[op].name }

@@ -207,9 +207,14 @@ func TestNFS4CompoundReplyStops(t *testing.T) {
 	if !c.Complete || c.Status != 2 || len(c.Ops) != 3 || c.Ops[0] != want[0] || c.Ops[1] != want[1] || c.Ops[2] != want[2] {
 		t.Errorf("%+v", c)
 	}
-	// An op rocetap cannot step over ends the list, not the decode.
-	b = be32(0, 1, 2, 50, 1, 2)
-	if err := c.DecodeCall(b); err != nil || c.Complete || len(c.Ops) != 1 || NFS4OpName(c.Ops[0].Opcode) != "LAYOUTGET" {
+	// An unknown op, or a union arm its XDR does not allow, ends the list
+	// with a malformed error.
+	b = be32(0, 1, 2, 99, 1, 2)
+	if err := c.DecodeCall(b); !errors.Is(err, ErrMalformed) || c.Complete || len(c.Ops) != 1 || c.Ops[0].Opcode != 99 {
+		t.Errorf("%v %+v", err, c)
+	}
+	b = be32(0, 1, 2, 56, 0, 5, 22, 0) // WANT_DELEGATION claim 5 (CLAIM_DELEG_CUR_FH): not a want's
+	if err := c.DecodeCall(b); !errors.Is(err, ErrMalformed) || len(c.Ops) != 1 {
 		t.Errorf("%v %+v", err, c)
 	}
 	// A hostile op count: the ops end with the bytes.
@@ -321,6 +326,13 @@ func FuzzDecodeNFS4(f *testing.F) {
 			f.Add(false, append([]byte(nil), m.Body...))
 		}
 	}
+	calls, replies := nfsOpsBodies(f)
+	for _, b := range calls {
+		f.Add(false, b)
+	}
+	for _, b := range replies {
+		f.Add(true, b)
+	}
 	f.Fuzz(func(t *testing.T, reply bool, b []byte) {
 		var c NFS4Compound
 		if reply {
@@ -356,4 +368,22 @@ func FuzzDecodeSMBDirect(f *testing.F) {
 		}
 		_ = ClassifySMBDirect(b)
 	})
+}
+
+// TestNFS4ReadChunkReduced: a WRITE whose data RPC-over-RDMA moved to a
+// read chunk keeps its length word in the call, not its bytes; the op
+// after it decodes when the decoder knows the chunk's position.
+func TestNFS4ReadChunkReduced(t *testing.T) {
+	b := be32(0, 1, 3, 22, 4, 0xAB)              // tag, minor 1, 3 ops, PUTFH fh(4)
+	b = append(b, be32(38, 0, 0, 0, 0, 0, 0)...) // WRITE stateid, offset 0
+	b = append(b, be32(2, 8192)...)              // FILE_SYNC, 8192 bytes (in the chunk)
+	pos := len(b)
+	b = append(b, be32(9, 1, 0x18)...) // GETATTR {type, change}
+	var c NFS4Compound
+	if err := c.DecodeCall(b); err == nil || len(c.Ops) != 2 {
+		t.Errorf("without the position: %v %+v", err, c)
+	}
+	if err := c.DecodeCallReduced(b, []int{pos}); err != nil || !c.Complete || NFS4OpList(c.Ops) != "PUTFH WRITE GETATTR" {
+		t.Errorf("%v %+v", err, c)
+	}
 }

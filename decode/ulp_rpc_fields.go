@@ -155,10 +155,12 @@ func registerRPCFields(rt *Field) {
 	})
 	names(op, func(v uint64) string { return NFS4OpName(uint32(v)) })
 	st := multi(nfs, "nfs.status", "Status", FTUint32, BaseDec, func(r *RPCInfo, out []Value) []Value {
-		if !r.HasNFS || !r.NFS.Reply || r.NFS.Have < 1 {
+		if !r.HasNFS || r.NFS.Have < 1 {
 			return out
 		}
-		out = append(out, Value{U: uint64(r.NFS.Status)})
+		if r.NFS.Reply {
+			out = append(out, Value{U: uint64(r.NFS.Status)})
+		}
 		attrs := r.NFS.AttrStatus
 		for _, o := range r.NFS.Ops {
 			if o.HasStatus {

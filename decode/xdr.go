@@ -10,9 +10,25 @@ type xdr struct {
 	b     []byte
 	off   int
 	short bool
+	// bad: a value the XDR does not allow (a union's unknown arm) stopped
+	// the reads, not the end of the bytes
+	bad bool
+	// reduced are the offsets in b where a variable-length opaque's bytes
+	// (and padding) are absent from the stream, its length word present:
+	// RPC-over-RDMA moved them to a read chunk (RFC 8166, 3.5.3)
+	reduced []int
+	// ddp counts the DDP-eligible data items (ddpOpaque) still to come
+	// whose bytes are in write chunks, not in b
+	ddp int
+	// status collects the nfsstat4 values read inside an NFSv4 op's
+	// arguments or results (skipStatus)
+	status []uint32
 }
 
 func (x *xdr) ok() bool { return !x.short }
+
+// invalid stops the reads at a value the XDR does not allow.
+func (x *xdr) invalid() { x.short, x.bad = true, true }
 
 // left returns the bytes not read yet.
 func (x *xdr) left() int { return len(x.b) - x.off }
@@ -52,11 +68,29 @@ func (x *xdr) fixed(n int) []byte {
 // their padding.
 func (x *xdr) opaque() []byte {
 	n := x.u32()
+	for len(x.reduced) > 0 && x.reduced[0] < x.off {
+		x.reduced = x.reduced[1:]
+	}
+	if !x.short && len(x.reduced) > 0 && x.off == x.reduced[0] {
+		x.reduced = x.reduced[1:]
+		return nil
+	}
 	if x.short || uint64(n) > uint64(x.left()) {
 		x.short = true
 		return nil
 	}
 	return x.fixed(int(n))
+}
+
+// ddpOpaque reads a DDP-eligible variable-length opaque: its length
+// only, when RPC-over-RDMA moved its bytes to a write chunk (ddp).
+func (x *xdr) ddpOpaque() {
+	if x.ddp > 0 {
+		x.ddp--
+		x.u32()
+		return
+	}
+	x.opaque()
 }
 
 // count reads an array length and checks that at least min bytes per

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,11 +18,20 @@ import (
 // server's RDMA READs of a read chunk (handle = the READ's rkey, offset =
 // its address) and its RDMA WRITEs into a write chunk or the reply chunk.
 // An RDMA_NOMSG reply's RPC message is the bytes the server wrote into the
-// reply chunk, which the linker keeps for it.
+// reply chunk, which the linker keeps for it; an RDMA_NOMSG call's (a long
+// call) is in its position-zero read chunk, the bytes the server's RDMA
+// READ responses carry, decoded on the response that completes them.
+//
+// Memory follows the calls in flight, not the calls made: a call is
+// counted in the statistics as it goes (its procedure when sent, its data,
+// its reply) and forgotten once answered, unless the tracker keeps every
+// call (Options.KeepULP: a first pass, tests). A connection keeps at most
+// maxRPCCalls calls waiting: past it the oldest is given up as never
+// answered, as those still waiting at the end of the capture are.
 
 func init() {
 	RegisterULP(decode.ULPRPCRDMA, func(t *Tracker) ULPLinker {
-		l := &RPCLinker{t: t}
+		l := &RPCLinker{t: t, keepAll: t.opts.KeepULP, procs: map[string]int{}, ops: map[string]int{}, errs: map[string]int{}}
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPRPCRDMA).(*RPCLinker); ok {
 				l.prior = map[int]*RPCCall{}
@@ -36,12 +46,14 @@ func init() {
 	})
 }
 
-// maxRPCCalls bounds the calls a connection keeps waiting for a reply;
+// maxRPCCalls bounds the calls a connection keeps waiting for a reply (a
+// var for the tests);
 // maxReplyChunk the bytes kept of a reply chunk segment, maxReplyKept
 // those of all the reply chunks waiting for their reply (a hostile
 // capture cannot make the linker hold more).
+var maxRPCCalls = 1 << 16
+
 const (
-	maxRPCCalls   = 1 << 16
 	maxReplyChunk = 1 << 20
 	maxReplyKept  = 64 << 20
 )
@@ -49,11 +61,19 @@ const (
 // RPCLinker is the analysis of the NFS-over-RDMA connections of a
 // tracker; Calls lists what it found, for the reports.
 type RPCLinker struct {
-	t     *Tracker
-	info  decode.RPCInfo
-	calls []*RPCCall // every call and unmatched reply, in capture order
-	chunk []byte
-	kept  int // bytes of reply chunks kept (maxReplyKept)
+	t    *Tracker
+	info decode.RPCInfo
+	// keepAll: every call is kept to the end (Options.KeepULP), in calls,
+	// with the unmatched replies, in capture order
+	keepAll bool
+	calls   []*RPCCall
+	// st: the statistics, counted as the calls go; procs, ops and errs
+	// index its lists by name
+	st               RPCStats
+	procs, ops, errs map[string]int
+	chunk            []byte
+	at               []int // reduced's
+	kept             int   // bytes of reply chunks kept (maxReplyKept)
 	// prior: the calls a first pass over the capture found, by the frame
 	// of their call (Options.Prior), so every packet of an RPC shows its
 	// reply, data and latency.
@@ -76,7 +96,13 @@ type RPCCall struct {
 	Latency                     time.Duration
 	Error                       string // what failed, from the reply ("" when it succeeded)
 
-	segs []rpcSeg
+	segs     []rpcSeg
+	proc     int  // index in the stats' ByProc
+	inFlight bool // in its connection's tables, waiting for its reply
+	// long: an RDMA_NOMSG call, its RPC message in the position-zero read
+	// chunk, not decoded yet; counted: in the stats (a long call is
+	// counted once decoded, or answered, or given up)
+	long, counted bool
 }
 
 // Name names the RPC for reports: "COMPOUND SEQUENCE PUTFH READ", "NULL",
@@ -100,19 +126,26 @@ func (c *RPCCall) Name() string {
 
 type rpcSeg struct {
 	kind   decode.RPCChunkKind
+	pos    uint32 // a read segment's XDR position
 	handle uint32
 	va     uint64
 	length uint32
-	buf    []byte // reply chunk: the bytes written so far, at their offsets
+	buf    []byte // reply chunk, long call: the bytes moved so far, at their offsets
 }
 
 type rpcConn struct {
 	out  map[uint32]*RPCCall   // calls waiting for their reply, by XID
 	keys map[uint32][]*RPCCall // by the handle of a chunk segment
+	// order holds the calls waiting, oldest first from head; those
+	// answered since are skipped, and swept out when they outnumber the
+	// waiting ones
+	order []*RPCCall
+	head  int
 }
 
 // Calls returns every RPC the linker saw, in the order of their calls
-// (replies without a call where they came).
+// (replies without a call where they came), when the tracker keeps them
+// all (Options.KeepULP); else nil.
 func (l *RPCLinker) Calls() []*RPCCall { return l.calls }
 
 func (l *RPCLinker) conn(c *ULPConn) *rpcConn {
@@ -177,17 +210,10 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 	if in.HasRPC && in.RPC.Have >= 5 {
 		call.HasProc, call.Program, call.Version, call.Procedure = true, in.RPC.Program, in.RPC.ProgVersion, in.RPC.Procedure
 	}
-	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
-	if l.isCompound(call) && in.RPC.Complete() {
-		_ = in.NFS.DecodeCall(in.RPC.Body)
-		in.HasNFS = in.NFS.Have > 0
-		for _, o := range in.NFS.Ops {
-			call.Ops = append(call.Ops, o.Opcode)
-		}
-	}
 	h := &in.Hdr
 	for _, s := range h.Reads() {
-		call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkRead, handle: s.Handle, va: s.Offset, length: s.Length})
+		call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkRead, pos: s.Position, handle: s.Handle, va: s.Offset, length: s.Length})
+		call.long = call.long || h.Proc == decode.RPCRDMANoMsg && s.Position == 0
 	}
 	for _, w := range h.Writes {
 		for _, s := range h.ChunkSegs(w) {
@@ -199,18 +225,166 @@ func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.
 			call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkReply, handle: s.Handle, va: s.Offset, length: s.Length})
 		}
 	}
+	if !call.long {
+		l.decodeCall(c, call, in, p, len(in.Hdr.Body))
+	}
 	if old := rc.out[call.XID]; old != nil {
 		l.forget(rc, old) // sent again: the new call replaces it
+		l.settle(old)
 	}
 	if len(rc.out) >= maxRPCCalls {
-		return
+		l.giveUp(c, rc)
 	}
 	rc.out[call.XID] = call
 	for _, s := range call.segs {
 		rc.keys[s.handle] = append(rc.keys[s.handle], call)
 	}
-	l.calls = append(l.calls, call)
+	call.inFlight = true
+	rc.push(call)
+	if !call.long {
+		l.count(call)
+	}
+	if l.keepAll {
+		l.calls = append(l.calls, call)
+	}
 	l.link(in, call)
+}
+
+// push queues a call waiting for its reply, sweeping out those answered
+// when they are more than those waiting.
+func (rc *rpcConn) push(call *RPCCall) {
+	if n := len(rc.order) - rc.head; n >= 64 && n > 2*len(rc.out) {
+		live := rc.order[:0]
+		for _, c := range rc.order[rc.head:] {
+			if c.inFlight {
+				live = append(live, c)
+			}
+		}
+		clear(rc.order[len(live):])
+		rc.order, rc.head = live, 0
+	}
+	rc.order = append(rc.order, call)
+}
+
+// giveUp forgets the oldest call still waiting on a connection that has
+// too many: it is reported as never answered.
+func (l *RPCLinker) giveUp(c *ULPConn, rc *rpcConn) {
+	for rc.head < len(rc.order) {
+		old := rc.order[rc.head]
+		rc.order[rc.head] = nil
+		rc.head++
+		if old.inFlight {
+			l.forget(rc, old)
+			l.settle(old)
+			l.noReply(c, old)
+			return
+		}
+	}
+}
+
+// noReply reports a call never answered.
+func (l *RPCLinker) noReply(c *ULPConn, call *RPCCall) {
+	c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
+}
+
+// decodeCall takes the procedure and an NFSv4 COMPOUND's ops of a call
+// from its RPC message, decoded in in.RPC; msgLen is the length of the
+// RPC message (the chunks' XDR positions count from its start).
+func (l *RPCLinker) decodeCall(c *ULPConn, call *RPCCall, in *decode.RPCInfo, p *decode.Packet, msgLen int) {
+	if in.HasRPC && in.RPC.Have >= 5 {
+		call.HasProc, call.Program, call.Version, call.Procedure = true, in.RPC.Program, in.RPC.ProgVersion, in.RPC.Procedure
+	}
+	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
+	if l.isCompound(call) && in.RPC.Complete() {
+		err := in.NFS.DecodeCallReduced(in.RPC.Body, l.reduced(call, msgLen-len(in.RPC.Body)))
+		l.malformed(c, p, call.XID, err)
+		in.HasNFS = in.NFS.Have > 0
+		for _, o := range in.NFS.Ops {
+			call.Ops = append(call.Ops, o.Opcode)
+		}
+	}
+}
+
+// reduced returns the offsets in a call's RPC body (at off in the RPC
+// message) where the data items its read chunks carry were, for the NFS
+// decoder to step over.
+func (l *RPCLinker) reduced(call *RPCCall, off int) []int {
+	l.at = l.at[:0]
+	for _, s := range call.segs {
+		if p := int(s.pos) - off; s.kind == decode.RPCChunkRead && s.pos != 0 && p >= 0 && !slices.Contains(l.at, p) {
+			l.at = append(l.at, p)
+		}
+	}
+	slices.Sort(l.at)
+	return l.at
+}
+
+// longCall decodes a long call's RPC message once the READ responses
+// have brought every byte of its position-zero read chunk (its segments
+// in order), on the packet p that completes them.
+func (l *RPCLinker) longCall(c *ULPConn, call *RPCCall, in *decode.RPCInfo, p *decode.Packet) {
+	l.chunk = l.chunk[:0]
+	for i := range call.segs {
+		s := &call.segs[i]
+		if s.kind != decode.RPCChunkRead || s.pos != 0 {
+			continue
+		}
+		if len(s.buf) < int(min(s.length, maxReplyChunk)) {
+			return // more to come
+		}
+		l.chunk = append(l.chunk, s.buf...)
+	}
+	call.long = false
+	for i := range call.segs {
+		if s := &call.segs[i]; s.kind == decode.RPCChunkRead && s.pos == 0 {
+			l.kept -= len(s.buf)
+			s.buf = nil
+		}
+	}
+	_ = in.RPC.Decode(l.chunk)
+	in.HasRPC, in.FromChunk = in.RPC.Have > 0, true
+	if in.RPC.Have >= 2 && in.RPC.MsgType == decode.RPCCall {
+		l.decodeCall(c, call, in, p, len(l.chunk))
+	}
+	l.countOnce(call)
+}
+
+// countOnce counts a call in the statistics unless it is already.
+func (l *RPCLinker) countOnce(call *RPCCall) {
+	if !call.counted {
+		l.count(call)
+	}
+}
+
+// settle counts a call that leaves the connection's tables (answered,
+// sent again, given up, never answered): the bytes its chunks moved.
+func (l *RPCLinker) settle(call *RPCCall) {
+	l.countOnce(call)
+	l.st.ByProc[call.proc].Bytes += call.DataBytes
+}
+
+// writtenChunks counts the write chunks a reply's header says the server
+// wrote (a segment length not 0): each holds a data item of the reply.
+func writtenChunks(h *decode.RPCRDMA) int {
+	n := 0
+	for _, w := range h.Writes {
+		for _, s := range h.ChunkSegs(w) {
+			if s.Length > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// malformed reports a COMPOUND whose ops stop early: an unknown op, a
+// value its XDR does not allow, or a message shorter than its ops (unless
+// the capture cut the packet: then it is the capture's doing).
+func (l *RPCLinker) malformed(c *ULPConn, p *decode.Packet, xid uint32, err error) {
+	if errors.Is(err, decode.ErrMalformed) || errors.Is(err, decode.ErrTruncated) && p.Flags&decode.FlagTruncated == 0 {
+		c.Event(p, decode.EventULPMalformed, "NFS COMPOUND xid="+hexN(xid, 8)+": "+err.Error())
+	}
 }
 
 // link fills the packet's links from what is known of call so far (all
@@ -235,6 +409,14 @@ func (l *RPCLinker) isCompound(c *RPCCall) bool {
 // bytes it kept.
 func (l *RPCLinker) forget(rc *rpcConn, call *RPCCall) {
 	delete(rc.out, call.XID)
+	call.inFlight = false
+	for rc.head < len(rc.order) && !rc.order[rc.head].inFlight {
+		rc.order[rc.head] = nil
+		rc.head++
+	}
+	if rc.head == len(rc.order) {
+		rc.order, rc.head = rc.order[:0], 0
+	}
 	for i := range call.segs {
 		l.kept -= len(call.segs[i].buf)
 		call.segs[i].buf = nil
@@ -283,20 +465,25 @@ func (l *RPCLinker) gather(call *RPCCall, in *decode.RPCInfo) {
 func (l *RPCLinker) reply(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.Packet, xid uint32) {
 	call := rc.out[xid]
 	if call == nil {
-		l.calls = append(l.calls, &RPCCall{XID: xid, Session: c.Session, ReplyFrame: p.Frame.Number})
+		l.st.Orphans++
+		if l.keepAll {
+			l.calls = append(l.calls, &RPCCall{XID: xid, Session: c.Session, ReplyFrame: p.Frame.Number})
+		}
 		c.Event(p, decode.EventULPNoCommand, "RPC reply xid="+hexN(xid, 8)+" matches no call")
 		return
 	}
 	l.forget(rc, call)
+	l.settle(call)
 	call.ReplyFrame = p.Frame.Number
 	call.Latency = p.Frame.Time.Sub(call.CallTime)
 	in.HasProc, in.Program, in.Version, in.Procedure = call.HasProc, call.Program, call.Version, call.Procedure
 	if in.HasRPC && l.isCompound(call) && in.RPC.Complete() && in.RPC.AcceptStat == decode.RPCSuccess && in.RPC.ReplyStat == decode.RPCMsgAccepted {
-		_ = in.NFS.DecodeReply(in.RPC.Body)
+		l.malformed(c, p, xid, in.NFS.DecodeReplyReduced(in.RPC.Body, writtenChunks(&in.Hdr)))
 		in.HasNFS = in.NFS.Have > 0
 	}
 	l.link(in, call)
 	call.Error = in.ReplyError()
+	l.countReply(call)
 	if call.Error != "" {
 		c.Event(p, decode.EventULPError, "RPC xid="+hexN(xid, 8)+" "+call.Name()+": "+call.Error)
 	}
@@ -321,10 +508,14 @@ func (l *RPCLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 			if !d.Request {
 				call.DataBytes += d.Len
 			}
-			if s.kind == decode.RPCChunkReply && !d.Request {
-				l.keep(s, d.VA-s.va, p.Payload)
-			}
 			in := l.start(p)
+			pos0 := call.long && s.kind == decode.RPCChunkRead && s.pos == 0 // the long call's message
+			if (s.kind == decode.RPCChunkReply || pos0) && !d.Request {
+				l.keep(s, d.VA-s.va, p.Payload)
+				if pos0 {
+					l.longCall(c, call, in, p)
+				}
+			}
 			l.link(in, call)
 			in.Chunk = s.kind
 			return
@@ -361,7 +552,8 @@ func (l *RPCLinker) End() {
 		}
 		sort.Slice(open, func(i, j int) bool { return open[i].CallFrame < open[j].CallFrame })
 		for _, call := range open {
-			c.EventAt(decode.EventULPNoCompletion, call.CallFrame, call.CallTime.UnixNano(), "RPC call xid="+hexN(call.XID, 8)+" "+call.Name()+" never answered")
+			l.settle(call)
+			l.noReply(c, call)
 		}
 	}
 }
@@ -398,58 +590,64 @@ type RPCCount struct {
 	Count int    `json:"count"`
 }
 
-// Stats returns the summary of the RPCs the linker saw.
-func (l *RPCLinker) Stats() *RPCStats {
-	st := &RPCStats{}
-	procs, ops, errs := map[string]int{}, map[string]int{}, map[string]int{}
-	count := func(list *[]RPCCount, idx map[string]int, name string) {
-		i, ok := idx[name]
-		if !ok {
-			i = len(*list)
-			idx[name] = i
-			*list = append(*list, RPCCount{Name: name})
-		}
-		(*list)[i].Count++
-	}
-	for _, c := range l.calls {
-		if c.CallFrame == 0 {
-			st.Orphans++
-			continue
-		}
-		st.Calls++
-		name := c.Name()
+// count counts a new call in the statistics.
+func (l *RPCLinker) count(c *RPCCall) {
+	st := &l.st
+	st.Calls++
+	c.counted = true
+	name := c.Name()
+	i, ok := l.procs[name]
+	if !ok {
 		proc, opList, _ := strings.Cut(name, " ")
 		if proc != "COMPOUND" {
 			proc, opList = name, ""
 		}
-		i, ok := procs[name]
-		if !ok {
-			i = len(st.ByProc)
-			procs[name] = i
-			st.ByProc = append(st.ByProc, RPCProcStats{Procedure: proc, Ops: opList})
-		}
-		p := &st.ByProc[i]
-		p.Count++
-		p.Bytes += c.DataBytes
-		for _, o := range c.Ops {
-			n := decode.NFS4OpName(o)
-			if n == "" {
-				n = strconv.FormatUint(uint64(o), 10)
-			}
-			count(&st.ByOp, ops, n)
-		}
-		switch {
-		case c.ReplyFrame == 0:
-			st.Unanswered++
-		default:
-			st.Replied++
-			p.Latency.Add(c.Latency)
-			if c.Error != "" {
-				st.Errors++
-				p.Errors++
-				count(&st.ByError, errs, c.Error)
-			}
-		}
+		i = len(st.ByProc)
+		l.procs[name] = i
+		st.ByProc = append(st.ByProc, RPCProcStats{Procedure: proc, Ops: opList})
 	}
-	return st
+	c.proc = i
+	st.ByProc[i].Count++
+	for _, o := range c.Ops {
+		n := decode.NFS4OpName(o)
+		if n == "" {
+			n = strconv.FormatUint(uint64(o), 10)
+		}
+		countName(&st.ByOp, l.ops, n)
+	}
+}
+
+// countReply counts a call's reply in the statistics.
+func (l *RPCLinker) countReply(c *RPCCall) {
+	st := &l.st
+	p := &st.ByProc[c.proc]
+	st.Replied++
+	p.Latency.Add(c.Latency)
+	if c.Error != "" {
+		st.Errors++
+		p.Errors++
+		countName(&st.ByError, l.errs, c.Error)
+	}
+}
+
+// countName counts one more of name in list, idx indexing list by name.
+func countName(list *[]RPCCount, idx map[string]int, name string) {
+	i, ok := idx[name]
+	if !ok {
+		i = len(*list)
+		idx[name] = i
+		*list = append(*list, RPCCount{Name: name})
+	}
+	(*list)[i].Count++
+}
+
+// Stats returns the summary of the RPCs the linker saw: the calls not
+// answered (yet) are the unanswered.
+func (l *RPCLinker) Stats() *RPCStats {
+	st := l.st
+	st.ByProc = slices.Clone(l.st.ByProc)
+	st.ByOp = slices.Clone(l.st.ByOp)
+	st.ByError = slices.Clone(l.st.ByError)
+	st.Unanswered = st.Calls - st.Replied
+	return &st
 }

@@ -3,8 +3,9 @@ package flow_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -39,60 +40,28 @@ func FuzzRPCLinker(f *testing.F) {
 	rec(4, make([]byte, 100))
 	rec(1, append(be(8, 1, 32, 0, 0, 0, 0), be(8, 1, 0, 0, 0, 0, 0, 0, 0)...))
 	f.Add(seed)
+	// a long call: RDMA_NOMSG, the RPC call in the position-zero read
+	// chunk (key 6 at 0x3000), the server's READ of it, the reply
+	long := seed[:0:0]
+	rec = func(kind byte, b []byte) { long = append(append(long, kind, byte(len(b))), b...) }
+	call := be(9, 0, 2, 100003, 4, 1, 0, 0, 0, 0, 0, 1, 1, 10)
+	rec(0, be(9, 1, 32, 2, 1, 0, 6, uint32(len(call)), 0, 0x3000, 0, 0, 0))
+	rec(3, append(be(6, 0, 0x3000), make([]byte, len(call)-12)...))
+	rec(4, call)
+	rec(1, append(be(9, 1, 32, 0, 0, 0, 0), be(9, 1, 0, 0, 0, 0, 0, 0, 1, 10, 0, 0, 0)...))
+	f.Add(long)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr := flow.New(flow.Options{DecodeAs: []flow.DecodeAs{{QP: 0x13, ULP: decode.ULPRPCRDMA}}, OnEvent: func(*flow.Event) {}})
-		var p decode.Packet
-		psn := [2]uint32{100, 500}
-		at := time.Unix(1700000000, 0)
-		hosts := [2][4]byte{{10, 0, 0, 1}, {10, 0, 0, 2}}
-		qps := [2]uint32{0x12, 0x13} // the client's, the server's
-		n := 0
-		packet := func(side int, op uint8, psn uint32) {
-			n++
-			p = decode.Packet{Frame: decode.Frame{Number: n, Time: at.Add(time.Duration(n) * time.Microsecond), Len: 100}}
-			p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
-			p.Encap = decode.EncapRoCEv2
-			p.IPv4.Src, p.IPv4.Dst = hosts[side], hosts[1-side]
-			p.BTH = decode.BTH{Opcode: decode.TransportRC.Opcode(op), DestQP: qps[1-side], PSN: decode.PSN(psn)}
-			for _, h := range p.BTH.Opcode.ExtHeaders() {
-				p.Has |= h
-			}
+		// once keeping every call, once forgetting those answered: the
+		// stats and findings must not differ
+		var events [2][]flow.Event
+		var ls [2]*flow.RPCLinker
+		for i, keep := range []bool{true, false} {
+			w := flow.NewRPCWire(flow.Options{KeepULP: keep, OnEvent: func(e *flow.Event) { events[i] = append(events[i], *e) }})
+			feedRPCRecords(w, data)
+			w.Tr.Flush()
+			ls[i], _ = w.Tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
 		}
-		for i := 0; i+2 <= len(data); {
-			kind, ln := data[i]%5, int(data[i+1])
-			i += 2
-			b := data[i:min(i+ln, len(data))]
-			i += len(b)
-			side := 0
-			if kind == 1 || kind == 2 || kind == 3 {
-				side = 1
-			}
-			op := map[byte]uint8{0: decode.OpSendOnly, 1: decode.OpSendOnly, 2: decode.OpWriteOnly, 3: 0x0c, 4: decode.OpReadResponseOnly}[kind]
-			if kind == 4 {
-				packet(side, op, psn[1]-1) // answers the server's last READ request
-			} else {
-				packet(side, op, psn[side])
-				psn[side]++
-			}
-			if kind == 2 || kind == 3 {
-				var k [16]byte
-				copy(k[:], b)
-				p.RETH = decode.RETH{RKey: binary.BigEndian.Uint32(k[:]), VA: binary.BigEndian.Uint64(k[4:]), DMALen: uint32(len(b))}
-				b = b[min(12, len(b)):]
-			}
-			if kind != 3 {
-				p.Payload = b
-				p.Has |= decode.HdrPayload
-			}
-			tr.Track(&p)
-			if kind <= 2 { // the other side's ACK
-				packet(1-side, decode.OpAcknowledge, psn[side]-1)
-				p.AETH.Syndrome = 0x1F
-				tr.Track(&p)
-			}
-		}
-		tr.Flush()
-		l, _ := tr.ULPLinker(decode.ULPRPCRDMA).(*flow.RPCLinker)
+		l := ls[0]
 		if l == nil {
 			if bytes.Equal(data, seed) {
 				t.Fatal("the seed reached no linker")
@@ -106,10 +75,49 @@ func FuzzRPCLinker(f *testing.F) {
 		if st.Replied+st.Unanswered != st.Calls || st.Errors > st.Replied || st.Calls+st.Orphans != len(l.Calls()) {
 			t.Fatalf("stats %+v over %d calls", st, len(l.Calls()))
 		}
+		if a, b := rpcStatsText(st), rpcStatsText(ls[1].Stats()); a != b || !slices.Equal(events[0], events[1]) {
+			t.Fatalf("keeping every call: %s %v\nforgetting: %s %v", a, events[0], b, events[1])
+		}
+		if ls[1].Calls() != nil {
+			t.Fatalf("%d calls kept without KeepULP", len(ls[1].Calls()))
+		}
 		for _, c := range l.Calls() {
 			if c.ReplyFrame != 0 && c.CallFrame > c.ReplyFrame || len(c.DataFrames) > 0 && c.CallFrame == 0 {
 				t.Fatalf("%+v", c)
 			}
 		}
 	})
+}
+
+// feedRPCRecords feeds w the records of data (FuzzRPCLinker).
+func feedRPCRecords(w *flow.RPCWire, data []byte) {
+	for i := 0; i+2 <= len(data); {
+		kind, ln := data[i]%5, int(data[i+1])
+		i += 2
+		b := data[i:min(i+ln, len(data))]
+		i += len(b)
+		var k [16]byte
+		copy(k[:], b)
+		rkey, va := binary.BigEndian.Uint32(k[:]), binary.BigEndian.Uint64(k[4:])
+		switch kind {
+		case 0, 1:
+			w.Send(int(kind), b)
+		case 2:
+			w.Write(rkey, va, b[min(12, len(b)):])
+		case 3:
+			w.ReadRequest(rkey, va, uint32(len(b)))
+		case 4:
+			w.ReadResponse(b)
+		}
+	}
+}
+
+// rpcStatsText prints what RPCStats counts (not the latency samples'
+// pointers) for comparisons.
+func rpcStatsText(st *flow.RPCStats) string {
+	s := fmt.Sprint(st.Calls, st.Replied, st.Errors, st.Unanswered, st.Orphans, st.ByOp, st.ByError)
+	for _, p := range st.ByProc {
+		s += fmt.Sprint(" ", p.Procedure, p.Ops, p.Count, p.Errors, p.Bytes, p.Latency.N, p.Latency.Min, p.Latency.Max, p.Latency.Quantile(0.5), p.Latency.Quantile(0.99))
+	}
+	return s
 }

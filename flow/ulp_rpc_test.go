@@ -99,7 +99,7 @@ func TestRPCLinkerMatchesKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var events []flow.Event
-	tr := trackFile(t, "../testdata/ulp/nfs_rdma_v41.pcap", flow.Options{OnEvent: func(e *flow.Event) {
+	tr := trackFile(t, "../testdata/ulp/nfs_rdma_v41.pcap", flow.Options{KeepULP: true, OnEvent: func(e *flow.Event) {
 		if e.Kind&(decode.EventULPError|decode.EventULPNoCommand|decode.EventULPNoCompletion) != 0 {
 			events = append(events, *e)
 		}
@@ -211,7 +211,7 @@ func TestRPCLinksOnEveryPacket(t *testing.T) {
 		})
 		return tr, got
 	}
-	first, one := run(flow.Options{})
+	first, one := run(flow.Options{KeepULP: true})
 	if l := one[86]; l.call != 86 || l.reply != 0 || l.lat {
 		t.Errorf("one pass, the call: %+v", l)
 	}
@@ -246,7 +246,7 @@ func TestRPCFindings(t *testing.T) {
 		text  string
 	}
 	var got []ev
-	tr := trackFile(t, "../testdata/synth/nfs_rdma_errors.pcap", flow.Options{OnEvent: func(e *flow.Event) {
+	tr := trackFile(t, "../testdata/synth/nfs_rdma_errors.pcap", flow.Options{KeepULP: true, OnEvent: func(e *flow.Event) {
 		if e.Kind != decode.EventConnect {
 			got = append(got, ev{e.Kind, e.Frame, e.Text})
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
+	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/stream"
 	"github.com/spf13/cobra"
@@ -107,7 +108,7 @@ final statistics are printed.`,
 	f.BoolVar(&opts.Force, "force", false, "let -w replace an existing file")
 	f.Float64Var(&opts.StatsEvery, "stats-every", 0, "print a status line (packets, bytes, packets/s, drops) every this many seconds instead of summary lines")
 	f.StringVar(&opts.Backend, "backend", "", "capture backend: "+strings.Join(capture.Backends(), ", ")+" (default: the first)")
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also capture and decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also capture and decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or show a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO)")
 	return cmd
 }
 
@@ -204,6 +205,10 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		return nil
 	}
 	ports, err := decodeAsPorts(o.Decode)
+	if err != nil {
+		return err
+	}
+	decodeAs, err := ulpDecodeAs(o.Decode)
 	if err != nil {
 		return err
 	}
@@ -325,6 +330,12 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	lastFlush := start
 
 	dec, _ := (&readOptions{Decode: o.Decode}).decoder()
+	// The summaries show a ULP's operations, and -Y tests the fields of
+	// the analysis, with a tracker.
+	var tr *flow.Tracker
+	if summaries && (len(decodeAs) > 0 || stream.NeedsTracker(nil, disp)) {
+		tr = flow.New(flow.Options{DecodeAs: decodeAs, MaxSessions: defaultMaxSessions})
+	}
 	p := new(decode.Packet)
 	var line []byte
 	capErr := src.Read(func(pk *stream.Packet) error {
@@ -341,6 +352,9 @@ func captureRun(o *CaptureOptions, ios IO) error {
 		if summaries {
 			pk.SetFrame(&p.Frame)
 			dec.Decode(p, pk.Data, pk.Info.LinkType)
+			if tr != nil {
+				tr.Track(p)
+			}
 			if disp == nil || disp.Match(p) {
 				line = printer.AppendSummary(line[:0], p)
 				line = append(line, '\n')

@@ -95,7 +95,7 @@ divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO), which a note names")
 	f.StringVar(&opts.Responder, "responder", "", "node to model: IPv4, IPv6 or GID address, or LID (lid:1); default: the node that sent the most responses")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile to write: ibta or rxe; default: rxe when the NAKs show Soft-RoCE's answers, else none (ibta)")
 	f.BoolVar(&opts.TrustUC, "trust-uc", false, "count UC WRITEs as executed (UC has no acknowledgements to prove it)")
@@ -106,6 +106,10 @@ divergence against its own capture: rocetap replay -r FILE --mpt OUT.`,
 
 func mptLearnRun(o *MPTLearnOptions, ios IO) error {
 	lo := learn.Options{TrustUC: o.TrustUC}
+	var err error
+	if lo.DecodeAs, err = ulpDecodeAs(o.Decode); err != nil {
+		return err
+	}
 	if o.Responder != "" {
 		a, err := parseNodeFlag("--responder", o.Responder)
 		if err != nil {

@@ -87,7 +87,7 @@ divergence.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Path, "read-file", "r", "", "capture file to read (pcap, pcapng, ERF; - for stdin)")
 	f.StringVar(&opts.Format, "format", "", "capture format when it cannot be detected: pcap, pcapng or erf")
-	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2: udp.port==PORT,infiniband")
+	f.StringArrayVarP(&opts.Decode, "decode-as", "d", nil, "also decode a UDP port as RoCEv2 (udp.port==PORT,infiniband), or a QP's SENDs as an upper-layer protocol (infiniband.bth.destqp==QP,PROTO), for -Y")
 	f.StringVar(&opts.MPT, "mpt", "", "MPT file of the responder: its QPs, memory regions and windows (rocetap help mpt-format)")
 	f.StringVar(&opts.Responder, "responder", "", "the responder: IPv4, IPv6 or GID address, or LID (lid:1); default: the MPT file's responder.address")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile: ibta (the spec) or rxe (Linux Soft-RoCE); default: the MPT file's, else ibta")
@@ -122,6 +122,7 @@ type replaySetup struct {
 	profile   hca.Profile
 	responder decode.Node
 	filter    *filter.Filter
+	decodeAs  []flow.DecodeAs // -d's ULPs, for the tracker -Y may need
 }
 
 // setup reads the MPT file and checks the flags that depend on it; every
@@ -133,6 +134,9 @@ func (o *ReplayOptions) setup() (*replaySetup, error) {
 		return nil, err
 	}
 	st.file = f
+	if st.decodeAs, err = ulpDecodeAs(o.Decode); err != nil {
+		return nil, err
+	}
 	name, from := f.Profile, "the MPT file's profile ("+o.MPT+")"
 	if o.Profile != "" {
 		name, from = o.Profile, "--profile"
@@ -184,7 +188,7 @@ func replayRun(o *ReplayOptions, ios IO) error {
 		return true
 	}}}
 	if stream.NeedsTracker(nil, st.filter) {
-		to.Tracker = flow.New(flow.Options{})
+		to.Tracker = flow.New(flow.Options{DecodeAs: st.decodeAs})
 	}
 	_, readErr := runTracked(&o.readOptions, ios, false, to)
 	var corrupt *exitError

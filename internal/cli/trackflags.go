@@ -34,17 +34,29 @@ func (tf *trackFlags) check(decodeAs []string) error {
 	if tf.MaxSessions < 0 {
 		return fmt.Errorf("--max-sessions %d: want a number of sessions, or 0 for no limit", tf.MaxSessions)
 	}
-	tf.decodeAs = nil
+	var err error
+	if tf.decodeAs, err = ulpDecodeAs(decodeAs); err != nil {
+		return err
+	}
+	return tf.fabricFlags.check()
+}
+
+// ulpDecodeAs reads the ULP decode-as options among the -d options
+// (infiniband.bth.destqp==QP,PROTO; the others are readOptions'), for
+// every command whose tracker sees ULPs: those with trackFlags, replay,
+// capture and mpt learn.
+func ulpDecodeAs(decodeAs []string) ([]flow.DecodeAs, error) {
+	var out []flow.DecodeAs
 	for _, d := range decodeAs {
 		da, ok, err := flow.ParseDecodeAs(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
-			tf.decodeAs = append(tf.decodeAs, da)
+			out = append(out, da)
 		}
 	}
-	return tf.fabricFlags.check()
+	return out, nil
 }
 
 // options returns the tracker options the flags set, on top of o.

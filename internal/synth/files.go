@@ -77,6 +77,8 @@ func Files() ([]File, error) {
 		ipoibIB, ipoibIB0, summaries, // ipoib.go
 		nfsErrors, iserSMBDirect,
 		ccDCQCN, pfcPauses,
+		nfsOps,   // nfs4ops.go
+		nfsNoMsg, // nfsnomsg.go
 	}
 	var out []File
 	for _, fn := range builders {

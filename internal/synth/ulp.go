@@ -22,6 +22,8 @@ type ulpConn struct {
 	qp  [2]uint32
 	psn [2]uint32
 	msn [2]uint32
+	// noAcks: the SENDs are not ACKed (an ACK may cover several)
+	noAcks bool
 }
 
 // frame returns a frame sent by side with t.
@@ -87,6 +89,11 @@ func (u *ulpConn) send(note string, side int, msg []byte, inv uint32) {
 		t.BTH.Opcode, t.IETH = rc(decode.OpSendOnlyInv), decode.IETH{RKey: inv}
 	}
 	u.b.add(note, u.frame(side, t))
+	if u.noAcks {
+		u.psn[side]++
+		u.msn[1-side]++
+		return
+	}
 	u.ack(side)
 }
 
@@ -96,15 +103,7 @@ func (u *ulpConn) write(note string, side int, rkey uint32, va uint64, data []by
 	for off := 0; off < len(data) || off == 0; off += 1024 {
 		n := min(1024, len(data)-off)
 		first, last := off == 0, off+n >= len(data)
-		op := uint8(decode.OpWriteMiddle)
-		switch {
-		case first && last:
-			op = decode.OpWriteOnly
-		case first:
-			op = decode.OpWriteFirst
-		case last:
-			op = decode.OpWriteLast
-		}
+		op := packetOp(writeOps, first, last)
 		t := Transport{BTH: decode.BTH{Opcode: rc(op), PKey: 0xFFFF, DestQP: u.qp[1-side], PSN: decode.PSN(u.psn[side]), AckReq: last, PadCount: padFor(n)}, Payload: data[off : off+n]}
 		if first {
 			t.RETH = reth(va, rkey, uint32(len(data)))

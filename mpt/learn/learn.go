@@ -60,6 +60,10 @@ type Options struct {
 	// MaxPending bounds the request packets remembered while their
 	// answers are awaited (older ones are forgotten first). 0 means 1<<18.
 	MaxPending int
+	// DecodeAs names the upper-layer protocol of connections whose CM
+	// exchange the capture lacks (flow.Options.DecodeAs, -d): a QP
+	// carrying one gets a note.
+	DecodeAs []flow.DecodeAs
 }
 
 // Result is the learned MPT file and how it was inferred.
@@ -199,7 +203,7 @@ func New(o Options) *Learner {
 	}
 	return &Learner{
 		opts:      o,
-		tr:        flow.New(flow.Options{}),
+		tr:        flow.New(flow.Options{DecodeAs: o.DecodeAs}),
 		recs:      map[int]*reqRec{},
 		cur:       map[dirKey]*curMsg{},
 		nodes:     map[decode.Node]*node{},
@@ -228,6 +232,19 @@ func (l *Learner) Add(p *decode.Packet) {
 	} else {
 		l.response(p, src, dst)
 	}
+}
+
+// ulpConn returns the ULP connection of a QP's session (id, or s it was
+// merged into), nil when it carries none.
+func (l *Learner) ulpConn(id uint32, s *flow.Session) *flow.ULPConn {
+	conns := l.tr.ULPConns()
+	if c := conns[id]; c != nil {
+		return c
+	}
+	if s != nil {
+		return conns[s.ID]
+	}
+	return nil
 }
 
 func (l *Learner) node(a decode.Node) *node {
@@ -710,6 +727,10 @@ func (l *Learner) Finish() (*Result, error) {
 		default:
 			qp.MTU = 1024
 			defaultMTU = append(defaultMTU, fmt.Sprintf("%#06x", qpn))
+		}
+		if c := l.ulpConn(q.session, s); c != nil {
+			from := map[string]string{"cm": "the CM REQ's service ID", "decode-as": "decode-as"}[c.Learned]
+			note("%s: carries %s (from %s): the MRs its requests reach are the protocol's buffers, which its hosts usually register for one command each", name, c.ULP.Title(), from)
 		}
 
 		switch {
