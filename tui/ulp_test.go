@@ -107,7 +107,7 @@ func TestULPInfoAsDecode(t *testing.T) {
 		t.Fatalf("want the ULP captures in %sulp, found %d and %d synthetic", td, len(caps), len(synth))
 	}
 	// NFS errors, iSER and SMB Direct (internal/synth/ulp.go)
-	caps = append(caps, td+"synth/nfs_rdma_errors.pcap", td+"synth/iser_smb_direct.pcap")
+	caps = append(caps, td+"synth/nfs_rdma_errors.pcap", td+"synth/iser_smb_direct.pcap", td+"synth/nfs_rdma_nomsg.pcap", td+"synth/nfs4_ops.pcap")
 	da, _, err := flow.ParseDecodeAs("infiniband.bth.destqp==0x13,nvme-rdma")
 	if err != nil {
 		t.Fatal(err)
@@ -385,5 +385,21 @@ func TestULPOffsetRuns(t *testing.T) {
 				t.Errorf("an offset for a frame before the data")
 			}
 		})
+	}
+}
+
+// TestULPViewRPCNoMsg: an RDMA_NOMSG call's header names no procedure;
+// the READ response that completes the call does (it carries it), and the
+// view's row names the call from it, one row for the whole call.
+func TestULPViewRPCNoMsg(t *testing.T) {
+	t.Parallel()
+	h := startApp(t, td+"synth/nfs_rdma_nomsg.pcap")
+	h.waitText("Frame 1:")
+	h.typ("u")
+	h.waitText("ULP operations", "RPC COMPOUND SEQUENCE PUTFH SETXATTR GETATTR", "0x00000301")
+	var n int
+	h.ui(func() { n = h.app.views["ulp"].(*ulpView).table.GetRowCount() - 1 })
+	if n != 1 {
+		t.Errorf("%d rows, want the call's one", n)
 	}
 }

@@ -276,14 +276,8 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 			if len(x.rpc) >= maxULPRecs {
 				return 0
 			}
-			c := flow.RPCCall{HasProc: in.HasProc, Program: in.Program, Version: in.Version, Procedure: in.Procedure}
-			if in.HasNFS {
-				for _, o := range in.NFS.Ops {
-					c.Ops = append(c.Ops, o.Opcode)
-				}
-			}
 			i = len(x.rpc)
-			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: c.Name(), session: p.Analysis.Session, xid: in.XID,
+			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: rpcName(in), session: p.Analysis.Session, xid: in.XID,
 				callFrame: int32(frame)})
 			x.openRPC[frame] = i
 			return ulpTag(ulpRPCMsg, i)
@@ -293,6 +287,10 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 			r.texts[1], r.status, r.replied = text, in.ReplyError(), true
 			r.replyFrame, r.latency, r.bytes = int32(frame), in.Latency, in.DataBytes
 			return ulpTag(ulpRPCReply, i)
+		case in.Linked && open && in.HasProc:
+			// The READ response that completes an RDMA_NOMSG call carries
+			// the call its header alone did not name: the view names it.
+			x.rpc[i].name = rpcName(in)
 		}
 		if text == "" || len(x.rpc) >= maxULPRecs {
 			return 0
@@ -311,6 +309,17 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 		return ulpTag(ulpRPCChunk+int(in.Chunk)-1, i)
 	}
 	return 0
+}
+
+// rpcName is what the ULP view names a call: "COMPOUND SEQUENCE PUTFH READ".
+func rpcName(in *decode.RPCInfo) string {
+	c := flow.RPCCall{HasProc: in.HasProc, Program: in.Program, Version: in.Version, Procedure: in.Procedure}
+	if in.HasNFS {
+		for _, o := range in.NFS.Ops {
+			c.Ops = append(c.Ops, o.Opcode)
+		}
+	}
+	return c.Name()
 }
 
 // recordText tags a message by its Info, kept once.
