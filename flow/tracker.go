@@ -688,12 +688,18 @@ func (t *Tracker) dropUnpaired(s *Session) {
 			break
 		}
 	}
-	if len(l) == 0 {
+	if len(l) == 0 && cap(l) > maxUnpairedKept {
 		delete(t.unpaired, pk)
 	} else {
+		// an empty list stays, its room kept: a million QP pairs
+		// between a few hosts would otherwise delete and add their
+		// address pair's entry once each
 		t.unpaired[pk] = l
 	}
 }
+
+// maxUnpairedKept is the room an empty list of unpaired sessions keeps.
+const maxUnpairedKept = 16
 
 // event reports an expert event and marks the packet.
 func (t *Tracker) event(p *decode.Packet, e decode.Event, session uint32, text string) {
