@@ -628,8 +628,8 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	// prov's responses answered the requests of s's side A
 	t.mergeAnswers(t.stream(s, 0), t.stream(prov, 1))
 	for _, k := range prov.kinds {
-		ks := s.addKind(k.kind)
-		ks.count += k.count
+		ks := s.addKind(k.kind())
+		ks.addCount(k.count())
 		ks.bytes += k.bytes
 	}
 	if prov.x != nil {
