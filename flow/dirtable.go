@@ -14,6 +14,7 @@ import "math/bits"
 type dirTable struct {
 	slots []dirSlot // len a power of 2 (or 0), at most 3/4 full
 	n     int
+	mem   *slotMem // the mapping of slots when it is outside the Go heap (dirmem_linux.go)
 }
 
 // dirSlot is a slot: key+1 (0: empty), as two halves so that a slot
@@ -80,8 +81,9 @@ func (t *dirTable) set(k dirKey, v uint32) {
 }
 
 func (t *dirTable) grow() {
-	old := t.slots
-	t.slots = make([]dirSlot, max(dirTableMin, 2*len(old)))
+	old, oldMem := t.slots, t.mem
+	t.slots, t.mem = allocSlots(max(dirTableMin, 2*len(old)))
+	defer oldMem.free()
 	m := len(t.slots) - 1
 	for _, s := range old {
 		if s.key() == 0 {

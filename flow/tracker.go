@@ -628,8 +628,8 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	// prov's responses answered the requests of s's side A
 	t.mergeAnswers(t.stream(s, 0), t.stream(prov, 1))
 	for _, k := range prov.kinds {
-		ks := s.addKind(k.kind)
-		ks.count += k.count
+		ks := s.addKind(k.kind())
+		ks.addCount(k.count())
 		ks.bytes += k.bytes
 	}
 	if prov.x != nil {
@@ -688,12 +688,18 @@ func (t *Tracker) dropUnpaired(s *Session) {
 			break
 		}
 	}
-	if len(l) == 0 {
+	if len(l) == 0 && cap(l) > maxUnpairedKept {
 		delete(t.unpaired, pk)
 	} else {
+		// an empty list stays, its room kept: a million QP pairs
+		// between a few hosts would otherwise delete and add their
+		// address pair's entry once each
 		t.unpaired[pk] = l
 	}
 }
+
+// maxUnpairedKept is the room an empty list of unpaired sessions keeps.
+const maxUnpairedKept = 16
 
 // event reports an expert event and marks the packet.
 func (t *Tracker) event(p *decode.Packet, e decode.Event, session uint32, text string) {

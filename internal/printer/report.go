@@ -68,10 +68,13 @@ func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable 
 	for i, h := range sessionCols {
 		t.width[i] = utf8.RuneCountInString(h)
 	}
+	var most [len(sessionCols)]uint64
 	for _, s := range sessions {
-		t.row(s)
-		for i := range t.width {
-			t.width[i] = max(t.width[i], runeWidth(t.cell(i)))
+		t.measure(s, &most)
+	}
+	for i, v := range most {
+		if numericCol[i] {
+			t.width[i] = max(t.width[i], decimalWidth(v))
 		}
 	}
 	return t

@@ -1,0 +1,31 @@
+//go:build linux
+
+package flow
+
+import (
+	"runtime"
+	"testing"
+)
+
+// A table past hugeSlotsMin lives outside the heap, keeps its keys
+// across the grows that unmap its predecessors, and is unmapped by its
+// cleanup once unreachable (a Tracker has no Close).
+func TestDirTableOutsideHeap(t *testing.T) {
+	for round := range 3 {
+		var tab dirTable
+		const n = hugeSlotsMin // grows to 2·hugeSlotsMin slots and past
+		for k := range n {
+			tab.set(dirKey(k)<<24|dirKey(k&3), uint32(k))
+		}
+		if tab.mem == nil || len(tab.slots) < hugeSlotsMin {
+			t.Fatalf("round %d: %d slots, mapped %v: want them outside the heap", round, len(tab.slots), tab.mem != nil)
+		}
+		for k := range n {
+			if v, ok := tab.get(dirKey(k)<<24 | dirKey(k&3)); !ok || v != uint32(k) {
+				t.Fatalf("round %d: key %d: %d, %v", round, k, v, ok)
+			}
+		}
+		runtime.KeepAlive(tab.mem)
+		runtime.GC() // the previous round's table is unreachable: its cleanup unmaps it
+	}
+}
