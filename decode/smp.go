@@ -408,6 +408,7 @@ func registerSMPFields(ib *Field) {
 	pi["infiniband.portinfo.neighbormtu"].names = names(mtuNames)
 	pi["infiniband.portinfo.mtucap"].names = names(mtuNames)
 	pi["infiniband.portinfo.vlcap"].names = names(vlCapNames)
+	registerPortInfoExtFields(at, smpAttr(SMPAttrPortInfo)) // portinfo_ext.go
 
 	pk := smpAttr(SMPAttrPKeyTable)
 	attrBytes(at, pk, "infiniband.p_keytable.p_keytableblock", "P_KeyTableBlock", 0, SMPDataLen)
