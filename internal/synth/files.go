@@ -77,6 +77,7 @@ func Files() ([]File, error) {
 		ipoibIB, ipoibIB0, summaries, // ipoib.go
 		nfsErrors, iserSMBDirect,
 		ccDCQCN, pfcPauses,
+		ibSMPExt, // mad_ext.go
 	}
 	var out []File
 	for _, fn := range builders {
