@@ -83,11 +83,14 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 		{"infiniband.trap.attributeid", "ATTRIBUTEID", FTUint16, 0, 18},
 		{"infiniband.trap.attributemodifier", "ATTRIBUTEMODIFIER", FTUint32, 0, 20},
 		{"infiniband.trap.mkey", "MKEY", FTUint64, 0, 24},
-		{"infiniband.trap.drnotice", "DRNotice", FTUint8, 0x80, 32},
-		{"infiniband.trap.drpathtruncated", "DRPathTruncated", FTUint8, 0x40, 32},
-		{"infiniband.trap.drhopcount", "DRHopCount", FTUint8, 0x3f, 32},
+		{"infiniband.trap.drnotice", "DRNotice", FTUint8, 0x80, 33},
+		{"infiniband.trap.drpathtruncated", "DRPathTruncated", FTUint8, 0x40, 33},
+		{"infiniband.trap.drhopcount", "DRHopCount", FTUint8, 0x3f, 33},
 	})
-	attrBytes(parent, t256, "infiniband.trap.drnoticereturnpath", "DRNoticeReturnPath", 33, 30)
+	// After the M_Key a reserved byte (32), then the DR flags and hop
+	// count (33) and the 30-byte return path (34-63): OpenSM's ntc_256,
+	// Linux's ib_mad_notice_attr and Wireshark agree.
+	attrBytes(parent, t256, "infiniband.trap.drnoticereturnpath", "DRNoticeReturnPath", 34, 30)
 	// 257, 258: bad P_Key, bad Q_Key; 259: bad P_Key at a switch
 	// external port, which has a 16-bit P_Key where 257 has a 32-bit key,
 	// so its SL, QPs and GIDs come 2 bytes earlier, then the switch's LID

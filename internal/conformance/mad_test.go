@@ -39,11 +39,6 @@ func madKnownDifference(field, tshark, rocetap string, row func(string) string) 
 		// tshark starts DiagData at byte 2, on the reserved 16 bits after
 		// NextIndex; IBA 14.2.5.13 starts it at byte 4.
 		return len(tshark) == len(rocetap)+4 && tshark[4:] == rocetap
-	case "infiniband.trap.drnotice", "infiniband.trap.drpathtruncated", "infiniband.trap.drhopcount", "infiniband.trap.drnoticereturnpath":
-		// Trap 256: tshark reads DRNotice, DRPathTruncated, DRHopCount
-		// one byte late (from byte 33 of the Notice, where the return path
-		// starts: IBA 14.2.5.1, OpenSM's ntc_256).
-		return row("infiniband.notice.trapnumberdeviceid") == "0x0100"
 	case "infiniband.invariant.crc", "infiniband.variant.crc":
 		// tshark stops before the CRCs of a PMA ClassPortInfo,
 		// PortCounters or PortCountersExtended, and of a MAD of a vendor,
