@@ -89,14 +89,11 @@ func extSpeedSetName(enabled bool) func(uint64) string {
 	}
 }
 
-// registerPortInfoExtFields registers what rocetap decodes of PortInfo
-// beyond Wireshark 4.0, under at, data giving the PortInfo bytes.
+// registerPortInfoExtFields registers bytes 60-63 of PortInfo, under at,
+// data giving the PortInfo bytes. (The CapabilityMask bits and
+// MulticastPKeyTrapSuppressionEnabled, always present, are rows of
+// portInfoFields, next to their neighbours.)
 func registerPortInfoExtFields(at *Field, data func(*Packet) []byte) {
-	attrFields(at, data, 1, 0, []attrField{
-		{"rocetap.portinfo.capabilitymask.isextendedspeedssupported", "IsExtendedSpeedsSupported", FTUint32, PortCapExtendedSpeeds, portInfoCapabilityMaskO},
-		{"rocetap.portinfo.capabilitymask.iscapabilitymask2supported", "IsCapabilityMask2Supported", FTUint32, PortCapCapabilityMask2, portInfoCapabilityMaskO},
-		{"rocetap.portinfo.multicastpkeytrapsuppressionenabled", "MulticastPKeyTrapSuppressionEnabled", FTUint8, 0x60, 51},
-	})
 	attrFields(at, portInfoWhen(data, PortCapCapabilityMask2), 1, 0, []attrField{
 		{"rocetap.portinfo.capabilitymask2", "CapabilityMask2", FTUint16, 0, 60},
 	})
