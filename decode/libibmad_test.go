@@ -75,10 +75,7 @@ var libibmadNotice = map[string]string{
 // when libibmad cannot be loaded.
 func requireLibibmad(t *testing.T) {
 	t.Helper()
-	fail := t.Skipf
-	if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-		fail = t.Fatalf
-	}
+	fail := oracleMissing(t)
 	if _, err := os.Stat(systemPython); err != nil {
 		fail("%s not found (%v)", systemPython, err)
 		return
@@ -87,6 +84,15 @@ func requireLibibmad(t *testing.T) {
 		fail("libibmad.so.5 is not loadable by %s (%v: %s): install it with `apt-get install -y libibmad5`",
 			systemPython, err, bytes.TrimSpace(out))
 	}
+}
+
+// oracleMissing returns what a test does when an oracle cannot run:
+// skip, or fail with ROCETAP_REQUIRE_ORACLES=1.
+func oracleMissing(t *testing.T) func(format string, args ...any) {
+	if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
+		return t.Fatalf
+	}
+	return t.Skipf
 }
 
 // oracleAttr is one SMP attribute sent to libibmad.
