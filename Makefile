@@ -9,7 +9,7 @@ GO        ?= go
 BIN       := bin/rocetap
 CAPTURE   ?= testdata/rxe/read_atomic.pcap
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PKGS  := tshark python3-scapy
+APT_PKGS  := tshark python3-scapy libibmad5
 export ROCETAP_REQUIRE_ORACLES ?= 1
 
 .PHONY: all build man install run test deps test-deps lint fuzz bench bench-ab clean libpcap-deps build-libpcap test-libpcap
@@ -41,13 +41,15 @@ run: build
 	./$(BIN) sessions -r $(CAPTURE)
 	./$(BIN) replay -r $(CAPTURE) --mpt $(CAPTURE:.pcap=.mpt.json)
 
-# Oracles: tshark (field conformance) and scapy (ICRC). Installed with
+# Oracles: tshark (field conformance), scapy (ICRC) and libibmad
+# (PortInfo and Notice, decode/libibmad_test.go). Installed with
 # apt-get when missing; set ROCETAP_REQUIRE_ORACLES=0 to let the tests skip
 # them instead.
 test-deps:
 	@missing=""; \
 	command -v tshark >/dev/null 2>&1 || missing="$$missing tshark"; \
 	/usr/bin/python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1 || missing="$$missing python3-scapy"; \
+	/usr/bin/python3 -c "import ctypes; ctypes.CDLL('libibmad.so.5')" >/dev/null 2>&1 || missing="$$missing libibmad5"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \

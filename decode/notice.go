@@ -26,10 +26,10 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 	trap := func(nums ...uint16) func(*Packet) []byte {
 		return func(p *Packet) []byte {
 			a := data(p)
-			if len(a) < 6 || a[0]&0x80 == 0 {
+			n, ok := genericTrap(a)
+			if !ok {
 				return nil
 			}
-			n := uint16(a[4])<<8 | uint16(a[5])
 			for _, t := range nums {
 				if n == t {
 					return a
@@ -62,9 +62,9 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 		}
 		return out
 	})
-	attrFields(parent, trap(129, 130, 131), 1, 0, []attrField{
-		{"infiniband.trap.portno", "PORTNO", FTUint8, 0, 14},
-	})
+	// PORTNO: the port of traps 129-131 (byte 14), and the switch port
+	// of trap 259 (byte 60).
+	trapUint(parent, data, "infiniband.trap.portno", "PORTNO", FTUint8, 0, map[uint16]int{129: 14, 130: 14, 131: 14, 259: 60})
 	attrFields(parent, trap(144), 1, 0, []attrField{
 		{"infiniband.trap.otherlocalchanges", "OtherLocalChanges", FTUint8, 0x01, 15},
 		{"infiniband.trap.capabilitymask", "CAPABILITYMASK", FTUint32, 0, 16},
@@ -72,6 +72,7 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 		{"infiniband.trap.linkwidthenabledchange", "LinkWidthEnabledChange", FTUint8, 0x02, 21},
 		{"infiniband.trap.nodedescriptionchange", "NodeDescriptionChange", FTUint8, 0x01, 21},
 	})
+	registerTrap144ExtFields(parent, trap(144)) // notice_ext.go
 	attrFields(parent, trap(145), 1, 0, []attrField{
 		{"infiniband.trap.systemimageguid", "SYSTEMIMAGEGUID", FTUint64, 0, 16},
 	})
@@ -82,23 +83,32 @@ func registerNoticeFields(parent *Field, data func(*Packet) []byte) {
 		{"infiniband.trap.attributeid", "ATTRIBUTEID", FTUint16, 0, 18},
 		{"infiniband.trap.attributemodifier", "ATTRIBUTEMODIFIER", FTUint32, 0, 20},
 		{"infiniband.trap.mkey", "MKEY", FTUint64, 0, 24},
-		{"infiniband.trap.drnotice", "DRNotice", FTUint8, 0x80, 32},
-		{"infiniband.trap.drpathtruncated", "DRPathTruncated", FTUint8, 0x40, 32},
-		{"infiniband.trap.drhopcount", "DRHopCount", FTUint8, 0x3f, 32},
+		{"infiniband.trap.drnotice", "DRNotice", FTUint8, 0x80, 33},
+		{"infiniband.trap.drpathtruncated", "DRPathTruncated", FTUint8, 0x40, 33},
+		{"infiniband.trap.drhopcount", "DRHopCount", FTUint8, 0x3f, 33},
 	})
-	attrBytes(parent, t256, "infiniband.trap.drnoticereturnpath", "DRNoticeReturnPath", 33, 30)
-	// 257, 258: bad P_Key, bad Q_Key.
-	t257 := trap(257, 258)
-	attrFields(parent, t257, 1, 0, []attrField{
+	// After the M_Key a reserved byte (32), then the DR flags and hop
+	// count (33) and the 30-byte return path (34-63): OpenSM's ntc_256,
+	// Linux's ib_mad_notice_attr and Wireshark agree.
+	attrBytes(parent, t256, "infiniband.trap.drnoticereturnpath", "DRNoticeReturnPath", 34, 30)
+	// 257, 258: bad P_Key, bad Q_Key; 259: bad P_Key at a switch
+	// external port, which has a 16-bit P_Key where 257 has a 32-bit key,
+	// so its SL, QPs and GIDs come 2 bytes earlier, then the switch's LID
+	// and port (OpenSM's ntc_257_258 and ntc_259).
+	attrFields(parent, trap(257, 258, 259), 1, 0, []attrField{
 		{"infiniband.trap.lidaddr1", "LIDADDR1", FTUint16, 0, 12},
 		{"infiniband.trap.lidaddr2", "LIDADDR2", FTUint16, 0, 14},
-		{"infiniband.trap.key", "KEY", FTUint32, 0, 16},
-		{"infiniband.trap.sl", "SL", FTUint8, 0xf0, 20},
-		{"infiniband.trap.qp1", "QP1", FTUint24, 0, 21},
-		{"infiniband.trap.qp2", "QP2", FTUint24, 0, 25},
 	})
-	gid(t257, "infiniband.trap.gidaddr1", "GIDADDR1", 28)
-	gid(t257, "infiniband.trap.gidaddr2", "GIDADDR2", 44)
+	attrFields(parent, trap(257, 258), 1, 0, []attrField{
+		{"infiniband.trap.key", "KEY", FTUint32, 0, 16},
+	})
+	at := func(o257 int) map[uint16]int { return map[uint16]int{257: o257, 258: o257, 259: o257 - 2} }
+	trapUint(parent, data, "infiniband.trap.sl", "SL", FTUint8, 0xf0, at(20))
+	trapUint(parent, data, "infiniband.trap.qp1", "QP1", FTUint24, 0, at(21))
+	trapUint(parent, data, "infiniband.trap.qp2", "QP2", FTUint24, 0, at(25))
+	trapGID(parent, data, "infiniband.trap.gidaddr1", "GIDADDR1", at(28))
+	trapGID(parent, data, "infiniband.trap.gidaddr2", "GIDADDR2", at(44))
+	registerTrap259Fields(parent, trap(259)) // notice_ext.go
 }
 
 // trapNames say what the generic traps report (IBA 14.2.5.1, Table 131).

@@ -408,6 +408,7 @@ func registerSMPFields(ib *Field) {
 	pi["infiniband.portinfo.neighbormtu"].names = names(mtuNames)
 	pi["infiniband.portinfo.mtucap"].names = names(mtuNames)
 	pi["infiniband.portinfo.vlcap"].names = names(vlCapNames)
+	registerPortInfoExtFields(at, smpAttr(SMPAttrPortInfo)) // portinfo_ext.go
 
 	pk := smpAttr(SMPAttrPKeyTable)
 	attrBytes(at, pk, "infiniband.p_keytable.p_keytableblock", "P_KeyTableBlock", 0, SMPDataLen)
@@ -477,6 +478,8 @@ var portInfoFields = []attrField{
 	{"infiniband.portinfo.capabilitymask.smdisabled", "SMdisabled", FTUint32, 0x400, 20},
 	{"infiniband.portinfo.capabilitymask.systemimageguidsupported", "SystemImageGUIDSupported", FTUint32, 0x800, 20},
 	{"infiniband.portinfo.capabilitymask.pkeyswitchexternalporttrapsupported", "PKeySwitchExternalPortTrapSupported", FTUint32, 0x1000, 20},
+	{"rocetap.portinfo.capabilitymask.isextendedspeedssupported", "IsExtendedSpeedsSupported", FTUint32, PortCapExtendedSpeeds, 20},    // IBA 1.3 (portinfo_ext.go);
+	{"rocetap.portinfo.capabilitymask.iscapabilitymask2supported", "IsCapabilityMask2Supported", FTUint32, PortCapCapabilityMask2, 20}, // Wireshark 4.0 names neither
 	{"infiniband.portinfo.capabilitymask.communicationmanagementsupported", "CommunicationManagementSupported", FTUint32, 0x10000, 20},
 	{"infiniband.portinfo.capabilitymask.snmptunnelingsupported", "SNMPTunnelingSupported", FTUint32, 0x20000, 20},
 	{"infiniband.portinfo.capabilitymask.reinitsupported", "ReinitSupported", FTUint32, 0x40000, 20},
@@ -524,6 +527,7 @@ var portInfoFields = []attrField{
 	{"infiniband.portinfo.q_keyviolations", "Q_KeyViolations", FTUint16, 0, 48},
 	{"infiniband.portinfo.guidcap", "GUIDCap", FTUint8, 0, 50},
 	{"infiniband.portinfo.clientreregister", "ClientReregister", FTUint8, 0x80, 51},
+	{"rocetap.portinfo.multicastpkeytrapsuppressionenabled", "MulticastPKeyTrapSuppressionEnabled", FTUint8, 0x60, 51}, // IBA 1.2.1, not in Wireshark 4.0
 	{"infiniband.portinfo.subnettimeout", "SubnetTimeOut", FTUint8, 0x1f, 51},
 	{"infiniband.portinfo.resptimevalue", "RespTimeValue", FTUint8, 0x1f, 52},
 	{"infiniband.portinfo.localphyerrors", "LocalPhyErrors", FTUint8, 0xf0, 53},

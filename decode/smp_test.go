@@ -18,7 +18,7 @@ import (
 func madFrames(t testing.TB) []testcap.Frame {
 	t.Helper()
 	var out []testcap.Frame
-	for _, f := range []string{"ib_smp.pcap", "ib_smp_dr_traps.pcap", "erf_ib_mad.pcap"} {
+	for _, f := range []string{"ib_smp.pcap", "ib_smp_dr_traps.pcap", "erf_ib_mad.pcap", "ib_smp_ext.pcap"} {
 		out = append(out, testcap.ReadPcap(t, "../testdata/synth/"+f)...)
 	}
 	return out
@@ -50,6 +50,7 @@ var smpPrefixes = []string{
 	"infiniband.p_keytable", "infiniband.sltovl", "infiniband.vlarb", "infiniband.linearf", "infiniband.randomf",
 	"infiniband.multicastf", "infiniband.sminfo", "infiniband.vendordiag", "infiniband.ledinfo", "infiniband.notice",
 	"infiniband.trap", "infiniband.classportinfo", "infiniband.portcounters", "rocetap.portcounters",
+	"rocetap.portinfo", "rocetap.trap",
 }
 
 // TestSMPTruncation cuts every MAD frame at every byte: decoding never

@@ -46,6 +46,8 @@ var notReplayable = map[string]struct{ learnErr, why string }{
 	"synth/ib_sa2":    {"no node answered a request", "SA queries and answers on QP1 only (as ib_sa)"},
 	"synth/roce_sa":   {"no node answered a request", "CM and SA MADs on QP1 only (as ib_sa)"},
 	"synth/ipoib_ib0": {"the capture has no RDMA request", "a Linux ib0 capture: the IP, ARP and ICMP that IPoIB carried, no InfiniBand transport"},
+	// PortInfo extended speeds and traps 259, 144 (issue 19).
+	"synth/ib_smp_ext": {"no node answered a request", "subnet management MADs on QP0 only (as ib_smp)"},
 }
 
 // TestLearnReplayEveryCapture: the README's promise, "a learned MPT

@@ -813,6 +813,14 @@ var handCases = []handCase{
 	{"synth/roce_sa.pcap", `infiniband.pathrecord.flowlabel == 6`, []int{11}, "the 7th PathRecord, decoded once from the reassembled transfer"},
 	{"synth/roce_sa.pcap", `infiniband.rmpp.rmpptype in {3, 4}`, []int{18, 21}, "RMPP STOP and ABORT"},
 	{"synth/ib_sa.pcap", `infiniband.sa.lid == 3`, []int{13}, "the third NodeRecord, on the last of its 2 segments"},
+	// PortInfo's extended speeds and trap 259 (issue 19): tshark 4.0
+	// decodes neither; ib_smp_ext.pcap as testdata/README.md describes it.
+	{"synth/ib_smp_ext.pcap", `rocetap.portinfo.linkspeedextactive >= 4`, []int{4, 6}, "the HDR and NDR switch ports"},
+	{"synth/ib_smp_ext.pcap", `rocetap.portinfo.linkspeedextenabled == 31`, []int{11}, "the SubnSet asking for every supported extended speed"},
+	{"synth/ib_smp_ext.pcap", `rocetap.portinfo.capabilitymask2`, []int{2, 4, 6, 10, 11, 12}, "every PortInfo announcing CapabilityMask2; not frame 8, whose bytes 60-63 are leftovers"},
+	{"synth/ib_smp_ext.pcap", `rocetap.portinfo.linkspeedextsupported and not rocetap.portinfo.capabilitymask.isextendedspeedssupported == 1`, nil, "extended speeds only where CapabilityMask announces them"},
+	{"synth/ib_smp_ext.pcap", `infiniband.trap.pkey == 0x8002 and rocetap.trap.swlidaddr == 2 and infiniband.trap.portno == 7`, []int{13}, "trap 259: the P_Key, switch LID and port"},
+	{"synth/ib_smp_ext.pcap", `rocetap.trap.capabilitymask2change == 1 and rocetap.trap.capabilitymask2 == 0x0012`, []int{14}, "trap 144 reporting a CapabilityMask2 change"},
 }
 
 // TestFiltersHandChecked runs the filters tshark cannot judge against

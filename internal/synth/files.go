@@ -79,6 +79,7 @@ func Files() ([]File, error) {
 		ccDCQCN, pfcPauses,
 		nfsOps,   // nfs4ops.go
 		nfsNoMsg, // nfsnomsg.go
+		ibSMPExt, // mad_ext.go
 	}
 	var out []File
 	for _, fn := range builders {

@@ -230,7 +230,7 @@ func ibSMPDRTraps() (File, error) {
 		{64, 3, make(be, 54).put(6, gidA[:]), "trap 64: GID in service"},
 		{144, 3, make(be, 54).u16(2, 3).u8(5, 1).u32(6, 0x0251086A).u8(11, 0x05), "trap 144: capability mask / node description change"},
 		{145, 3, make(be, 54).u16(2, 3).u64(6, guidHCA), "trap 145: system image GUID change"},
-		{256, 3, make(be, 54).u16(2, 3).u16(4, 0xFFFF).u8(6, decode.MADMethodSet).u16(8, decode.SMPAttrPortInfo).u32(10, 1).u64(14, 0xDEADBEEF).u8(22, 0x80|0x40|2).put(23, []byte{0, 1, 4}),
+		{256, 3, make(be, 54).u16(2, 3).u16(4, 0xFFFF).u8(6, decode.MADMethodSet).u16(8, decode.SMPAttrPortInfo).u32(10, 1).u64(14, 0xDEADBEEF).u8(23, 0x80|0x40|2).put(24, []byte{0, 1, 4}),
 			"trap 256: bad M_Key in a directed-route SubnSet(PortInfo)"},
 		{257, 3, make(be, 54).u16(2, 3).u16(4, 4).u32(6, 0x00008001).u8(10, 0x30).u24(11, 0x48).u24(15, 0x49).put(18, gidA[:]).put(34, gidB[:]),
 			"trap 257: bad P_Key from LID 3 QP 0x48 to LID 4 QP 0x49"},
