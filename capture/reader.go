@@ -97,6 +97,8 @@ type Reader struct {
 	// swap, when set, gives fill a new buffer to move unread bytes into
 	// (see KeepBuffers).
 	swap func(old []byte) []byte
+
+	ra *readAhead // the read-ahead goroutine's, when on (readahead.go)
 }
 
 // Open opens a capture file; path "-" reads standard input. The format is
@@ -365,6 +367,7 @@ func (r *Reader) DataOffset(data []byte) int64 {
 // be used after Close.
 func (r *Reader) Close() error {
 	var err error
+	r.stopAhead()
 	if r.decClose != nil {
 		r.decClose()
 		r.decClose = nil
@@ -399,6 +402,9 @@ func (r *Reader) fill(n int) error {
 	}
 	if r.readErr != nil {
 		return r.readErr
+	}
+	if r.ra != nil {
+		return r.fillAhead(n)
 	}
 	if r.pos > 0 {
 		dst := r.buf
