@@ -38,16 +38,19 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 		}
 		s := &Source{stream: IsStream(stdin)}
 		in := stdin
+		var wr *waitReader
 		if s.stream {
 			// Before a read that may wait for the writer, OnIdle's
 			// function runs (decode flushes what it printed).
-			in = &waitReader{r: stdin, s: s}
+			wr = &waitReader{r: stdin, s: s}
+			in = wr
 		}
 		r, err := capture.NewReaderFormat(in, format)
 		if err != nil {
 			return nil, err
 		}
 		s.src, s.r = r, r
+		s.readAhead(wr)
 		return s, nil
 	}
 	var size int64
@@ -58,7 +61,9 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{src: r, r: r, size: size}, nil
+	s := &Source{src: r, r: r, size: size}
+	s.readAhead(nil)
+	return s, nil
 }
 
 // ReadAt reads the capture in f from its start, in order, through ReadAt:
@@ -123,12 +128,13 @@ func (s *Source) Live() bool { return s.live != nil || s.stream }
 // waitReader runs the source's idle function before each read of a
 // stream: the read may wait for the writer.
 type waitReader struct {
-	r io.Reader
-	s *Source
+	r     io.Reader
+	s     *Source
+	ahead bool // read ahead: the capture reader runs idle when it waits
 }
 
 func (w *waitReader) Read(p []byte) (int, error) {
-	if w.s.idle != nil {
+	if !w.ahead && w.s.idle != nil {
 		w.s.idle()
 	}
 	return w.r.Read(p)
