@@ -39,8 +39,7 @@ type readAhead struct {
 	full  chan aheadChunk
 	free  chan []byte // tokens back to the goroutine (nil: it allocates one)
 	done  chan struct{}
-	wait  func() // called before Next waits for the goroutine (nil: nothing)
-	token bool   // r.buf is one of the tokens (not the first buffer nor a grown one)
+	token bool // r.buf is one of the tokens (not the first buffer nor a grown one)
 	// The buffers' sizes: aheadBufSize and aheadHead, smaller in tests
 	// (every path taken on small inputs).
 	size, head int
@@ -50,18 +49,19 @@ type readAhead struct {
 // a buffer ahead of the records Next returns, so that reading overlaps
 // parsing on a second core. Packets are not copied and stay valid exactly
 // as long as without it (Next, KeepBuffers); errors and their offsets are
-// the same. wait, if not nil, runs on the caller's goroutine before Next
-// waits for input that is not there yet (a stream's consumer flushes what
-// it printed). Call it between calls to Next, after the reader was opened;
+// the same. Call it between calls to Next, after the reader was opened;
 // it does nothing when the input was already read to its end. After it,
 // nothing else may read the io.Reader the reader was made with.
 //
-// It pays only with a second core: on one, the goroutine takes turns with
-// its consumer and only adds hand-offs (stream.Open turns it on from two
-// Ps).
-func (r *Reader) ReadAhead(wait func()) { r.readAhead(wait, aheadBufSize, aheadHead) }
+// It pays only with a second core (on one, the goroutine takes turns with
+// its consumer and only adds hand-offs) and on a regular file, whose
+// reads never wait: each buffer is filled whole, compressed or not. A
+// stream's buffer is handed on after each read, so that its packets are
+// seen as they come: on a pipe that is a hand-off every 64 KiB, which
+// cost more than it saved (stream.Open reads ahead files only).
+func (r *Reader) ReadAhead() { r.readAhead(aheadBufSize, aheadHead) }
 
-func (r *Reader) readAhead(wait func(), size, head int) {
+func (r *Reader) readAhead(size, head int) {
 	if r.ra != nil || r.eof || r.readErr != nil || r.err != nil || r.src == nil ||
 		r.size >= 0 && r.base+int64(r.end) >= r.size { // all of a small file is in the buffer
 		return
@@ -70,7 +70,6 @@ func (r *Reader) readAhead(wait func(), size, head int) {
 		full: make(chan aheadChunk, aheadBufs),
 		free: make(chan []byte, aheadBufs),
 		done: make(chan struct{}),
-		wait: wait,
 		size: size,
 		head: head,
 	}
@@ -82,7 +81,7 @@ func (r *Reader) readAhead(wait func(), size, head int) {
 	decClose := r.decClose
 	r.decClose = nil
 	r.ra = ra
-	go ra.run(r.src, r.size >= 0, decClose)
+	go ra.run(r.src, r.regular, decClose)
 }
 
 // run reads src into the free buffers and queues them, until the input
@@ -142,15 +141,7 @@ func (ra *readAhead) run(src io.Reader, whole bool, decClose func()) {
 func (r *Reader) fillAhead(n int) error {
 	ra := r.ra
 	for r.end-r.pos < n {
-		var c aheadChunk
-		select {
-		case c = <-ra.full:
-		default:
-			if ra.wait != nil {
-				ra.wait()
-			}
-			c = <-ra.full
-		}
+		c := <-ra.full
 		h := ra.head
 		data := c.buf[h : h+c.n]
 		t := r.end - r.pos

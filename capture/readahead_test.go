@@ -15,7 +15,7 @@ import (
 // tinyAhead reads ahead in 61-byte buffers with 16 bytes of headroom, so
 // that on small captures records straddle buffers, some tails fit the
 // headroom and others do not (the reader grows a buffer of its own).
-func tinyAhead(r *Reader) { r.readAhead(nil, 61, 16) }
+func tinyAhead(r *Reader) { r.readAhead(61, 16) }
 
 // bigPcap is a pcap of a few MiB: many small and 1 KiB packets, with a
 // 100 KiB one (longer than the headroom) and a 3 MiB one (longer than a
@@ -53,7 +53,7 @@ func TestReadAheadSame(t *testing.T) {
 		}
 		gz := compress(t, "gzip", c.file)
 		for _, sz := range []struct{ size, head int }{{61, 16}, {4096, 300}, {aheadBufSize, aheadHead}} {
-			ahead := func(r *Reader) { r.readAhead(nil, sz.size, sz.head) }
+			ahead := func(r *Reader) { r.readAhead(sz.size, sz.head) }
 			got := fuzzRead(t, c.file, &shortReads{bytes.NewReader(c.file), len(c.file)}, c.format, ahead)
 			sameResult(t, want, got)
 			got = fuzzRead(t, c.file, noSeek{bytes.NewReader(gz)}, c.format, ahead)
@@ -122,7 +122,7 @@ func TestReadAheadKeepBuffers(t *testing.T) {
 			}
 			return make([]byte, len(old))
 		})
-		r.readAhead(nil, 8192, 1024)
+		r.readAhead(8192, 1024)
 		var kept [][]byte
 		for {
 			data, _, err := r.Next()
@@ -170,10 +170,10 @@ func TestReadAheadReadError(t *testing.T) {
 	}
 }
 
-// TestReadAheadWait: a stream's packets come as they are written, and
-// the wait function runs on the reader's goroutine before it waits for
-// more; Close does not wait for a read blocked on the pipe.
-func TestReadAheadWait(t *testing.T) {
+// TestReadAheadClose: a stream is read ahead a read at a time (its
+// packets come as they are written), and Close does not wait for a read
+// blocked on the pipe.
+func TestReadAheadClose(t *testing.T) {
 	b := builtPcap(binary.LittleEndian, false)
 	first := b.blocks[2].end // the header and two packets
 	pr, pw := io.Pipe()
@@ -182,30 +182,25 @@ func TestReadAheadWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waits := 0
-	r.ReadAhead(func() {
-		// Only once Next waits is the third packet written.
-		if waits++; waits == 1 {
-			go pw.Write(b.file[first:b.blocks[3].end])
+	r.ReadAhead()
+	go pw.Write(b.file[first:b.blocks[3].end])
+	got := make(chan error, 1)
+	go func() {
+		for range 3 {
+			if _, _, err := r.Next(); err != nil {
+				got <- err
+				return
+			}
 		}
-	})
-	for i := range 2 {
-		if _, _, err := r.Next(); err != nil {
-			t.Fatalf("packet %d: %v", i+1, err)
-		}
-	}
-	if waits != 0 {
-		t.Errorf("%d waits before the third packet", waits)
-	}
-	third := make(chan error, 1)
-	go func() { _, _, err := r.Next(); third <- err }()
+		got <- nil
+	}()
 	select {
-	case err := <-third:
+	case err := <-got:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("no wait before a packet not yet written")
+		t.Fatal("the third packet, written, is not read")
 	}
 	closed := make(chan struct{})
 	go func() { r.Close(); close(closed) }()

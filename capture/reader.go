@@ -65,6 +65,8 @@ type Reader struct {
 	src    io.Reader
 	closer io.Closer // file owned by the Reader (nil for stdin and NewReader)
 	size   int64
+	// regular: the input is a regular file (Open), compressed or not
+	regular bool
 
 	// buf[pos:end] is unread data; base is the file offset of buf[0].
 	buf     []byte
@@ -140,7 +142,7 @@ func OpenFormat(path, format string) (*Reader, error) {
 	// traffic (page faults and TLB misses cost more than the kernel's copy;
 	// only all-64-byte-packet files went faster, by a third), and a file
 	// truncated while mapped kills the process with SIGBUS.
-	r := &Reader{name: path, src: f, closer: f, size: size}
+	r := &Reader{name: path, src: f, closer: f, size: size, regular: size >= 0}
 	if err := r.init(format); err != nil {
 		r.Close()
 		return nil, err

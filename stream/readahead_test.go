@@ -1,9 +1,7 @@
 package stream
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -54,54 +52,5 @@ func TestReadAhead(t *testing.T) {
 		if len(seen) != 30000 || !errors.As(err, &ce) || ce.Packets != 30000 {
 			t.Errorf("ROCETAP_READAHEAD=%s: capture cut in packet 30001: %d passed, %v", ahead, len(seen), err)
 		}
-	}
-}
-
-// TestReadAheadPipe: a capture on a pipe read ahead gives every packet,
-// and OnIdle's function runs, on the reading goroutine, when the reader
-// waits for the writer.
-func TestReadAheadPipe(t *testing.T) {
-	t.Setenv("ROCETAP_READAHEAD", "1")
-	path, ref := writeCapture(t, 20000)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	half := make(chan struct{})
-	go func() {
-		pw.Write(data[:len(data)/2])
-		<-half // the rest once the reader waited
-		pw.Write(data[len(data)/2:])
-		pw.Close()
-	}()
-	s, err := Open("-", "", pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	idle := 0
-	s.OnIdle(func() {
-		if idle++; idle == 1 {
-			close(half)
-		}
-	})
-	n := 0
-	err = s.Read(func(pk *Packet) error {
-		if !bytes.Equal(pk.Data, ref[n].data) {
-			return errors.New("packet differs")
-		}
-		n++
-		return nil
-	})
-	if err != nil || n != len(ref) || idle == 0 {
-		t.Fatalf("%d packets of %d, %d idle calls, %v", n, len(ref), idle, err)
-	}
-	if _, err := io.ReadAll(pr); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -38,19 +38,19 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 		}
 		s := &Source{stream: IsStream(stdin)}
 		in := stdin
-		var wr *waitReader
 		if s.stream {
 			// Before a read that may wait for the writer, OnIdle's
 			// function runs (decode flushes what it printed).
-			wr = &waitReader{r: stdin, s: s}
-			in = wr
+			in = &waitReader{r: stdin, s: s}
 		}
 		r, err := capture.NewReaderFormat(in, format)
 		if err != nil {
 			return nil, err
 		}
 		s.src, s.r = r, r
-		s.readAhead(wr)
+		if !s.stream { // a file on stdin
+			s.readAhead()
+		}
 		return s, nil
 	}
 	var size int64
@@ -62,7 +62,7 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{src: r, r: r, size: size}
-	s.readAhead(nil)
+	s.readAhead()
 	return s, nil
 }
 
@@ -128,13 +128,12 @@ func (s *Source) Live() bool { return s.live != nil || s.stream }
 // waitReader runs the source's idle function before each read of a
 // stream: the read may wait for the writer.
 type waitReader struct {
-	r     io.Reader
-	s     *Source
-	ahead bool // read ahead: the capture reader runs idle when it waits
+	r io.Reader
+	s *Source
 }
 
 func (w *waitReader) Read(p []byte) (int, error) {
-	if !w.ahead && w.s.idle != nil {
+	if w.s.idle != nil {
 		w.s.idle()
 	}
 	return w.r.Read(p)
