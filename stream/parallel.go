@@ -42,6 +42,22 @@ type ParallelOptions struct {
 // 0.282 CPU s), and was slower whenever the other core was busy: the
 // hand-offs and the cache misses of data read on the other core cost what
 // the second core gives. From 3 Ps on, the pipeline runs.
+//
+// With 2 Ps, what runs on the second core instead is the capture
+// reader's read-ahead (capture.Reader.ReadAhead, turned on by Open for
+// files from 2 Ps): read(2)'s copy, or decompression, into 2 MiB buffers
+// that this goroutine then parses in place, nothing copied or batched.
+// Measured on 2 cores under load 3.7-4.1 from other jobs (9 interleaved
+// runs, 1M packets, bench/run.sh's main capture; median (min-max)): wall
+// s on all cores with read-ahead against taskset -c 0: stats 0.350
+// (0.264-0.376) vs 0.331 (0.323-0.376), sessions 0.340 (0.279-0.365) vs
+// 0.329 (0.321-0.359), expert 0.283 (0.255-0.353) vs 0.328 (0.320-0.336),
+// decode 0.701 (0.509-0.875) vs 0.770 (0.569-1.315); CPU s 4-14% above
+// one core's (stats 0.355 vs 0.324, decode 0.625 vs 0.596): a hand-off
+// wakes a thread on the other core (about 3 context switches a buffer),
+// and data read there comes from its cache. The minimums, runs that found
+// the second core free, are 15-20% below one core's; the medians, on a
+// second core mostly busy, within the noise of one core's.
 const minParallelProcs = 2
 
 const (
