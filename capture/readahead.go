@@ -17,7 +17,10 @@ import (
 // cores, load 6-8, 11 interleaved runs, median CPU s; bench/run.sh's
 // main capture): reading in turn 0.311; read ahead in 2 buffers of 2 MiB
 // 0.319, 2 of 1 MiB 0.332, 3 of 1 MiB 0.344, 3 of 2 MiB 0.357; earlier
-// runs: 3 of 4 MiB 0.36-0.43, 16 of 1 MiB 0.43, 3 of 256 KiB 0.39. Each
+// runs: 3 of 4 MiB 0.36-0.43, 16 of 1 MiB 0.43, 3 of 256 KiB 0.39. On
+// the machine nearly idle (load 1.2, 9 runs, CPU s / wall s), 2 buffers
+// of 1 MiB 0.405 / 0.282, 2 MiB 0.405 / 0.292, 4 MiB 0.396 / 0.287, 8 MiB
+// 0.446 / 0.331, reading in turn 0.351 / 0.348. Each
 // hand-off wakes a thread on the other core (about 3 context switches a
 // buffer), so small buffers cost; data written on the other core is
 // fetched from its cache, so a larger ring costs too.

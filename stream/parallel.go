@@ -47,17 +47,18 @@ type ParallelOptions struct {
 // reader's read-ahead (capture.Reader.ReadAhead, turned on by Open for
 // files from 2 Ps): read(2)'s copy, or decompression, into 2 MiB buffers
 // that this goroutine then parses in place, nothing copied or batched.
-// Measured on 2 cores under load 3.7-4.1 from other jobs (9 interleaved
-// runs, 1M packets, bench/run.sh's main capture; median (min-max)): wall
-// s on all cores with read-ahead against taskset -c 0: stats 0.350
-// (0.264-0.376) vs 0.331 (0.323-0.376), sessions 0.340 (0.279-0.365) vs
-// 0.329 (0.321-0.359), expert 0.283 (0.255-0.353) vs 0.328 (0.320-0.336),
-// decode 0.701 (0.509-0.875) vs 0.770 (0.569-1.315); CPU s 4-14% above
-// one core's (stats 0.355 vs 0.324, decode 0.625 vs 0.596): a hand-off
-// wakes a thread on the other core (about 3 context switches a buffer),
-// and data read there comes from its cache. The minimums, runs that found
-// the second core free, are 15-20% below one core's; the medians, on a
-// second core mostly busy, within the noise of one core's.
+// Measured on 2 cores (1M packets, bench/run.sh's main capture, 9
+// interleaved runs each of taskset -c 0 and all cores; median (min-max)
+// wall s): with the machine nearly idle (load 1.0), all cores against
+// one: stats 0.317 (0.269-0.399) vs 0.367 (0.351-0.394), sessions 0.295
+// vs 0.365, expert 0.312 vs 0.368, decode 0.537 vs 0.623, 14-19% faster
+// (without read-ahead all cores gave 0.353, 0.348, 0.352, 0.611), for
+// 8-15% more CPU s (stats 0.422 vs 0.366, decode 0.670 vs 0.623): a
+// hand-off wakes a thread on the other core, and data read there comes
+// from its cache. With a busy loop on the second core: stats 0.365 vs
+// 0.363, decode 0.630 vs 0.604 (7 runs; without read-ahead 0.342, 0.607).
+// Under load 4 from other jobs the medians were within the noise of one
+// core's, above or below.
 const minParallelProcs = 2
 
 const (
