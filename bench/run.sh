@@ -681,7 +681,7 @@ gen_verdict() {
 		echo "| ${core_labels[$i]} | $(f3 "$w1") | $(f3 "$wa") | ${r}× | $(div "$(cpu "$n" all)" "$(cpu "$n" 1)" 3)× | **$(pass "$r" "<=" "$(awk -v t="$CORES_TOL" 'BEGIN { print 1 + t / 100 }')")** | **$(pass "$r" "<" 1)** |"
 	done
 	echo
-	echo "On up to two cores rocetap runs on one goroutine (README, Speed): the second core can only take the garbage collector's work, so \"faster\" is not expected there; \"not slower\" is the guarantee."
+	echo "On two cores rocetap decodes, tracks and prints on one goroutine while a second reads the capture file ahead into 2 MiB buffers, parsed in place (README, Speed; \`ROCETAP_READAHEAD=0\` turns it off): the second core takes read(2)'s copy (and the garbage collector's work), for some more CPU (the CPU column). \`decode -T fields\` also reads ahead."
 	else
 		skipped analysis
 	fi

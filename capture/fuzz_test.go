@@ -26,8 +26,9 @@ type readResult struct {
 }
 
 // fuzzRead reads b completely from src with the invariants every input must
-// keep; at most max packets are kept.
-func fuzzRead(t *testing.T, b []byte, src io.Reader, format string) readResult {
+// keep; at most max packets are kept. setup, if given, prepares the reader
+// once it is open (read-ahead).
+func fuzzRead(t *testing.T, b []byte, src io.Reader, format string, setup ...func(*Reader)) readResult {
 	var res readResult
 	r, err := NewReaderFormat(src, format)
 	if err != nil {
@@ -36,6 +37,9 @@ func fuzzRead(t *testing.T, b []byte, src io.Reader, format string) readResult {
 		return res
 	}
 	defer r.Close()
+	for _, f := range setup {
+		f(r)
+	}
 	if r.Compression() != "" {
 		// Offsets and data are the decompressed input's.
 		in, _, _ := Decompressed(bytes.NewReader(b))
@@ -203,6 +207,9 @@ func FuzzReader(f *testing.F) {
 		a := fuzzRead(t, b, bytes.NewReader(b), "")
 		s := fuzzRead(t, b, &shortReads{bytes.NewReader(b), len(b)}, "")
 		sameResult(t, a, s)
+		// Read ahead in small buffers: records straddle them.
+		ra := fuzzRead(t, b, &shortReads{bytes.NewReader(b), len(b)}, "", tinyAhead)
+		sameResult(t, a, ra)
 		// Forced ERF accepts anything without a panic.
 		fuzzRead(t, b, bytes.NewReader(b), "erf")
 	})

@@ -65,6 +65,8 @@ type Reader struct {
 	src    io.Reader
 	closer io.Closer // file owned by the Reader (nil for stdin and NewReader)
 	size   int64
+	// regular: the input is a regular file (Open), compressed or not
+	regular bool
 
 	// buf[pos:end] is unread data; base is the file offset of buf[0].
 	buf     []byte
@@ -97,6 +99,8 @@ type Reader struct {
 	// swap, when set, gives fill a new buffer to move unread bytes into
 	// (see KeepBuffers).
 	swap func(old []byte) []byte
+
+	ra *readAhead // the read-ahead goroutine's, when on (readahead.go)
 }
 
 // Open opens a capture file; path "-" reads standard input. The format is
@@ -138,7 +142,7 @@ func OpenFormat(path, format string) (*Reader, error) {
 	// traffic (page faults and TLB misses cost more than the kernel's copy;
 	// only all-64-byte-packet files went faster, by a third), and a file
 	// truncated while mapped kills the process with SIGBUS.
-	r := &Reader{name: path, src: f, closer: f, size: size}
+	r := &Reader{name: path, src: f, closer: f, size: size, regular: size >= 0}
 	if err := r.init(format); err != nil {
 		r.Close()
 		return nil, err
@@ -365,6 +369,7 @@ func (r *Reader) DataOffset(data []byte) int64 {
 // be used after Close.
 func (r *Reader) Close() error {
 	var err error
+	r.stopAhead()
 	if r.decClose != nil {
 		r.decClose()
 		r.decClose = nil
@@ -399,6 +404,9 @@ func (r *Reader) fill(n int) error {
 	}
 	if r.readErr != nil {
 		return r.readErr
+	}
+	if r.ra != nil {
+		return r.fillAhead(n)
 	}
 	if r.pos > 0 {
 		dst := r.buf

@@ -42,6 +42,23 @@ type ParallelOptions struct {
 // 0.282 CPU s), and was slower whenever the other core was busy: the
 // hand-offs and the cache misses of data read on the other core cost what
 // the second core gives. From 3 Ps on, the pipeline runs.
+//
+// With 2 Ps, what runs on the second core instead is the capture
+// reader's read-ahead (capture.Reader.ReadAhead, turned on by Open for
+// files from 2 Ps): read(2)'s copy, or decompression, into 2 MiB buffers
+// that this goroutine then parses in place, nothing copied or batched.
+// Measured on 2 cores (1M packets, bench/run.sh's main capture, 9
+// interleaved runs each of taskset -c 0 and all cores; median (min-max)
+// wall s): with the machine nearly idle (load 1.0), all cores against
+// one: stats 0.317 (0.269-0.399) vs 0.367 (0.351-0.394), sessions 0.295
+// vs 0.365, expert 0.312 vs 0.368, decode 0.537 vs 0.623, 14-19% faster
+// (without read-ahead all cores gave 0.353, 0.348, 0.352, 0.611), for
+// 8-15% more CPU s (stats 0.422 vs 0.366, decode 0.670 vs 0.623): a
+// hand-off wakes a thread on the other core, and data read there comes
+// from its cache. With a busy loop on the second core: stats 0.365 vs
+// 0.363, decode 0.630 vs 0.604 (7 runs; without read-ahead 0.342, 0.607).
+// Under load 4 from other jobs the medians were within the noise of one
+// core's, above or below.
 const minParallelProcs = 2
 
 const (

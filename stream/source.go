@@ -48,6 +48,9 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 			return nil, err
 		}
 		s.src, s.r = r, r
+		if !s.stream { // a file on stdin
+			s.readAhead()
+		}
 		return s, nil
 	}
 	var size int64
@@ -58,7 +61,9 @@ func Open(path, format string, stdin io.Reader) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{src: r, r: r, size: size}, nil
+	s := &Source{src: r, r: r, size: size}
+	s.readAhead()
+	return s, nil
 }
 
 // ReadAt reads the capture in f from its start, in order, through ReadAt:
