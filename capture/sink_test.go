@@ -921,7 +921,7 @@ func BenchmarkSinkWritePacket(b *testing.B) {
 		{"ring/1082", 1082, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			opts := SinkOptions{Path: os.DevNull, LinkType: layers.LinkTypeEthernet}
+			opts := SinkOptions{Path: os.DevNull, LinkType: layers.LinkTypeEthernet, Overwrite: true} // /dev/null exists: capture --force
 			if bc.ring {
 				opts = SinkOptions{Path: filepath.Join(b.TempDir(), "cap.pcapng"), LinkType: layers.LinkTypeEthernet, FileSizeKB: 100_000, Files: 2}
 			}
