@@ -43,9 +43,9 @@ type ParallelOptions struct {
 // hand-offs and the cache misses of data read on the other core cost what
 // the second core gives. From 3 Ps on, the pipeline runs.
 //
-// With 2 Ps, what runs on the second core instead is the capture
-// reader's read-ahead (capture.Reader.ReadAhead, turned on by Open for
-// files from 2 Ps): read(2)'s copy, or decompression, into 2 MiB buffers
+// With 2 Ps and ROCETAP_READAHEAD=1 (off by default: see readAhead),
+// what runs on the second core instead is the capture reader's read-ahead
+// (capture.Reader.ReadAhead): read(2)'s copy, or decompression, into 2 MiB buffers
 // that this goroutine then parses in place, nothing copied or batched.
 // Measured on 2 cores (1M packets, bench/run.sh's main capture, 9
 // interleaved runs each of taskset -c 0 and all cores; median (min-max)

@@ -6,24 +6,23 @@ import (
 )
 
 // readAhead turns on the capture reader's read-ahead (capture.Reader.ReadAhead)
-// when a second core can read while this one parses: from two Ps, for
-// files (a path or a file on stdin), not pipes, whose reads of at most 64
-// KiB each cost a hand-off (cat F | rocetap stats -r -, 1M packets: 0.81
-// CPU s against 0.60 without, cat included), nor live captures, nor the
-// TUI's ReadAt, whose spool follower waits on its own.
-// ROCETAP_READAHEAD=0 turns it off and 1 on whatever the Ps, to compare.
+// when asked: ROCETAP_READAHEAD=1, from two Ps, for files (a path or a file
+// on stdin), not pipes, whose reads of at most 64 KiB each cost a hand-off
+// (cat F | rocetap stats -r -, 1M packets: 0.81 CPU s against 0.60
+// without, cat included), nor live captures, nor the TUI's ReadAt, whose
+// spool follower waits on its own.
 //
-// On one P it would only add hand-offs between two goroutines taking
-// turns on one core.
+// It is off by default: it buys wall time with CPU time, and CPU seconds
+// are what rocetap is measured by. On 2 cores with the second idle it took
+// 13-20% off the wall time of stats and decode for 12-15% more CPU
+// (1M packets, 5 interleaved runs, load 0.2), but in make bench's run on
+// the same machine (2026-11-26, commit b826b85) all cores cost 1.24-1.49x
+// the CPU of one core and were 6-14% slower in wall time as well, which
+// failed the CPU-ratio targets (limitprobe 2.83x unchecked on all cores
+// against 1.36x on one). See minParallelProcs.
 func (s *Source) readAhead() {
-	switch os.Getenv("ROCETAP_READAHEAD") {
-	case "0":
+	if os.Getenv("ROCETAP_READAHEAD") != "1" || runtime.GOMAXPROCS(0) < 2 {
 		return
-	case "1":
-	default:
-		if runtime.GOMAXPROCS(0) < 2 {
-			return
-		}
 	}
 	s.r.ReadAhead()
 }

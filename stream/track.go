@@ -99,9 +99,9 @@ type TrackOptions struct {
 // goroutine reads the capture into batches (as Parallel's does) while this goroutine decodes, tracks, filters and
 // hands them on in order. Measured on 2 cores, this split beats a third
 // stage that decodes in parallel: the tracker is fast, and every hand-off
-// costs. With 2 Ps everything but reading runs on this goroutine: the
-// capture reader reads the file ahead on the other core (ReadAhead; see
-// minParallelProcs for what it gives).
+// costs. With 2 Ps everything runs on this goroutine (with
+// ROCETAP_READAHEAD=1 the capture reader reads the file ahead on the other
+// core: see minParallelProcs and readAhead for what it gives and costs).
 func (s *Source) Track(o TrackOptions) (int, error) {
 	if o.Tracker != nil && s.r != nil {
 		o.Tracker.SetInterfaceSpeed(s.InterfaceSpeed) // PFC pause times (flow/pfc.go)
