@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -60,6 +61,21 @@ func rocetapDecode(t *testing.T) func(args []string) ([]byte, error) {
 	}
 }
 
+// tsharkRun runs tshark ARGS, for fieldsOf; its error carries tshark's
+// stderr.
+func tsharkRun(t *testing.T, ts string) func(args []string) ([]byte, error) {
+	return func(args []string) ([]byte, error) {
+		var stderr bytes.Buffer
+		cmd := exec.Command(ts, args...)
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			err = fmt.Errorf("tshark: %w\n%s", err, stderr.String())
+		}
+		return out, err
+	}
+}
+
 // TestNFSOpsMatchTshark compares, frame by frame, rocetap's nfs.opcode
 // and nfs.status (and the RPC it decodes them from) with tshark's on
 // COMPOUNDs of every op the kernel's mount lacks, ending with a GETFH
@@ -69,16 +85,7 @@ func rocetapDecode(t *testing.T) func(args []string) ([]byte, error) {
 func TestNFSOpsMatchTshark(t *testing.T) {
 	ts := tsharkPath(t)
 	fields := []string{"rpcordma.xid", "rpc.xid", "rpc.msgtyp", "rpc.procedure", "nfs.minorversion", "nfs.opcode", "nfs.status"}
-	want := fieldsOf(t, func(args []string) ([]byte, error) {
-		var stderr bytes.Buffer
-		cmd := exec.Command(ts, args...)
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Logf("tshark: %s", stderr.String())
-		}
-		return out, err
-	}, nfsOpsCapture, fields)
+	want := fieldsOf(t, tsharkRun(t, ts), nfsOpsCapture, fields)
 	got := fieldsOf(t, rocetapDecode(t), nfsOpsCapture, fields)
 	if len(got) != len(want) || len(want) != 15 {
 		t.Fatalf("rocetap %d frames, tshark %d", len(got), len(want))

@@ -1,15 +1,12 @@
 package conformance
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
-	"github.com/rocetap/rocetap/internal/cli"
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
@@ -46,23 +43,7 @@ var nfsDecoderFields = []string{
 // gathers (TestNFSLinkedFieldsMatchTshark).
 func TestNFSDecodersMatchTshark(t *testing.T) {
 	ts := tsharkPath(t)
-	args := []string{"-r", nfsCapture, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
-	for _, f := range nfsDecoderFields {
-		args = append(args, "-e", f)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(ts, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, stderr.String())
-	}
-	want := map[int][]string{}
-	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		c := strings.Split(line, "\t")
-		n, _ := strconv.Atoi(c[0])
-		want[n] = c[1:]
-	}
+	want := fieldsOf(t, tsharkRun(t, ts), nfsCapture, nfsDecoderFields)
 	procs := map[uint32][3]uint32{} // xid -> program, version, procedure of the call
 	var p decode.Packet
 	var r decode.RPCRDMA
@@ -218,43 +199,25 @@ func TestNFSLinkedFieldsMatchTshark(t *testing.T) {
 	if len(names) < 25 {
 		t.Fatalf("only %d fields: %v", len(names), names)
 	}
-	args := []string{"-r", nfsCapture, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
-	rargs := []string{"decode", "-r", nfsCapture, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
-	for _, n := range names {
-		args = append(args, "-e", n)
-		rargs = append(rargs, "-e", n)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(ts, args...)
-	cmd.Stderr = &stderr
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, stderr.String())
-	}
-	var out, errOut bytes.Buffer
-	if code := cli.Main(rargs, cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
-		t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
-	}
-	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
-	gl := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-	if len(wl) != len(gl) {
-		t.Fatalf("tshark %d lines, rocetap %d", len(wl), len(gl))
+	want := fieldsOf(t, tsharkRun(t, ts), nfsCapture, names)
+	got := fieldsOf(t, rocetapDecode(t), nfsCapture, names)
+	if len(want) != len(got) {
+		t.Fatalf("tshark %d frames, rocetap %d", len(want), len(got))
 	}
 	cells, rpcFrames := 0, 0
-	for i := range wl {
-		w, g := strings.Split(wl[i], "\t"), strings.Split(gl[i], "\t")
-		frame, _ := strconv.Atoi(w[0])
-		if g[0] != w[0] {
-			t.Fatalf("line %d: frame %s, tshark %s", i, g[0], w[0])
+	for frame, w := range want {
+		g, ok := got[frame]
+		if !ok {
+			t.Fatalf("frame %d: not in rocetap's output", frame)
 		}
 		for j, n := range names {
 			if (strings.HasPrefix(n, "rpc.") || strings.HasPrefix(n, "nfs.")) && (tsharkMalformedNFS[frame] || tsharkNoRPC[frame]) {
 				continue
 			}
-			if g[j+1] != w[j+1] {
-				t.Errorf("frame %d %s: rocetap %q, tshark %q", frame, n, g[j+1], w[j+1])
+			if g[j] != w[j] {
+				t.Errorf("frame %d %s: rocetap %q, tshark %q", frame, n, g[j], w[j])
 			}
-			if w[j+1] != "" {
+			if w[j] != "" {
 				cells++
 				if n == "rpc.xid" {
 					rpcFrames++
@@ -265,7 +228,7 @@ func TestNFSLinkedFieldsMatchTshark(t *testing.T) {
 	if rpcFrames < 60 {
 		t.Errorf("tshark decoded the RPC of %d frames only", rpcFrames)
 	}
-	t.Logf("%d fields, %d values agree on %d frames (%d with an RPC)", len(names), cells, len(wl), rpcFrames)
+	t.Logf("%d fields, %d values agree on %d frames (%d with an RPC)", len(names), cells, len(want), rpcFrames)
 }
 
 // ulpField reports the fields of the ULPs over RDMA that the ULP tests
@@ -297,36 +260,22 @@ func TestISERSMBDirectMatchTshark(t *testing.T) {
 	if len(names) != 11+15 {
 		t.Errorf("%d fields: %v", len(names), names)
 	}
-	args := []string{"-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
-	rargs := []string{"decode", "-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,", "-e", "frame.number"}
-	for _, n := range names {
-		args = append(args, "-e", n)
-		rargs = append(rargs, "-e", n)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(ts, args...)
-	cmd.Stderr = &stderr
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, stderr.String())
-	}
-	var out, errOut bytes.Buffer
-	if code := cli.Main(rargs, cli.IO{Out: &out, ErrOut: &errOut}); code != 0 {
-		t.Fatalf("rocetap: exit %d: %s", code, errOut.String())
-	}
-	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
-	gl := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-	if len(wl) != len(gl) {
-		t.Fatalf("tshark %d lines, rocetap %d", len(wl), len(gl))
+	want := fieldsOf(t, tsharkRun(t, ts), file, names)
+	got := fieldsOf(t, rocetapDecode(t), file, names)
+	if len(want) != len(got) {
+		t.Fatalf("tshark %d frames, rocetap %d", len(want), len(got))
 	}
 	cells := 0
-	for i := range wl {
-		w, g := strings.Split(wl[i], "\t"), strings.Split(gl[i], "\t")
+	for frame, w := range want {
+		g, ok := got[frame]
+		if !ok {
+			t.Fatalf("frame %d: not in rocetap's output", frame)
+		}
 		for j, n := range names {
-			if g[j+1] != w[j+1] {
-				t.Errorf("frame %s %s: rocetap %q, tshark %q", w[0], n, g[j+1], w[j+1])
+			if g[j] != w[j] {
+				t.Errorf("frame %d %s: rocetap %q, tshark %q", frame, n, g[j], w[j])
 			}
-			if w[j+1] != "" {
+			if w[j] != "" {
 				cells++
 			}
 		}
@@ -334,5 +283,5 @@ func TestISERSMBDirectMatchTshark(t *testing.T) {
 	if cells < 40 {
 		t.Errorf("only %d values compared", cells)
 	}
-	t.Logf("%d fields, %d values agree on %d frames", len(names), cells, len(wl))
+	t.Logf("%d fields, %d values agree on %d frames", len(names), cells, len(want))
 }
