@@ -112,7 +112,6 @@ func (t *Tracker) cc(s *Session) *Congestion {
 	f := s.f()
 	if f.cc == nil {
 		f.cc = new(Congestion)
-		t.fab.ccs = append(t.fab.ccs, s)
 	}
 	return f.cc
 }
@@ -318,17 +317,26 @@ func (t *Tracker) ccMerge(prov, s *Session) {
 // ccEnd reports, at the end of the capture, the CE marks whose CNP was
 // due and the windows after a CNP that are over.
 func (t *Tracker) ccEnd() {
-	for _, s := range t.fab.ccs {
-		c := s.Congestion()
-		if c == nil {
-			continue
+	for _, s := range t.sessions {
+		if s != nil {
+			t.ccClose(s)
 		}
-		for i := range c.Dir {
-			d := &c.Dir[i]
-			t.ccExpire(nil, s, d)
-			if d.react && t.now-d.reactT >= t.fab.window {
-				t.ccReaction(nil, s, d)
-			}
+	}
+}
+
+// ccClose reports what s's congestion state still holds (a CE mark with
+// no CNP yet, a rate cut to judge), at the end of the capture or when s is
+// evicted.
+func (t *Tracker) ccClose(s *Session) {
+	c := s.Congestion()
+	if c == nil {
+		return
+	}
+	for i := range c.Dir {
+		d := &c.Dir[i]
+		t.ccExpire(nil, s, d)
+		if d.react && t.now-d.reactT >= t.fab.window {
+			t.ccReaction(nil, s, d)
 		}
 	}
 }
@@ -360,8 +368,10 @@ func (t *Tracker) ucSenderOf(src, dst addr16) (*Session, bool) {
 	return best, best != nil
 }
 
-// ccEvict forgets what the fabric analysis keeps of an evicted session.
+// ccEvict reports what an evicted session's congestion state still holds
+// (ccClose) and forgets what the fabric analysis keeps of it.
 func (t *Tracker) ccEvict(s *Session) {
+	t.ccClose(s)
 	if s.Transport == "UC" {
 		k := s.key(0)
 		pk := pairKey{k.src, k.dst}

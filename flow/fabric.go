@@ -247,7 +247,6 @@ type fabric struct {
 	byIface  [][]*PFCPort // ports by capture interface
 	roce     []uint8      // by capture interface: priorities RoCE was seen on
 	paused   int          // priorities of ports paused now
-	ccs      []*Session   // sessions with congestion state
 	udSender map[udSenderKey]*Session
 	// ucSender: the UC sessions by their addresses (sender, receiver);
 	// without CM a UC sender's QP is never seen, but a CNP names it.

@@ -498,7 +498,7 @@ func (l *RPCLinker) Data(c *ULPConn, d *ULPData, p *decode.Packet) {
 		call := calls[i]
 		for j := range call.segs {
 			s := &call.segs[j]
-			if s.handle != d.RKey || d.VA < s.va || d.VA-s.va > uint64(s.length) {
+			if s.handle != d.RKey || d.VA < s.va || d.VA-s.va >= uint64(s.length) {
 				continue
 			}
 			if (d.Op == decode.MPTOpRead) != (s.kind == decode.RPCChunkRead) {
