@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
@@ -13,14 +15,20 @@ const responseIn = "rocetap.mad.response_in"
 
 // needsMADAnswers reports whether -e or -Y names rocetap.mad.response_in.
 func needsMADAnswers(fields []string, flt *filter.Filter) bool {
+	return namesField(fields, flt, func(name string) bool { return name == responseIn })
+}
+
+// namesField reports whether a field -e or the -Y filter names is one of
+// those want accepts.
+func namesField(fields []string, flt *filter.Filter, want func(string) bool) bool {
 	for _, f := range fields {
-		if f == responseIn {
+		if want(f) {
 			return true
 		}
 	}
 	if flt != nil {
 		for _, f := range flt.Fields() {
-			if f.Abbrev == responseIn {
+			if want(f.Abbrev) {
 				return true
 			}
 		}
@@ -33,10 +41,10 @@ func needsMADAnswers(fields []string, flt *filter.Filter) bool {
 // does. mad records which frame answers each MAD request
 // (rocetap.mad.response_in, flow.Options.MADAnswers); ulp keeps every ULP
 // command so that its completion, data and latency reach all its packets
-// (flow.Options.Prior). One read serves both. A capture on stdin cannot be
-// read twice: it gets no first pass (nil).
+// (flow.Options.Prior). One read serves both. Only a regular file can be
+// read twice: stdin, a pipe or a device gets no first pass (nil).
 func firstPass(o *readOptions, tf *trackFlags, ios IO, skipCRCs bool, mpt *hca.Model, mad, ulp bool) (*flow.Tracker, error) {
-	if (!mad && !ulp) || o.Path == "-" || o.Path == "" {
+	if (!mad && !ulp) || !rereadable(o.Path) {
 		return nil, nil
 	}
 	first := *o
@@ -46,4 +54,14 @@ func firstPass(o *readOptions, tf *trackFlags, ios IO, skipCRCs bool, mpt *hca.M
 		return nil, err
 	}
 	return tr, nil
+}
+
+// rereadable reports whether path names a regular file, which a second
+// pass can read again (not stdin, a FIFO such as <(...), or a device).
+func rereadable(path string) bool {
+	if path == "" || path == "-" {
+		return false
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"strings"
 
 	"github.com/rocetap/rocetap/decode"
@@ -11,32 +10,10 @@ import (
 
 // needsULPLinks reports whether decode shows the links of ULP commands
 // (rocetap.nvme.*: a command's completion, data and latency on every
-// packet of it) and can read the capture twice: -V, JSON and EK show them,
-// -e and -Y when they name one; the input must be a regular file (not
-// stdin, which is read once).
+// packet of it), which a first pass completes (firstPass: a regular file
+// only): -V, JSON and EK show them, -e and -Y when they name one.
 func needsULPLinks(opts *DecodeOptions, flt *filter.Filter) bool {
-	if opts.Path == "" || opts.Path == "-" {
-		return false
-	}
-	if st, err := os.Stat(opts.Path); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	if opts.Verbose || opts.Output == "json" || opts.Output == "ek" {
-		return true
-	}
-	for _, f := range opts.Fields {
-		if ulpLinkField(f) {
-			return true
-		}
-	}
-	if flt != nil {
-		for _, f := range flt.Fields() {
-			if ulpLinkField(f.Abbrev) {
-				return true
-			}
-		}
-	}
-	return false
+	return opts.Verbose || opts.Output == "json" || opts.Output == "ek" || namesField(opts.Fields, flt, ulpLinkField)
 }
 
 // ulpLinkField reports whether a field shows ULP links a first pass
