@@ -13,12 +13,13 @@ import (
 // other management classes.
 func (t *Tracker) mad(p *decode.Packet, session uint32) {
 	m := &p.MAD
-	info := string(decode.AppendMADInfo(nil, m.MgmtClass, m.MethodByte(), m.AttributeID))
+	// The text is made only for an event: most MADs raise none.
+	info := func() string { return string(decode.AppendMADInfo(nil, m.MgmtClass, m.MethodByte(), m.AttributeID)) }
 	if m.R && decode.MADStatusError(m.MgmtClass, m.Status) != 0 {
-		t.event(p, decode.EventMADStatus, session, info+": status "+hexN(uint32(m.Status), 4)+" ("+string(decode.AppendMADStatus(nil, m.MgmtClass, m.Status))+")")
+		t.event(p, decode.EventMADStatus, session, info()+": status "+hexN(uint32(m.Status), 4)+" ("+string(decode.AppendMADStatus(nil, m.MgmtClass, m.Status))+")")
 	}
 	if m.MethodByte() == decode.MADMethodTrap {
-		t.event(p, decode.EventMADTrap, session, info+trapText(p))
+		t.event(p, decode.EventMADTrap, session, info()+trapText(p))
 	}
 }
 

@@ -118,12 +118,15 @@ func appendHex4(dst []byte, v uint16) []byte {
 	return append(dst, hx[v>>12], hx[v>>8&0xF], hx[v>>4&0xF], hx[v&0xF])
 }
 
+// ipProtoField names IP protocols (its value names), looked up once.
+var ipProtoField = decode.FieldByName("ip.proto")
+
 // appendIPProto appends what rocetap knows of an IP payload it does not
 // decode: its protocol and length.
 func appendIPProto(dst []byte, proto uint8, n int) []byte {
 	dst = append(dst, "IP protocol "...)
 	dst = strconv.AppendUint(dst, uint64(proto), 10)
-	if f := decode.FieldByName("ip.proto"); f != nil {
+	if f := ipProtoField; f != nil {
 		if name := f.ValueName(uint64(proto)); name != "" {
 			dst = append(dst, " ("...)
 			dst = append(dst, name...)
