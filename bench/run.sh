@@ -240,6 +240,12 @@ if want scale; then
 if [ -z "${SCALE_DIR:-}" ]; then
 	SCALE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rocetap-scale.XXXXXX")
 	trap 'rm -rf "$SCALE_DIR"' EXIT
+else
+	# A directory of the user's: the captures go into a new subdirectory
+	# of it, so no file of theirs is overwritten or removed.
+	mkdir -p "$SCALE_DIR"
+	SCALE_DIR=$(mktemp -d "$SCALE_DIR/rocetap-scale.XXXXXX")
+	trap 'rm -rf "$SCALE_DIR"' EXIT
 fi
 mkdir -p "$SCALE_DIR"
 # kvmed FILE KEY: the median of tuibench's KEY=value lines in FILE.

@@ -267,7 +267,10 @@ func startCapture(t *testing.T, ns, iface, path string) func() {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Execute() }()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stderr.String(), "Capturing on") && time.Now().Before(deadline) {
+	for !strings.Contains(stderr.String(), "Capturing on") {
+		if time.Now().After(deadline) {
+			t.Fatalf("capture on %s did not start within 10 s:\n%s", iface, stderr.String())
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	stopped := false

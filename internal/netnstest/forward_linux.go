@@ -255,7 +255,11 @@ func (f *Forwarder) send(dir int, ch <-chan *pending) {
 			for {
 				err := unix.Sendto(f.fd[out], frame, 0, &f.sa[out])
 				if err == unix.ENOBUFS || err == unix.EAGAIN {
-					time.Sleep(50 * time.Microsecond)
+					select {
+					case <-f.stop: // Stop does not wait on a full queue
+						return
+					case <-time.After(50 * time.Microsecond):
+					}
 					continue
 				}
 				if err != nil {
