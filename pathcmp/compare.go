@@ -1,11 +1,13 @@
 package pathcmp
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
 )
 
 // Options tune the comparison.
@@ -113,7 +115,7 @@ func (t *Flow) add(f *Flow) {
 
 // Name is the flow as reports show it: "10.0.0.1 → 10.0.0.2 QP 0x000011".
 func (f *Flow) Name() string {
-	return f.Src + " → " + f.Dst + " QP " + hexQP(f.DestQP)
+	return f.Src + " → " + f.Dst + " QP " + flow.Hex24(f.DestQP)
 }
 
 // DelayStats summarize one-way delays.
@@ -236,19 +238,9 @@ func (ix *index) list(k key, buf []int32) []int32 {
 		buf = append(buf, i)
 	}
 	if !sorted {
-		slices.SortStableFunc(buf, func(i, j int32) int { return cmp64(ix.c.recs[i].t, ix.c.recs[j].t) })
+		slices.SortStableFunc(buf, func(i, j int32) int { return cmp.Compare(ix.c.recs[i].t, ix.c.recs[j].t) })
 	}
 	return buf
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // compatible: the two frames may be the same packet (same ICRC, or one
@@ -391,7 +383,7 @@ func trim(ss []sample, flows []flowKey) []sample {
 	}
 	keep := make([]bool, len(ss))
 	for _, ix := range by {
-		slices.SortFunc(ix, func(i, j int) int { return cmp64(ss[i].ta, ss[j].ta) })
+		slices.SortFunc(ix, func(i, j int) int { return cmp.Compare(ss[i].ta, ss[j].ta) })
 		step := max(1, len(ix)/128)
 		var ts, ds []float64
 		for i := 0; i < len(ix); i += step {
@@ -573,15 +565,4 @@ func medianF(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-const hexDigits = "0123456789abcdef"
-
-func hexQP(qp uint32) string {
-	b := []byte("0x000000")
-	for i := 7; i >= 2; i-- {
-		b[i] = hexDigits[qp&15]
-		qp >>= 4
-	}
-	return string(b)
 }

@@ -1,6 +1,7 @@
 package pathcmp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -194,7 +195,7 @@ func (m *matcher) classify() {
 		up, down := upDown(st.dir)
 		ms := slices.Clone(st.matches)
 		slices.SortStableFunc(ms, func(a, b match) int {
-			if c := cmp64(a.tDown, b.tDown); c != 0 {
+			if c := cmp.Compare(a.tDown, b.tDown); c != 0 {
 				return c
 			}
 			return int(a.down - b.down)
@@ -349,7 +350,7 @@ func (m *matcher) report(r *Result, maxEvents int) []*Flow {
 				}
 			case decode.PathLost:
 				f.Lost++
-				text := fmt.Sprintf("%s %d left %s and never reached %s", x.op, x.psn, pointName(uint8(p)), pointName(uint8(1-p)))
+				text := fmt.Sprintf("%s %d left %s and never reached %s", x.op, x.psn, PointName(uint8(p)), PointName(uint8(1-p)))
 				if x.naked {
 					text += "; the responder NAKed it"
 				}
@@ -363,21 +364,22 @@ func (m *matcher) report(r *Result, maxEvents int) []*Flow {
 			}
 		}
 	}
-	slices.SortStableFunc(r.Events, func(a, b Event) int { return cmp64(a.Time.UnixNano(), b.Time.UnixNano()) })
+	slices.SortStableFunc(r.Events, func(a, b Event) int { return cmp.Compare(a.Time.UnixNano(), b.Time.UnixNano()) })
 	// By session, A's first; in a session A→B first.
 	slices.SortStableFunc(out, func(a, b *Flow) int {
 		switch {
 		case a.SessionPoint != b.SessionPoint:
 			return int(a.SessionPoint) - int(b.SessionPoint)
 		case a.Session != b.Session:
-			return cmp64(int64(a.Session), int64(b.Session))
+			return cmp.Compare(int64(a.Session), int64(b.Session))
 		}
 		return int(a.Dir) - int(b.Dir)
 	})
 	return out
 }
 
-func pointName(p uint8) string { return [2]string{"A", "B"}[p&1] }
+// PointName names a capture point: "A" or "B".
+func PointName(p uint8) string { return [2]string{"A", "B"}[p&1] }
 
 // delayStats summarizes delays (nearest-rank percentiles).
 func delayStats(d []int64) DelayStats {

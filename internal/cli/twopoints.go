@@ -70,10 +70,10 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		o.Path, o.collect = p, pathcmp.NewCapture(p)
 		an, err := analyze(&o, ios)
 		if an == nil {
-			return fmt.Errorf("point %s: %w", printer.PointName(uint8(i)), err)
+			return fmt.Errorf("point %s: %w", pathcmp.PointName(uint8(i)), err)
 		}
 		if err != nil && damaged == nil {
-			damaged = fmt.Errorf("point %s (%s): %w", printer.PointName(uint8(i)), p, err)
+			damaged = fmt.Errorf("point %s (%s): %w", pathcmp.PointName(uint8(i)), p, err)
 		}
 		ans[i], caps[i] = an, o.collect
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/internal/synth"
+	"github.com/rocetap/rocetap/pathcmp"
 )
 
 // TestTwoPointsGolden checks sessions, stats and expert -r A -r B, text
@@ -241,7 +242,7 @@ func checkPoints(t *testing.T, cmd string, doc twoPointsJSON, a, b string) {
 	}
 	for i, p := range []string{a, b} {
 		pt := doc.Points[i]
-		if pt.Point != printer.PointName(uint8(i)) || pt.File != p {
+		if pt.Point != pathcmp.PointName(uint8(i)) || pt.File != p {
 			t.Errorf("%s: point %d is %s %s", cmd, i, pt.Point, pt.File)
 		}
 		alone, _, code := run(t, nil, cmd, "-r", p, "-T", "json")
@@ -249,7 +250,7 @@ func checkPoints(t *testing.T, cmd string, doc twoPointsJSON, a, b string) {
 			t.Errorf("%s: point %s's report differs from %s -r %s -T json", cmd, pt.Point, cmd, p)
 		}
 		aloneText, _, _ := run(t, nil, cmd, "-r", p)
-		if !strings.Contains(text, "Point "+printer.PointName(uint8(i))+": "+p+"\n\n"+aloneText) {
+		if !strings.Contains(text, "Point "+pathcmp.PointName(uint8(i))+": "+p+"\n\n"+aloneText) {
 			t.Errorf("%s: the text output lacks %s -r %s's report under its heading", cmd, cmd, p)
 		}
 	}

@@ -26,8 +26,6 @@ var pathEvents = []struct {
 	{decode.PathEventDelaySpike, decode.SevNote, "One-way delay above the flow's p99 and its usual jitter"},
 }
 
-func pointName(p uint8) string { return [2]string{"A", "B"}[p&1] }
-
 func signedDur(d time.Duration) string {
 	if d >= 0 {
 		return "+" + dur(d)
@@ -85,7 +83,7 @@ func writePathCaptures(b *bytes.Buffer, r *pathcmp.Result) {
 		if !r.Start[p].IsZero() {
 			span = r.Start[p].Format("2006-01-02 15:04:05.000000") + " to " + r.End[p].Format("15:04:05.000000") + " UTC (its own clock)"
 		}
-		fmt.Fprintf(b, "  %s: %s: %d frames (%s), %s\n", pointName(uint8(p)), decode.Sanitize(r.Names[p]), r.Frames[p], linkNames(r.Links[p]), span)
+		fmt.Fprintf(b, "  %s: %s: %d frames (%s), %s\n", pathcmp.PointName(uint8(p)), decode.Sanitize(r.Names[p]), r.Frames[p], linkNames(r.Links[p]), span)
 	}
 }
 
@@ -137,7 +135,7 @@ func writePathEvents(b *bytes.Buffer, r *pathcmp.Result) {
 				continue
 			}
 			shown++
-			fmt.Fprintf(tw, "  %s frame %d\t%s\t%s\t%s\n", pointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, decode.Sanitize(e.Text))
+			fmt.Fprintf(tw, "  %s frame %d\t%s\t%s\t%s\n", pathcmp.PointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, decode.Sanitize(e.Text))
 		}
 		tw.Flush()
 		if n > shown {
@@ -242,7 +240,7 @@ func flowJSON(f *pathcmp.Flow) PathFlowJSON {
 		Lost: f.Lost, NAKed: f.NAKed, Duplicates: f.Duplicates, Reordered: f.Reordered, OnlyDownstream: f.OnlyDownstream,
 		Outside: f.Outside, Spikes: f.Spikes, Direction: f.Dir.String()}
 	if f.Session != 0 {
-		j.Session, j.SessionPoint = f.Session, pointName(f.SessionPoint)
+		j.Session, j.SessionPoint = f.Session, pathcmp.PointName(f.SessionPoint)
 	}
 	if f.Src != "" {
 		qp := f.DestQP
@@ -272,7 +270,7 @@ func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
 func pathCapturesJSON(r *pathcmp.Result) [2]PathCaptureJSON {
 	var out [2]PathCaptureJSON
 	for p := range 2 {
-		c := PathCaptureJSON{Point: pointName(uint8(p)), File: r.Names[p], Frames: r.Frames[p], LinkTypes: []string{}}
+		c := PathCaptureJSON{Point: pathcmp.PointName(uint8(p)), File: r.Names[p], Frames: r.Frames[p], LinkTypes: []string{}}
 		for _, lt := range slices.Sorted(maps.Keys(r.Links[p])) {
 			c.LinkTypes = append(c.LinkTypes, lt.String())
 		}
@@ -313,7 +311,7 @@ func pathExpertJSON(r *pathcmp.Result) []PathEventGroupJSON {
 		g := PathEventGroupJSON{Severity: k.severity.String(), Kind: k.name, Summary: k.summary, Count: n, Events: []PathEventJSON{}}
 		for _, e := range r.Events {
 			if e.Name == k.name {
-				g.Events = append(g.Events, PathEventJSON{pointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, e.Text})
+				g.Events = append(g.Events, PathEventJSON{pathcmp.PointName(e.Point), e.Frame, rel(e.Time, r.Start[e.Point]), e.Flow, e.Text})
 			}
 		}
 		out = append(out, g)

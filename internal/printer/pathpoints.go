@@ -17,16 +17,13 @@ import (
 // object: {"points": [{"point": "A", "file": ..., "report": the usual
 // JSON}, {... B ...}], "two_points": {...}}.
 
-// PointName names capture point p (pathcmp.A, pathcmp.B): "A", "B".
-func PointName(p uint8) string { return pointName(p) }
-
 // AppendPointHeading appends the heading of one capture point's report.
 func AppendPointHeading(dst []byte, point uint8, name string) []byte {
 	if point == pathcmp.B {
 		dst = append(dst, '\n')
 	}
 	dst = append(dst, "Point "...)
-	dst = append(dst, pointName(point)...)
+	dst = append(dst, pathcmp.PointName(point)...)
 	dst = append(dst, ": "...)
 	dst = append(dst, decode.Sanitize(name)...)
 	return append(dst, "\n\n"...)
@@ -41,7 +38,7 @@ func AppendPointJSONHead(dst []byte, point uint8, name string) []byte {
 		dst = append(dst, ",\n"...)
 	}
 	dst = append(dst, "{\"point\": \""...)
-	dst = append(dst, pointName(point)...)
+	dst = append(dst, pathcmp.PointName(point)...)
 	dst = append(dst, "\", \"file\": "...)
 	f, _ := json.Marshal(name)
 	dst = append(dst, f...)
@@ -199,7 +196,7 @@ func AppendPathSessionsJSON(dst []byte, r *pathcmp.Result) []byte {
 			Directions: map[string]PathFlowJSON{decode.PathAToB.String(): flowJSON(&s.AToB), decode.PathBToA.String(): flowJSON(&s.BToA)},
 			OffPath:    PathOffPathJSON{A: s.OffPath.Upstream, B: s.OffPath.Downstream}}
 		if s.Session != 0 {
-			j.Session, j.SessionPoint = s.Session, pointName(s.Point)
+			j.Session, j.SessionPoint = s.Session, pathcmp.PointName(s.Point)
 		}
 		out.Sessions = append(out.Sessions, j)
 	}
