@@ -59,6 +59,7 @@ func (d *Decoder) Decode(p *Packet, data []byte, linkType LinkType) {
 	p.Payload, p.Pad, p.IB, p.ibPacket = nil, nil, nil, nil
 	p.Data = nil
 	p.L3Off, p.L4Off = 0, 0
+	p.SA.Valid = false // its RecordData must not answer for the last SA MAD
 	if p.Analysis.Tracked {
 		p.Analysis.Reset()
 	}

@@ -297,11 +297,13 @@ func ipoibOracleFrames(t *testing.T) []oracleFrame {
 // capsule can start 08 00 00 00).
 func TestNoIPoIBInRealRDMA(t *testing.T) {
 	paths, _ := filepath.Glob("../testdata/rxe/*.pcap")
-	ulp, _ := filepath.Glob("../../shared/captures/ulp/*.pcap")
-	paths = append(paths, ulp...)
-	if len(ulp) == 0 {
-		t.Logf("../../shared/captures/ulp not found: checking testdata/rxe only")
+	// testdata/ulp holds copies of the kernel's NVMe-oF and NFS captures
+	// (../shared/captures/ulp), always there.
+	ulp, _ := filepath.Glob("../testdata/ulp/*.pcap")
+	if len(ulp) < 3 {
+		t.Fatalf("want the kernel's ULP captures in testdata/ulp, found %d", len(ulp))
 	}
+	paths = append(paths, ulp...)
 	var p decode.Packet
 	n := 0
 	for _, path := range paths {
