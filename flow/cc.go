@@ -222,20 +222,22 @@ func (t *Tracker) ccReaction(p *decode.Packet, s *Session, d *CCDir) {
 	t.event(p, decode.EventNoRateCut, s.ID, text)
 }
 
-// rateString formats bits/s as the reports do (printer.BitRate, which
-// flow cannot import): "12.26 Mbit/s".
-func rateString(bps uint64) string {
-	v := float64(bps)
-	for _, u := range []struct {
-		div  float64
-		unit string
-	}{{1e9, " Gbit/s"}, {1e6, " Mbit/s"}, {1e3, " kbit/s"}} {
-		if v >= u.div {
-			return strconv.FormatFloat(v/u.div, 'f', 2, 64) + u.unit
-		}
+// AppendBitRate appends a bit rate as the reports write it: "2.50 Gbit/s",
+// "640.00 kbit/s", "12 bit/s". The expert texts here and the printer's
+// tables use it.
+func AppendBitRate(dst []byte, bps float64) []byte {
+	switch {
+	case bps >= 1e9:
+		return append(strconv.AppendFloat(dst, bps/1e9, 'f', 2, 64), " Gbit/s"...)
+	case bps >= 1e6:
+		return append(strconv.AppendFloat(dst, bps/1e6, 'f', 2, 64), " Mbit/s"...)
+	case bps >= 1e3:
+		return append(strconv.AppendFloat(dst, bps/1e3, 'f', 2, 64), " kbit/s"...)
 	}
-	return strconv.FormatUint(bps, 10) + " bit/s"
+	return append(strconv.AppendFloat(dst, bps, 'f', 0, 64), " bit/s"...)
 }
+
+func rateString(bps uint64) string { return string(AppendBitRate(nil, float64(bps))) }
 
 // ccCNP analyzes a CNP: h is the direction it travels (found: ok), from
 // the notification point to the sender of the marked flow.

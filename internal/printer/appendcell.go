@@ -59,17 +59,7 @@ func appendDur(dst []byte, d time.Duration) []byte {
 }
 
 // appendBitRate appends bps as BitRate writes it.
-func appendBitRate(dst []byte, bps float64) []byte {
-	switch {
-	case bps >= 1e9:
-		return append(strconv.AppendFloat(dst, bps/1e9, 'f', 2, 64), " Gbit/s"...)
-	case bps >= 1e6:
-		return append(strconv.AppendFloat(dst, bps/1e6, 'f', 2, 64), " Mbit/s"...)
-	case bps >= 1e3:
-		return append(strconv.AppendFloat(dst, bps/1e3, 'f', 2, 64), " kbit/s"...)
-	}
-	return append(strconv.AppendFloat(dst, bps, 'f', 0, 64), " bit/s"...)
-}
+func appendBitRate(dst []byte, bps float64) []byte { return flow.AppendBitRate(dst, bps) }
 
 // appendNotes appends the notes of s, the sessions table's last column ("-"
 // for none).
