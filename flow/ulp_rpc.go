@@ -206,10 +206,7 @@ func (l *RPCLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 
 // call records a call and its chunks.
 func (l *RPCLinker) call(c *ULPConn, rc *rpcConn, in *decode.RPCInfo, p *decode.Packet) {
-	call := &RPCCall{XID: in.Hdr.XID, Session: c.Session, CallFrame: p.Frame.Number, CallTime: p.Frame.Time}
-	if in.HasRPC && in.RPC.Have >= 5 {
-		call.HasProc, call.Program, call.Version, call.Procedure = true, in.RPC.Program, in.RPC.ProgVersion, in.RPC.Procedure
-	}
+	call := &RPCCall{XID: in.Hdr.XID, Session: c.Session, CallFrame: p.Frame.Number, CallTime: p.Frame.Time} // its procedure: decodeCall
 	h := &in.Hdr
 	for _, s := range h.Reads() {
 		call.segs = append(call.segs, rpcSeg{kind: decode.RPCChunkRead, pos: s.Position, handle: s.Handle, va: s.Offset, length: s.Length})
