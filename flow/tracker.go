@@ -120,8 +120,9 @@ type Tracker struct {
 	unpaired map[pairKey][]*Session
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
-	end      time.Time // time of the last packet
-	now      int64     // the same, in Unix nanoseconds
+	slab     []sessionAlloc // where the next sessions go (newSession)
+	end      time.Time      // time of the last packet
+	now      int64          // the same, in Unix nanoseconds
 
 	// liveQ holds the sessions with in-flight state (Session.live), by
 	// the time they were queued (from liveHead): sweep releases those
@@ -511,13 +512,27 @@ type sessionAlloc struct {
 	kinds [2]kindStats
 }
 
+// slabMax is the most sessions allocated together (slab): 96 KiB.
+const slabMax = 256
+
 // newSession registers a session.
 func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	ns := now.UnixNano()
-	// one allocation for the session and room for the kinds of message
-	// it will most likely send: a capture of a million QP pairs makes a
-	// million of each
-	a := &sessionAlloc{s: Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}}
+	// Sessions are allocated in slabs, each session with room for the
+	// kinds of message it will most likely send. A million QP pairs make
+	// a million sessions: one allocation each cost more than tracking
+	// their packets, and the garbage collector, marking a million small
+	// objects scattered in the heap on each cycle, as much again; a slab
+	// is one object, scanned in order. Slabs grow from 4 sessions to
+	// slabMax, so a small capture allocates little. An evicted session's
+	// memory (Options.MaxSessions) is returned with its slab's, once no
+	// session of the slab is kept.
+	if len(t.slab) == 0 {
+		t.slab = make([]sessionAlloc, min(slabMax, max(4, len(t.sessions))))
+	}
+	a := &t.slab[0]
+	t.slab = t.slab[1:]
+	*a = sessionAlloc{s: Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}}
 	s := &a.s
 	s.kinds = a.kinds[:0:len(a.kinds)]
 	t.sessions = append(t.sessions, s)
