@@ -273,7 +273,7 @@ and -T json always has every session.`,
 			out.b = printer.AppendRPCStats(out.b, an.rpcStats())
 		}, twoPointReport{printer.AppendPathStats, printer.AppendPathStatsJSON})
 	cmd.Flags().IntVar(&opts.Top, "top", defaultStatsTop,
-		"text: detail the N sessions with the most packets (0: every session); the counts cover every session, and -T json always has every session")
+		"text: detail the `N` sessions with the most packets (0: every session); the counts cover every session, and -T json always has every session")
 	return cmd
 }
 
