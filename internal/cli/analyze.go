@@ -28,6 +28,8 @@ type AnalyzeOptions struct {
 	Paths   []string
 	Window  time.Duration
 	collect *pathcmp.Capture
+
+	Top int // --top (stats only): text details the Top busiest sessions, 0 all
 }
 
 // analysis is what one pass of the tracker over a capture gives the
@@ -132,7 +134,12 @@ func (an *analysis) evicted(o *AnalyzeOptions) *printer.EvictedJSON {
 const reportGCPercent = 50
 
 func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf), two twoPointReport) *cobra.Command {
-	opts := &AnalyzeOptions{}
+	return newAnalyzeCmdOpts(ios, &AnalyzeOptions{}, use, short, long, example, run, two)
+}
+
+// newAnalyzeCmdOpts is newAnalyzeCmd with the options given, for a
+// command that registers flags of its own on them (stats: --top).
+func newAnalyzeCmdOpts(ios IO, opts *AnalyzeOptions, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf), two twoPointReport) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     use + " -r FILE",
 		Short:   short,
@@ -142,6 +149,9 @@ func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Output != "text" && opts.Output != "json" {
 				return fmt.Errorf("-T %q: want text or json", opts.Output)
+			}
+			if opts.Top < 0 {
+				return fmt.Errorf("--top %d: want how many sessions to detail, or 0 for all of them", opts.Top)
 			}
 			if len(opts.Paths) > 1 || cmd.Flags().Changed("window") {
 				return twoPointsRun(cmd, opts, ios, run, two)
@@ -222,13 +232,20 @@ the MPT, the violations, and the responder's answers that disagree.`,
 
 // NewCmdStats builds `rocetap stats`.
 func NewCmdStats(ios IO) *cobra.Command {
-	return newAnalyzeCmd(ios, "stats", "Statistics: opcodes, syndromes, congestion, PFC, and per-session messages and latencies",
+	opts := &AnalyzeOptions{}
+	cmd := newAnalyzeCmdOpts(ios, opts, "stats", "Statistics: opcodes, syndromes, congestion, PFC, and per-session messages and latencies",
 		`Count a capture: the BTH opcode histogram, AETH syndromes, CNPs and
 ECN marks, PFC pauses per priority, CM messages, and for each session its
 messages by kind with request→completion latency (min, median, p99, max),
-NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
+NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.
+
+The text report details the 20 sessions with the most packets (--top N;
+--top 0: every session) and says how many it left out; the counts above
+cover every session, rocetap sessions lists every session a line each,
+and -T json always has every session.`,
 		`  rocetap stats -r pt_write.pcap
-  rocetap stats -r cap.pcap -T json`,
+  rocetap stats -r cap.pcap -T json
+  rocetap stats -r cap.pcap --top 0`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			// a session at a time: a capture may have millions
 			ev := an.evicted(o)
@@ -246,14 +263,24 @@ NAKs by syndrome, RNR NAKs by timer, retransmissions and losses.`,
 			}
 			out.b = printer.AppendStatsHead(out.b, &an.totals, len(an.sessions))
 			out.b = printer.AppendEvicted(out.b, ev)
-			for _, s := range an.sessions {
+			detailed := printer.BusiestSessions(an.sessions, o.Top)
+			for _, s := range detailed {
 				out.b = printer.AppendStatsSession(out.b, s, an.start)
 				out.maybeFlush()
 			}
+			out.b = printer.AppendStatsNotDetailed(out.b, len(an.sessions)-len(detailed), o.Top)
 			out.b = printer.AppendNVMeStats(out.b, an.nvmeStats())
 			out.b = printer.AppendRPCStats(out.b, an.rpcStats())
 		}, twoPointReport{printer.AppendPathStats, printer.AppendPathStatsJSON})
+	cmd.Flags().IntVar(&opts.Top, "top", defaultStatsTop,
+		"text: detail the `N` sessions with the most packets (0: every session); the counts cover every session, and -T json always has every session")
+	return cmd
 }
+
+// defaultStatsTop is how many sessions stats details by default: a
+// screenful or two, where every session of a fabric capture (millions)
+// made a report no one reads.
+const defaultStatsTop = 20
 
 // NewCmdExpert builds `rocetap expert`.
 func NewCmdExpert(ios IO) *cobra.Command {
