@@ -29,7 +29,7 @@ func trackPairs(tr *Tracker, n int, at time.Time) time.Time {
 		}{{req, resp, qb, rcWriteOnly, psn}, {resp, req, qa, rcAck, psn}, {req, resp, qb, rcReadReq, psn + 1}, {resp, req, qa, rcReadOnly, psn + 1}}
 		for k, st := range steps {
 			at = at.Add(time.Microsecond)
-			p = decode.Packet{}
+			p = decode.Packet{Analysis: decode.Analysis{Acked: p.Analysis.Acked[:0]}} // its buffer kept, as stream does
 			p.Frame = decode.Frame{Number: 4*i + k + 1, Time: at, Len: 1100}
 			p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
 			p.Encap = decode.EncapRoCEv2
