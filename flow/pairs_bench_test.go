@@ -14,4 +14,3 @@ func BenchmarkTrackPairs(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pairs, "ns/pair")
 }
-
