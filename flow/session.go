@@ -107,6 +107,7 @@ type Session struct {
 	MTU        uint32     // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
 	CommID     uint32     // CM local communication ID of A (0 without CM)
 	memo       [2]psnMemo // the PSN state of each side's requests while live is released
+	unpaired   uint32     // its address pair's ID (Tracker.addrPairs) + 1 while in Tracker.unpaired, else 0
 
 	first, last int64       // Unix nanoseconds
 	Sent        [2]DirStats // by A, by B

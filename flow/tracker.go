@@ -117,7 +117,7 @@ type Tracker struct {
 	// hashes the 36-byte key, the cache compares it.
 	cache    [cacheSize]cacheEntry
 	ud       map[udKey]*Session
-	unpaired map[pairKey][]*Session
+	unpaired [][]*Session // by address pair (addrPairs): the sessions not yet paired
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
 	slab     []sessionAlloc // where the next sessions go (newSession)
@@ -177,9 +177,19 @@ type dirKey uint64
 // dirKey returns the key of direction k; new interns its addresses when
 // they are not yet. ok is false when they are not (and not new).
 func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
-	pk := pairKey{k.src, k.dst}
+	i, ok := t.pairID(pairKey{k.src, k.dst}, new)
+	if !ok {
+		return 0, false
+	}
+	return dirKey(uint64(i)<<24 | uint64(k.qp&0xffffff)), true
+}
+
+// pairID returns the ID address pair pk is interned as (addrPairs); new
+// interns it when it is not yet. ok is false when it is not (and not
+// new).
+func (t *Tracker) pairID(pk pairKey, new bool) (uint32, bool) {
 	if t.hasLast && pk == t.lastPair {
-		return dirKey(uint64(t.lastPairID)<<24 | uint64(k.qp&0xffffff)), true
+		return t.lastPairID, true
 	}
 	i, ok := t.addrPairs[pk]
 	if !ok {
@@ -190,7 +200,7 @@ func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
 		t.addrPairs[pk] = i
 	}
 	t.lastPair, t.lastPairID, t.hasLast = pk, i, true
-	return dirKey(uint64(i)<<24 | uint64(k.qp&0xffffff)), true
+	return i, true
 }
 
 // setHalf maps a direction to its session (and keeps the cache right).
@@ -310,7 +320,6 @@ func New(o Options) *Tracker {
 		opts:      o,
 		addrPairs: make(map[pairKey]uint32),
 		ud:        make(map[udKey]*Session),
-		unpaired:  make(map[pairKey][]*Session),
 		cmReqs:    make(map[cmKey]cmReq),
 	}
 	if o.MPT != nil {
@@ -532,8 +541,8 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	}
 	a := &t.slab[0]
 	t.slab = t.slab[1:]
-	*a = sessionAlloc{s: Session{ID: uint32(len(t.sessions) + 1), Transport: transport, first: ns, last: ns, flags: flagRef}}
-	s := &a.s
+	s := &a.s // zero (make): set field by field, not rewritten whole
+	s.ID, s.Transport, s.first, s.last, s.flags = uint32(len(t.sessions)+1), transport, ns, ns, flagRef
 	s.kinds = a.kinds[:0:len(a.kinds)]
 	t.sessions = append(t.sessions, s)
 	if t.opts.MaxSessions > 0 {
@@ -558,8 +567,12 @@ func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
 	h := half{s, 0}
 	t.setHalf(key, h)
 	if hasResponses(s) {
-		pk := pairKey{key.src, key.dst}
-		t.unpaired[pk] = append(t.unpaired[pk], s)
+		id, _ := t.pairID(pairKey{key.src, key.dst}, true) // (setHalf interned it)
+		if int(id) >= len(t.unpaired) {
+			t.unpaired = append(t.unpaired, make([][]*Session, int(id)+1-len(t.unpaired))...)
+		}
+		t.unpaired[id] = append(t.unpaired[id], s)
+		s.unpaired = id + 1
 	}
 	t.ccNewUC(s, key)
 	return h
@@ -573,7 +586,13 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 	if !p.BTH.Opcode.IsResponse() {
 		return nil
 	}
-	cands := t.unpaired[pairKey{key.dst, key.src}]
+	// the pair's ID from the map, not pairID: the one pairID remembers
+	// is p's own, which pairing it then looks up again
+	id, ok := t.addrPairs[pairKey{key.dst, key.src}]
+	if !ok || int(id) >= len(t.unpaired) {
+		return nil
+	}
+	cands := t.unpaired[id]
 	psn := p.BTH.PSN
 	var best *Session
 	bestScore := 0
@@ -691,12 +710,12 @@ func (t *Tracker) mergeAnswers(st, pr *reqStream) {
 }
 
 func (t *Tracker) dropUnpaired(s *Session) {
-	if !s.has[0] {
+	if s.unpaired == 0 {
 		return
 	}
-	k := s.key(0)
-	pk := pairKey{k.src, k.dst}
-	l := t.unpaired[pk]
+	id := s.unpaired - 1
+	s.unpaired = 0
+	l := t.unpaired[id]
 	for i, c := range l {
 		if c == s {
 			l = append(l[:i], l[i+1:]...)
@@ -704,13 +723,12 @@ func (t *Tracker) dropUnpaired(s *Session) {
 		}
 	}
 	if len(l) == 0 && cap(l) > maxUnpairedKept {
-		delete(t.unpaired, pk)
-	} else {
-		// an empty list stays, its room kept: a million QP pairs
-		// between a few hosts would otherwise delete and add their
-		// address pair's entry once each
-		t.unpaired[pk] = l
+		l = nil
 	}
+	// else an empty list stays, its room kept: a million QP pairs
+	// between a few hosts would otherwise drop and make their address
+	// pair's list once each
+	t.unpaired[id] = l
 }
 
 // maxUnpairedKept is the room an empty list of unpaired sessions keeps.
