@@ -1,57 +1,164 @@
 package flow
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
 )
 
-// dirTable against a Go map: random sets and deletes over few keys (long
-// probe runs, deletes in the middle of them) and over many (growth).
+// checkDirTable compares tab with the map ref in full: every key of ref
+// is found with its value and in exactly one slot, no other key is in
+// any, and the counts agree.
+func checkDirTable(t *testing.T, tab *dirTable, ref map[dirKey]uint32, what string) {
+	t.Helper()
+	if tab.len() != len(ref) {
+		t.Fatalf("%s: the table holds %d keys, the map %d", what, tab.len(), len(ref))
+	}
+	seen := map[dirKey]bool{}
+	n := 0
+	for _, s := range tab.slots {
+		if s.key() == 0 {
+			continue
+		}
+		n++
+		k := dirKey(s.key() - 1)
+		if v, ok := ref[k]; !ok || v != s.val || seen[k] {
+			t.Fatalf("%s: a slot holds key %d → %d (in the map: %d, %v; seen before: %v)", what, k, s.val, v, ok, seen[k])
+		}
+		seen[k] = true
+	}
+	if n != len(ref) {
+		t.Fatalf("%s: %d slots used, want %d", what, n, len(ref))
+	}
+	for k, v := range ref {
+		if got, ok := tab.get(k); !ok || got != v {
+			t.Fatalf("%s: get(%d) = %d, %v, want %d", what, k, got, ok, v)
+		}
+	}
+}
+
+// homeTwins returns groups of keys that share a home slot in the
+// smallest table, the last group the last slot (so its probe run wraps
+// round to slot 0): long probe runs, with deletes in their middle.
+func homeTwins(groups, per int, r *rand.Rand) []dirKey {
+	var out []dirKey
+	for g := range groups {
+		home := r.IntN(dirTableMin)
+		if g == groups-1 {
+			home = dirTableMin - 1
+		}
+		for n := 0; n < per; {
+			k := dirKey(r.Uint64N(1 << 40))
+			if int(dirHash(k))&(dirTableMin-1) == home {
+				out = append(out, k)
+				n++
+			}
+		}
+	}
+	return out
+}
+
+// dirTable against a Go map: random gets, sets (new keys and updates),
+// deletes and lens, interleaved, over few keys, over keys sharing home
+// slots (long probe runs, deletes in the middle of them, runs that wrap
+// round the end of the table), over more and over many (grows).
 func TestDirTableMatchesMap(t *testing.T) {
 	if n := unsafe.Sizeof(dirSlot{}); n != 12 {
 		t.Errorf("a slot is %d bytes, want 12", n)
 	}
-	for _, keys := range []uint64{50, 3000, 200000} {
-		r := rand.New(rand.NewPCG(keys, 7))
+	twins := homeTwins(6, 12, rand.New(rand.NewPCG(1, 2)))
+	for _, tc := range []struct {
+		name  string
+		keys  uint64 // key universe: 0 to keys-1 (real-looking above 1000)
+		twins bool   // the universe is homeTwins
+		ops   int
+		check int  // full check every check ops
+		grow  bool // the run must have grown the table
+	}{
+		{"50 keys", 50, false, 100000, 997, false},
+		{"home twins", 0, true, 100000, 997, false},
+		{"3000 keys", 3000, false, 400000, 9973, true},
+		{"200k keys", 200000, false, 600000, 199999, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.keys, 7))
+			key := func() dirKey {
+				switch {
+				case tc.twins:
+					return twins[r.IntN(len(twins))]
+				case tc.keys > 1000:
+					return dirKey(r.Uint64N(tc.keys)<<24 | r.Uint64N(4)) // structured like real keys
+				}
+				return dirKey(r.Uint64N(tc.keys))
+			}
+			var tab dirTable
+			ref := map[dirKey]uint32{}
+			grows := 0
+			for op := range tc.ops {
+				k := key()
+				size := len(tab.slots)
+				switch r.IntN(8) {
+				case 0, 1, 2:
+					v := uint32(op)
+					tab.set(k, v)
+					ref[k] = v
+				case 3, 4:
+					tab.delete(k)
+					delete(ref, k)
+				case 5, 6:
+					want, wok := ref[k]
+					if got, ok := tab.get(k); ok != wok || got != want {
+						t.Fatalf("op %d: get(%d) = %d, %v, want %d, %v", op, k, got, ok, want, wok)
+					}
+				case 7:
+					if tab.len() != len(ref) {
+						t.Fatalf("op %d: the table holds %d keys, the map %d", op, tab.len(), len(ref))
+					}
+				}
+				if len(tab.slots) != size && size != 0 {
+					grows++
+				}
+				if op%tc.check == 0 {
+					checkDirTable(t, &tab, ref, fmt.Sprint("op ", op))
+				}
+			}
+			checkDirTable(t, &tab, ref, "the end")
+			t.Logf("%d keys, %d slots; %d grows", len(ref), len(tab.slots), grows)
+			if tc.grow && grows == 0 {
+				t.Error("the table never grew: the test misses what it is for")
+			}
+		})
+	}
+}
+
+// FuzzDirTable runs the operations its input spells (3 bytes each: the
+// operation in 2 bits and a key in 22, so that keys repeat) on a dirTable
+// and a Go map, and compares them. (Grows are TestDirTableMatchesMap's:
+// a seed long enough for one stalls the fuzzer minimizing it.)
+func FuzzDirTable(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 2, 0, 1, 1, 0, 1, 2, 0, 1, 3, 0, 0})
+	f.Add(binary.BigEndian.AppendUint64(nil, 0x0001020304050607))
+	f.Fuzz(func(t *testing.T, b []byte) {
 		var tab dirTable
 		ref := map[dirKey]uint32{}
-		for op := range 400000 {
-			k := dirKey(r.Uint64N(keys))
-			if keys > 1000 {
-				k = dirKey(r.Uint64N(keys)<<24 | r.Uint64N(4)) // structured like real keys
-			}
-			switch r.IntN(3) {
+		for i := 0; i+3 <= len(b); i += 3 {
+			k := dirKey(b[i]>>2)<<32 | dirKey(b[i+1])<<8 | dirKey(b[i+2]) // 6 bits of address pair, 16 of QP
+			switch b[i] & 3 {
 			case 0, 1:
-				v := uint32(op)
-				tab.set(k, v)
-				ref[k] = v
+				tab.set(k, uint32(i))
+				ref[k] = uint32(i)
 			case 2:
 				tab.delete(k)
 				delete(ref, k)
-			}
-			if op%1000 == 0 || keys == 50 {
-				if tab.len() != len(ref) {
-					t.Fatalf("%d keys: after op %d the table holds %d, the map %d", keys, op, tab.len(), len(ref))
+			case 3:
+				want, wok := ref[k]
+				if got, ok := tab.get(k); ok != wok || got != want {
+					t.Fatalf("op %d: get(%d) = %d, %v, want %d, %v", i/3, k, got, ok, want, wok)
 				}
 			}
 		}
-		for k, v := range ref {
-			if got, ok := tab.get(k); !ok || got != v {
-				t.Fatalf("%d keys: get(%d) = %d, %v, want %d", keys, k, got, ok, v)
-			}
-		}
-		n := 0
-		for _, s := range tab.slots {
-			if s.key() != 0 {
-				n++
-				if _, ok := ref[dirKey(s.key()-1)]; !ok {
-					t.Fatalf("%d keys: the table holds deleted key %d", keys, s.key()-1)
-				}
-			}
-		}
-		if n != len(ref) {
-			t.Fatalf("%d keys: %d slots used, want %d", keys, n, len(ref))
-		}
-	}
+		checkDirTable(t, &tab, ref, "the end")
+	})
 }
