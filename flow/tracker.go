@@ -118,6 +118,7 @@ type Tracker struct {
 	cache    [cacheSize]cacheEntry
 	ud       map[udKey]*Session
 	unpaired [][]*Session // by address pair (addrPairs): the sessions not yet paired
+	revPair  []uint32     // by address pair: the opposite pair's ID + 1, once known (reversePair)
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
 	slab     []sessionAlloc // where the next sessions go (newSession)
@@ -555,6 +556,27 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	return s
 }
 
+// reversePair returns the ID of the address pair opposite to direction
+// k's: from its destination to its source. A response on a direction
+// not seen before asks it; it is remembered per pair (revPair), where
+// the map would hash 32 bytes for each new QP pair. pairID is not used:
+// the pair it remembers is k's own, which pairing the response then
+// looks up again.
+func (t *Tracker) reversePair(k halfKey) (uint32, bool) {
+	fwd, known := t.pairID(pairKey{k.src, k.dst}, false)
+	if known && int(fwd) < len(t.revPair) && t.revPair[fwd] != 0 {
+		return t.revPair[fwd] - 1, true
+	}
+	id, ok := t.addrPairs[pairKey{k.dst, k.src}]
+	if ok && known {
+		if int(fwd) >= len(t.revPair) {
+			t.revPair = append(t.revPair, make([]uint32, int(fwd)+1-len(t.revPair))...)
+		}
+		t.revPair[fwd] = id + 1
+	}
+	return id, ok
+}
+
 // newHalf starts a provisional session for a direction not seen before:
 // its sender is side A. A response on it may later merge it into the
 // session of the requests it answers (tryPair).
@@ -586,9 +608,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 	if !p.BTH.Opcode.IsResponse() {
 		return nil
 	}
-	// the pair's ID from the map, not pairID: the one pairID remembers
-	// is p's own, which pairing it then looks up again
-	id, ok := t.addrPairs[pairKey{key.dst, key.src}]
+	id, ok := t.reversePair(key)
 	if !ok || int(id) >= len(t.unpaired) {
 		return nil
 	}
