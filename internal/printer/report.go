@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -68,57 +69,80 @@ func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable 
 	for i, h := range sessionCols {
 		t.width[i] = utf8.RuneCountInString(h)
 	}
-	var most [len(sessionCols)]uint64
+	m := sessionMeasure{firstMin: math.MaxInt64, firstMax: math.MinInt64}
 	for _, s := range sessions {
-		t.measure(s, &most)
+		t.measure(s, &m)
 	}
-	for i, v := range most {
-		if numericCol[i] {
-			t.width[i] = max(t.width[i], decimalWidth(v))
-		}
-	}
+	t.finish(&m)
 	return t
 }
 
 // row sets t's cells to the cells of s (the last one the notes).
 func (t *SessionsTable) row(s *flow.Session) {
+	t.buf = t.appendCells(t.buf[:0], s, false)
+}
+
+// appendCells appends the cells of s, the notes last. With pad, it
+// pads every cell but the notes to its column's width and two spaces, as
+// a row of the table; without, it records in t.end where each ends.
+// The cells are ASCII but the transport, the pairing and the duration
+// ("µs"): their widths are counted in runes.
+func (t *SessionsTable) appendCells(dst []byte, s *flow.Session, pad bool) []byte {
 	f := s.Findings()
-	b := t.buf[:0]
-	i := 0
-	next := func() { t.end[i] = len(b); i++ }
-	b = strconv.AppendUint(b, uint64(s.ID), 10)
-	next()
-	b = append(b, s.Transport...)
-	next()
-	b = append(b, s.Learned.String()...)
-	next()
-	b = s.A.AppendTo(b)
-	next()
-	b = s.B.AppendTo(b)
-	next()
-	for _, v := range [...]uint64{s.Packets(), s.Bytes(), s.MessageCount()} {
-		b = strconv.AppendUint(b, v, 10)
-		next()
-	}
-	b = appendRel(b, s.First(), t.start)
-	next()
-	b = appendDur(b, s.Duration())
-	next()
-	b = appendBitRate(b, s.Throughput())
-	next()
+	from := len(dst)
+	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
+	dst, from = t.endCell(dst, 0, len(dst)-from, pad)
+	dst = append(dst, s.Transport...)
+	dst, from = t.endCell(dst, 1, runeWidth(dst[from:]), pad)
+	dst = append(dst, s.Learned.String()...)
+	dst, from = t.endCell(dst, 2, runeWidth(dst[from:]), pad)
+	dst = s.A.AppendTo(dst)
+	dst, from = t.endCell(dst, 3, len(dst)-from, pad)
+	dst = s.B.AppendTo(dst)
+	dst, from = t.endCell(dst, 4, len(dst)-from, pad)
+	dst = strconv.AppendUint(dst, s.Packets(), 10)
+	dst, from = t.endCell(dst, 5, len(dst)-from, pad)
+	dst = strconv.AppendUint(dst, s.Bytes(), 10)
+	dst, from = t.endCell(dst, 6, len(dst)-from, pad)
+	dst = strconv.AppendUint(dst, s.MessageCount(), 10)
+	dst, from = t.endCell(dst, 7, len(dst)-from, pad)
+	dst = appendRel(dst, s.First(), t.start)
+	dst, from = t.endCell(dst, 8, len(dst)-from, pad)
+	dst = appendDur(dst, s.Duration())
+	dst, from = t.endCell(dst, 9, runeWidth(dst[from:]), pad)
+	dst = appendBitRate(dst, s.Throughput())
+	dst, from = t.endCell(dst, 10, len(dst)-from, pad)
 	if s.MTU != 0 {
-		b = strconv.AppendUint(b, uint64(s.MTU), 10)
+		dst = strconv.AppendUint(dst, uint64(s.MTU), 10)
 	} else {
-		b = append(b, '?')
+		dst = append(dst, '?')
 	}
-	next()
-	for _, v := range [...]uint64{s.NAKCount(), s.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
-		b = strconv.AppendUint(b, v, 10)
-		next()
+	dst, from = t.endCell(dst, 11, len(dst)-from, pad)
+	if f == noFindings {
+		for i := 12; i < len(sessionCols); i++ {
+			dst = append(dst, '0')
+			dst, _ = t.endCell(dst, i, 1, pad)
+		}
+	} else {
+		for i, v := range [...]uint64{f.NAKCount(), f.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
+			dst = strconv.AppendUint(dst, v, 10)
+			dst, from = t.endCell(dst, 12+i, len(dst)-from, pad)
+		}
 	}
-	b = appendNotes(b, s)
-	next()
-	t.buf = b
+	dst = appendNotes(dst, s)
+	t.end[len(sessionCols)] = len(dst)
+	return dst
+}
+
+// endCell ends cell i, w runes wide: pads it (pad) or records its end.
+// It returns where the next cell begins.
+func (t *SessionsTable) endCell(dst []byte, i, w int, pad bool) ([]byte, int) {
+	if pad {
+		dst = appendSpaces(dst, t.width[i]-w+2)
+	} else {
+		t.end[i] = len(dst)
+	}
+	return dst, len(dst)
 }
 
 // cell returns cell i of the row.
@@ -187,14 +211,7 @@ func (t *SessionsTable) AppendHead(dst []byte) []byte {
 
 // AppendRow appends the row of s.
 func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
-	t.row(s)
-	for i := range sessionCols {
-		c := t.cell(i)
-		dst = append(dst, c...)
-		dst = appendSpaces(dst, t.width[i]-runeWidth(c)+2)
-	}
-	dst = append(dst, t.cell(len(sessionCols))...)
-	return append(dst, '\n')
+	return append(t.appendCells(dst, s, true), '\n')
 }
 
 // appendLine appends cells padded to the column widths and two spaces,
