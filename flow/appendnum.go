@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// appendFixed appends v with prec decimals (0-4) as
+// appendFixed appends v with prec decimals (0 or 2) as
 // strconv.AppendFloat(dst, v, 'f', prec, 64) writes it. AppendFloat
 // writes a fixed number of decimals with multiprecision arithmetic (its
 // fast algorithms are for a number of significant digits), a third of
@@ -15,13 +15,15 @@ import (
 // representable (x < 2^50) x is on the same side of every half as X,
 // or on the half itself; that one tie (where AppendFloat rounds the
 // exact X half to even) and negative, huge or not finite values go to
-// AppendFloat.
+// AppendFloat, as does any other prec.
 func appendFixed(dst []byte, v float64, prec int) []byte {
-	if prec < 0 || prec >= len(fixedScale) || math.Signbit(v) || !(v*float64(fixedScale[prec]) < 1<<50) {
+	x := v
+	if prec == 2 {
+		x *= 100
+	}
+	if prec&^2 != 0 || math.Signbit(v) || !(x < 1<<50) {
 		return strconv.AppendFloat(dst, v, 'f', prec, 64)
 	}
-	scale := fixedScale[prec]
-	x := v * float64(scale)
 	r := math.Floor(x)
 	frac := x - r // exact: x < 2^50
 	if frac == 0.5 {
@@ -31,19 +33,9 @@ func appendFixed(dst []byte, v float64, prec int) []byte {
 	if frac > 0.5 {
 		n++
 	}
-	dst = strconv.AppendUint(dst, n/scale, 10)
 	if prec == 0 {
-		return dst
+		return strconv.AppendUint(dst, n, 10)
 	}
-	var b [len(fixedScale)]byte
-	n %= scale
-	for i := prec; i > 0; i-- {
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	b[0] = '.'
-	return append(dst, b[:prec+1]...)
+	c := n % 100
+	return append(strconv.AppendUint(dst, n/100, 10), '.', byte('0'+c/10), byte('0'+c%10))
 }
-
-// fixedScale[p] is 10^p.
-var fixedScale = [...]uint64{1, 10, 100, 1000, 10000}

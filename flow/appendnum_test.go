@@ -38,14 +38,14 @@ func TestAppendFixed(t *testing.T) {
 	// few ulps from the tie may round onto it
 	for range 200000 {
 		p := 1 + r.IntN(4)
-		v := (float64(r.Uint64N(1<<50>>(3*p))) + 0.5) / float64(fixedScale[p])
+		v := (float64(r.Uint64N(1<<50>>(3*p))) + 0.5) / math.Pow10(p)
 		for range 4 {
 			vs = append(vs, v, math.Nextafter(v, 0))
 			v = math.Nextafter(v, math.Inf(1))
 		}
 	}
 	for _, v := range vs {
-		for prec := range 5 {
+		for prec := range 4 {
 			check(v, prec)
 		}
 	}
@@ -98,7 +98,7 @@ func FuzzAppendFixed(f *testing.F) {
 		f.Add(v, uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, v float64, prec uint8) {
-		p := int(prec % 5)
+		p := int(prec % 4)
 		if got, want := appendFixed(nil, v, p), strconv.AppendFloat(nil, v, 'f', p, 64); string(got) != string(want) {
 			t.Errorf("appendFixed(%v, %d) = %s, want %s", v, p, got, want)
 		}

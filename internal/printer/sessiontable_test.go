@@ -1,9 +1,12 @@
 package printer
 
 import (
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -85,6 +88,50 @@ func TestSessionsTableNoAllocs(t *testing.T) {
 			}
 			if n := testing.AllocsPerRun(10, func() { tab.measure(s, &m) }); n != 0 {
 				t.Errorf("%s: session %d: measure allocates %v times", c.name, s.ID, n)
+			}
+		}
+	}
+}
+
+// Every row's cells start where their column's header does (rows pad by
+// bytes, the duration by runes): two spaces before each, none at it.
+func TestSessionsTableAligned(t *testing.T) {
+	for _, c := range trackedSessions(t) {
+		lines := strings.Split(strings.TrimSuffix(string(AppendSessions(nil, c.sessions, c.start)), "\n"), "\n")[1:]
+		head := []rune(lines[0])
+		var at []int
+		for _, h := range SessionColumns() {
+			i := strings.Index(lines[0], "  "+h+" ")
+			if h == "ID" {
+				i = -2
+			} else if h == "Notes" {
+				i = strings.LastIndex(lines[0], "  "+h)
+			}
+			at = append(at, utf8.RuneCountInString(lines[0][:i+2]))
+		}
+		for _, l := range lines[1:] {
+			r := []rune(l)
+			for i, a := range at {
+				if a > len(r) || a > 0 && (r[a-1] != ' ' || r[a-2] != ' ') || r[a] == ' ' {
+					t.Fatalf("%s: column %s not at rune %d of the header's\n%s\n%s", c.name, SessionColumns()[i], a, string(head), l)
+				}
+			}
+		}
+	}
+}
+
+// startClock writes what appendRel writes: from Unix nanoseconds where
+// they are exact, through Sub where they overflow or start has none.
+func TestStartClock(t *testing.T) {
+	starts := []time.Time{time.Unix(0, 0), time.Unix(1700000000, 123456789), time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64),
+		time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	times := []int64{0, 1, -1, 999, 1700000000123456789, 1700000000123456788, math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MinInt64 / 2}
+	for _, start := range starts {
+		c := newStartClock(start)
+		for _, ns := range times {
+			want := appendRel(nil, time.Unix(0, ns), start)
+			if got := c.appendRel(nil, ns); string(got) != string(want) {
+				t.Errorf("from %v: %d: %s, want %s", start, ns, got, want)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package printer
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
@@ -20,9 +19,9 @@ var numericCol = [len(sessionCols)]bool{0: true, 5: true, 6: true, 7: true, 11: 
 // them) was 40% of the table's cost.
 type sessionMeasure struct {
 	most [len(sessionCols)]uint64 // the numeric columns' largest values
-	// the earliest and latest start: a Start cell is the wider the
-	// farther it is from 0
-	firstMin, firstMax time.Duration
+	// the earliest and latest first packets (Unix ns): a Start cell is
+	// the wider the farther it is from 0
+	firstMin, firstMax int64
 	pairings           uint64 // bit p: a session paired by p (p < 64)
 	buf                []byte // scratch for the cells measured as written
 }
@@ -45,15 +44,15 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 		}
 	}
 	w := &t.width
-	w[1] = max(w[1], utf8.RuneCountInString(s.Transport))
+	w[1] = max(w[1], len(s.Transport))
 	if p := s.Learned; p < 64 {
 		m.pairings |= 1 << p
 	} else {
-		w[2] = max(w[2], utf8.RuneCountInString(p.String()))
+		w[2] = max(w[2], len(p.String()))
 	}
 	w[3] = max(w[3], m.endpointWidth(&s.A))
 	w[4] = max(w[4], m.endpointWidth(&s.B))
-	first := s.First().Sub(t.start)
+	first := s.First().UnixNano()
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
 	m.buf = appendDur(m.buf[:0], s.Duration())
 	w[9] = max(w[9], runeWidth(m.buf))
@@ -70,14 +69,38 @@ func (t *SessionsTable) finish(m *sessionMeasure) {
 	}
 	for p := range 64 {
 		if m.pairings&(1<<p) != 0 {
-			t.width[2] = max(t.width[2], utf8.RuneCountInString(decode.Pairing(p).String()))
+			t.width[2] = max(t.width[2], len(decode.Pairing(p).String()))
 		}
 	}
 	if t.n > 0 {
-		for _, d := range [...]time.Duration{m.firstMin, m.firstMax} {
-			t.width[8] = max(t.width[8], len(decode.AppendSeconds(m.buf[:0], int64(d), 6)))
+		for _, ns := range [...]int64{m.firstMin, m.firstMax} {
+			t.width[8] = max(t.width[8], len(t.start.appendRel(m.buf[:0], ns)))
 		}
 	}
+}
+
+// startClock writes times from start as appendRel does, from Unix
+// nanoseconds where their difference is t.Sub(start) (start has Unix
+// nanoseconds, and the difference does not overflow): Sub's check for
+// saturation (an Add and an Equal) was a tenth of a sessions table row.
+type startClock struct {
+	start time.Time
+	ns    int64
+	exact bool // start is ns
+}
+
+func newStartClock(start time.Time) startClock {
+	ns := start.UnixNano()
+	return startClock{start, ns, time.Unix(0, ns).Equal(start)}
+}
+
+// appendRel appends the time ns (Unix nanoseconds) from c's start.
+func (c *startClock) appendRel(dst []byte, ns int64) []byte {
+	d := ns - c.ns
+	if !c.exact || (ns >= c.ns) != (d >= 0) {
+		return appendRel(dst, time.Unix(0, ns), c.start)
+	}
+	return decode.AppendSeconds(dst, d, 6)
 }
 
 // endpointWidth returns the width of e's cell as Endpoint.AppendTo

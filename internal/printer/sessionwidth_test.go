@@ -14,7 +14,7 @@ func TestSessionsTableWidths(t *testing.T) {
 		ss := c.sessions
 		sessions += len(ss)
 		got := NewSessionsTable(ss, c.start)
-		want := SessionsTable{start: c.start}
+		want := SessionsTable{start: newStartClock(c.start)}
 		for i, h := range sessionCols {
 			want.width[i] = len(h)
 		}
