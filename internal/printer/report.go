@@ -2,7 +2,6 @@ package printer
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -56,6 +55,7 @@ type SessionsTable struct {
 	n     int
 	start startClock
 	width [len(sessionCols)]int
+	padTo [len(sessionCols)]int // width and the two spaces between columns
 	// the cells of the row (row): cell i is buf[end[i-1]:end[i]], the
 	// last one the notes
 	buf []byte
@@ -75,59 +75,88 @@ func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable 
 		t.measure(s, &m)
 	}
 	t.finish(&m)
+	for i, w := range t.width {
+		t.padTo[i] = w + 2
+	}
 	return t
 }
 
-// row sets t's cells to the cells of s (the last one the notes).
+// row sets t's cells to the cells of s (the last one the notes),
+// unpadded.
 func (t *SessionsTable) row(s *flow.Session) {
-	t.buf = t.appendCells(t.buf[:0], s, false)
+	p := t.padTo
+	t.padTo = noWidth
+	t.buf = t.appendCells(t.buf[:0], s)
+	t.padTo = p
 }
 
-// appendCells appends the cells of s, the notes last. With pad, it
-// pads every cell but the notes to its column's width and two spaces, as
-// a row of the table; without, it records in t.end where each ends.
-// The cells are ASCII but the duration ("µs"): its width is counted in
-// runes (TestSessionsTableAligned checks the others).
-func (t *SessionsTable) appendCells(dst []byte, s *flow.Session, pad bool) []byte {
+// noWidth are widths that pad no cell.
+var noWidth = func() (w [len(sessionCols)]int) {
+	for i := range w {
+		w[i] = math.MinInt32
+	}
+	return w
+}()
+
+// appendCells appends the cells of s, the notes last, each but the notes
+// padded to its column's width and two spaces (endCell), and records in
+// t.end where each ends (next: row's cells, unpadded). The cells are
+// ASCII but the duration ("µs"): its width is counted in runes
+// (TestSessionsTableAligned checks the others).
+func (t *SessionsTable) appendCells(dst []byte, s *flow.Session) []byte {
 	f := s.Findings()
 	from := len(dst)
 	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
-	dst, from = t.endCell(dst, 0, len(dst)-from, pad)
+	dst = t.endCell(dst, 0, len(dst)-from)
+	from = t.next(dst, 0)
 	dst = append(dst, s.Transport...)
-	dst, from = t.endCell(dst, 1, len(dst)-from, pad)
+	dst = t.endCell(dst, 1, len(dst)-from)
+	from = t.next(dst, 1)
 	dst = append(dst, s.Learned.String()...)
-	dst, from = t.endCell(dst, 2, len(dst)-from, pad)
+	dst = t.endCell(dst, 2, len(dst)-from)
+	from = t.next(dst, 2)
 	dst = s.A.AppendTo(dst)
-	dst, from = t.endCell(dst, 3, len(dst)-from, pad)
+	dst = t.endCell(dst, 3, len(dst)-from)
+	from = t.next(dst, 3)
 	dst = s.B.AppendTo(dst)
-	dst, from = t.endCell(dst, 4, len(dst)-from, pad)
+	dst = t.endCell(dst, 4, len(dst)-from)
+	from = t.next(dst, 4)
 	dst = strconv.AppendUint(dst, s.Packets(), 10)
-	dst, from = t.endCell(dst, 5, len(dst)-from, pad)
+	dst = t.endCell(dst, 5, len(dst)-from)
+	from = t.next(dst, 5)
 	dst = strconv.AppendUint(dst, s.Bytes(), 10)
-	dst, from = t.endCell(dst, 6, len(dst)-from, pad)
+	dst = t.endCell(dst, 6, len(dst)-from)
+	from = t.next(dst, 6)
 	dst = strconv.AppendUint(dst, s.MessageCount(), 10)
-	dst, from = t.endCell(dst, 7, len(dst)-from, pad)
+	dst = t.endCell(dst, 7, len(dst)-from)
+	from = t.next(dst, 7)
 	dst = t.start.appendRel(dst, s.First().UnixNano())
-	dst, from = t.endCell(dst, 8, len(dst)-from, pad)
+	dst = t.endCell(dst, 8, len(dst)-from)
+	from = t.next(dst, 8)
 	dst = appendDur(dst, s.Duration())
-	dst, from = t.endCell(dst, 9, runeWidth(dst[from:]), pad)
+	dst = t.endCell(dst, 9, runeWidth(dst[from:]))
+	from = t.next(dst, 9)
 	dst = appendBitRate(dst, s.Throughput())
-	dst, from = t.endCell(dst, 10, len(dst)-from, pad)
+	dst = t.endCell(dst, 10, len(dst)-from)
+	from = t.next(dst, 10)
 	if s.MTU != 0 {
 		dst = strconv.AppendUint(dst, uint64(s.MTU), 10)
 	} else {
 		dst = append(dst, '?')
 	}
-	dst, from = t.endCell(dst, 11, len(dst)-from, pad)
+	dst = t.endCell(dst, 11, len(dst)-from)
+	from = t.next(dst, 11)
 	if f == noFindings {
 		for i := 12; i < len(sessionCols); i++ {
 			dst = append(dst, '0')
-			dst, _ = t.endCell(dst, i, 1, pad)
+			dst = t.endCell(dst, i, 1)
+			t.next(dst, i)
 		}
 	} else {
 		for i, v := range [...]uint64{f.NAKCount(), f.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
 			dst = strconv.AppendUint(dst, v, 10)
-			dst, from = t.endCell(dst, 12+i, len(dst)-from, pad)
+			dst = t.endCell(dst, 12+i, len(dst)-from)
+			from = t.next(dst, 12+i)
 		}
 	}
 	dst = appendNotes(dst, s)
@@ -135,15 +164,18 @@ func (t *SessionsTable) appendCells(dst []byte, s *flow.Session, pad bool) []byt
 	return dst
 }
 
-// endCell ends cell i, w runes wide: pads it (pad) or records its end.
-// It returns where the next cell begins.
-func (t *SessionsTable) endCell(dst []byte, i, w int, pad bool) ([]byte, int) {
-	if pad {
-		dst = appendSpaces(dst, t.width[i]-w+2)
-	} else {
-		t.end[i] = len(dst)
-	}
-	return dst, len(dst)
+// endCell pads cell i, w runes wide, to its column's width and the two
+// spaces between columns (none with noWidth). It is small enough to be
+// inlined: called, it was a fifth of a row.
+func (t *SessionsTable) endCell(dst []byte, i, w int) []byte {
+	return appendSpaces(dst, t.padTo[i]-w)
+}
+
+// next records that cell i ends at the end of dst (for row, which pads
+// nothing) and returns where the next begins.
+func (t *SessionsTable) next(dst []byte, i int) int {
+	t.end[i] = len(dst)
+	return len(dst)
 }
 
 // cell returns cell i of the row.
@@ -212,7 +244,7 @@ func (t *SessionsTable) AppendHead(dst []byte) []byte {
 
 // AppendRow appends the row of s.
 func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
-	return append(t.appendCells(dst, s, true), '\n')
+	return append(t.appendCells(dst, s), '\n')
 }
 
 // appendLine appends cells padded to the column widths and two spaces,
@@ -619,17 +651,20 @@ func runeWidth(c []byte) int {
 
 // appendSpaces appends n spaces (none when n ≤ 0). Up to 16, where dst
 // has room for 16, it stores 16 and keeps n: a call of memmove for a few
-// bytes was a fifth of a sessions table row, which pads 18 cells.
+// bytes was a fifth of a sessions table row, which pads 18 cells. It is
+// small enough to be inlined.
 func appendSpaces(dst []byte, n int) []byte {
-	if l := len(dst); n <= 16 && cap(dst)-l >= 16 {
-		if n <= 0 {
-			return dst
-		}
-		b := dst[l : l+16]
-		binary.LittleEndian.PutUint64(b, 0x2020202020202020)
-		binary.LittleEndian.PutUint64(b[8:], 0x2020202020202020)
+	if l := len(dst); uint(n) <= 16 && l+16 <= cap(dst) {
+		*(*[16]byte)(dst[l : l+16]) = spaces16
 		return dst[:l+n]
 	}
+	return appendManySpaces(dst, n)
+}
+
+var spaces16 = [16]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
+
+// appendManySpaces appends n spaces (none when n ≤ 0).
+func appendManySpaces(dst []byte, n int) []byte {
 	for n > len(spaces) {
 		dst = append(dst, spaces...)
 		n -= len(spaces)

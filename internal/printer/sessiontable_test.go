@@ -136,3 +136,20 @@ func TestStartClock(t *testing.T) {
 		}
 	}
 }
+
+// appendSpaces appends n spaces whether or not dst has room for the 16
+// it stores, and leaves what follows them alone.
+func TestAppendSpaces(t *testing.T) {
+	for _, room := range []int{0, 1, 15, 16, 17, 100} {
+		for n := -2; n <= 70; n++ {
+			dst := append(make([]byte, 0, 3+room), "abc"...)
+			got := appendSpaces(dst, n)
+			if want := "abc" + strings.Repeat(" ", max(n, 0)); string(got) != want {
+				t.Errorf("room %d: appendSpaces(%d) = %q, want %q", room, n, got, want)
+			}
+			if got = append(got, 'x'); got[len(got)-1] != 'x' || len(got) != 4+max(n, 0) {
+				t.Errorf("room %d, %d spaces: then %q", room, n, got)
+			}
+		}
+	}
+}
