@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/netip"
 	"strconv"
 	"testing"
 )
@@ -118,6 +119,27 @@ func TestAppendHexN(t *testing.T) {
 			if got := string(appendHexN([]byte("x"), v, digits)); got != "x"+want {
 				t.Fatalf("appendHexN(%#x, %d) = %s, want %s", v, digits, got[1:], want)
 			}
+		}
+	}
+}
+
+// An endpoint is written as its Node writes itself, then its QPN: IPv4,
+// IPv4-mapped (with a zone too), IPv6, LID.
+func TestEndpointAppendTo(t *testing.T) {
+	for _, e := range []Endpoint{
+		{Addr: netip.MustParseAddr("10.2.21.1"), QPN: 0x642aa, QPNKnown: true},
+		{Addr: netip.AddrFrom16(netip.MustParseAddr("::ffff:192.168.77.10").As16())},
+		{Addr: netip.MustParseAddr("::ffff:1.2.3.4%eth0"), QPN: 1, QPNKnown: true},
+		{Addr: netip.MustParseAddr("fe80::2:c903:0:a%ib0"), QPN: 0x1000000, QPNKnown: true},
+		{Addr: netip.MustParseAddr("::1.2.3.4")},
+		{LID: 7, QPN: 0x11, QPNKnown: true},
+	} {
+		qpn := "?"
+		if e.QPNKnown {
+			qpn = fmt.Sprintf("0x%06x", e.QPN)
+		}
+		if got, want := string(e.AppendTo(nil)), e.Node().String()+"/"+qpn; got != want {
+			t.Errorf("%v: %s, want %s", e.Addr, got, want)
 		}
 	}
 }
