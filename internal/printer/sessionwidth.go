@@ -20,7 +20,7 @@ var numericCol = [len(sessionCols)]bool{0: true, 5: true, 6: true, 7: true, 11: 
 type sessionMeasure struct {
 	most [len(sessionCols)]uint64 // the numeric columns' largest values
 	// the earliest and latest first packets (Unix ns): a Start cell is
-	// the wider the farther it is from 0
+	// the wider the farther its time is from the start, before or after
 	firstMin, firstMax int64
 	pairings           uint64 // bit p: a session paired by p (p < 64)
 	buf                []byte // scratch for the cells measured as written
