@@ -228,13 +228,13 @@ func (t *Tracker) ccReaction(p *decode.Packet, s *Session, d *CCDir) {
 func AppendBitRate(dst []byte, bps float64) []byte {
 	switch {
 	case bps >= 1e9:
-		return append(strconv.AppendFloat(dst, bps/1e9, 'f', 2, 64), " Gbit/s"...)
+		return append(appendFixed(dst, bps/1e9, 2), " Gbit/s"...)
 	case bps >= 1e6:
-		return append(strconv.AppendFloat(dst, bps/1e6, 'f', 2, 64), " Mbit/s"...)
+		return append(appendFixed(dst, bps/1e6, 2), " Mbit/s"...)
 	case bps >= 1e3:
-		return append(strconv.AppendFloat(dst, bps/1e3, 'f', 2, 64), " kbit/s"...)
+		return append(appendFixed(dst, bps/1e3, 2), " kbit/s"...)
 	}
-	return append(strconv.AppendFloat(dst, bps, 'f', 0, 64), " bit/s"...)
+	return append(appendFixed(dst, bps, 0), " bit/s"...)
 }
 
 func rateString(bps uint64) string { return string(AppendBitRate(nil, float64(bps))) }

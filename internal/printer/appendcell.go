@@ -64,6 +64,13 @@ func appendBitRate(dst []byte, bps float64) []byte { return flow.AppendBitRate(d
 // appendNotes appends the notes of s, the sessions table's last column ("-"
 // for none).
 func appendNotes(dst []byte, s *flow.Session) []byte {
+	if s.Findings() == noFindings && s.ULP() == nil && s.Merged() == nil {
+		// a clean session (most of a million): none of the counts below
+		if s.Closed {
+			return append(dst, "closed"...)
+		}
+		return append(dst, '-')
+	}
 	start := len(dst)
 	sep := func() {
 		if len(dst) > start {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -52,8 +53,9 @@ func AppendSessions(dst []byte, sessions []*flow.Session, start time.Time) []byt
 // align them, which holds every row until the end).
 type SessionsTable struct {
 	n     int
-	start time.Time
+	start startClock
 	width [len(sessionCols)]int
+	padTo [len(sessionCols)]int // width and the two spaces between columns
 	// the cells of the row (row): cell i is buf[end[i-1]:end[i]], the
 	// last one the notes
 	buf []byte
@@ -64,61 +66,116 @@ var sessionCols = [...]string{"ID", "Type", "Paired by", "A", "B", "Packets", "B
 
 // NewSessionsTable measures the columns of sessions.
 func NewSessionsTable(sessions []*flow.Session, start time.Time) *SessionsTable {
-	t := &SessionsTable{n: len(sessions), start: start}
+	t := &SessionsTable{n: len(sessions), start: newStartClock(start)}
 	for i, h := range sessionCols {
 		t.width[i] = utf8.RuneCountInString(h)
 	}
-	var most [len(sessionCols)]uint64
+	m := sessionMeasure{firstMin: math.MaxInt64, firstMax: math.MinInt64}
 	for _, s := range sessions {
-		t.measure(s, &most)
+		t.measure(s, &m)
 	}
-	for i, v := range most {
-		if numericCol[i] {
-			t.width[i] = max(t.width[i], decimalWidth(v))
-		}
+	t.finish(&m)
+	for i, w := range t.width {
+		t.padTo[i] = w + 2
 	}
 	return t
 }
 
-// row sets t's cells to the cells of s (the last one the notes).
+// row sets t's cells to the cells of s (the last one the notes),
+// unpadded.
 func (t *SessionsTable) row(s *flow.Session) {
+	p := t.padTo
+	t.padTo = noWidth
+	t.buf = t.appendCells(t.buf[:0], s)
+	t.padTo = p
+}
+
+// noWidth are widths that pad no cell.
+var noWidth = func() (w [len(sessionCols)]int) {
+	for i := range w {
+		w[i] = math.MinInt32
+	}
+	return w
+}()
+
+// appendCells appends the cells of s, the notes last, each but the notes
+// padded to its column's width and two spaces (endCell), and records in
+// t.end where each ends (next: row's cells, unpadded). The cells are
+// ASCII but the duration ("µs"): its width is counted in runes
+// (TestSessionsTableAligned checks the others).
+func (t *SessionsTable) appendCells(dst []byte, s *flow.Session) []byte {
 	f := s.Findings()
-	b := t.buf[:0]
-	i := 0
-	next := func() { t.end[i] = len(b); i++ }
-	b = strconv.AppendUint(b, uint64(s.ID), 10)
-	next()
-	b = append(b, s.Transport...)
-	next()
-	b = append(b, s.Learned.String()...)
-	next()
-	b = s.A.AppendTo(b)
-	next()
-	b = s.B.AppendTo(b)
-	next()
-	for _, v := range [...]uint64{s.Packets(), s.Bytes(), s.MessageCount()} {
-		b = strconv.AppendUint(b, v, 10)
-		next()
-	}
-	b = appendRel(b, s.First(), t.start)
-	next()
-	b = appendDur(b, s.Duration())
-	next()
-	b = appendBitRate(b, s.Throughput())
-	next()
+	from := len(dst)
+	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
+	dst = t.endCell(dst, 0, len(dst)-from)
+	from = t.next(dst, 0)
+	dst = append(dst, s.Transport...)
+	dst = t.endCell(dst, 1, len(dst)-from)
+	from = t.next(dst, 1)
+	dst = append(dst, s.Learned.String()...)
+	dst = t.endCell(dst, 2, len(dst)-from)
+	from = t.next(dst, 2)
+	dst = s.A.AppendTo(dst)
+	dst = t.endCell(dst, 3, len(dst)-from)
+	from = t.next(dst, 3)
+	dst = s.B.AppendTo(dst)
+	dst = t.endCell(dst, 4, len(dst)-from)
+	from = t.next(dst, 4)
+	dst = strconv.AppendUint(dst, s.Packets(), 10)
+	dst = t.endCell(dst, 5, len(dst)-from)
+	from = t.next(dst, 5)
+	dst = strconv.AppendUint(dst, s.Bytes(), 10)
+	dst = t.endCell(dst, 6, len(dst)-from)
+	from = t.next(dst, 6)
+	dst = strconv.AppendUint(dst, s.MessageCount(), 10)
+	dst = t.endCell(dst, 7, len(dst)-from)
+	from = t.next(dst, 7)
+	dst = t.start.appendRel(dst, s.First().UnixNano())
+	dst = t.endCell(dst, 8, len(dst)-from)
+	from = t.next(dst, 8)
+	dst = appendDur(dst, s.Duration())
+	dst = t.endCell(dst, 9, runeWidth(dst[from:]))
+	from = t.next(dst, 9)
+	dst = appendBitRate(dst, s.Throughput())
+	dst = t.endCell(dst, 10, len(dst)-from)
+	from = t.next(dst, 10)
 	if s.MTU != 0 {
-		b = strconv.AppendUint(b, uint64(s.MTU), 10)
+		dst = strconv.AppendUint(dst, uint64(s.MTU), 10)
 	} else {
-		b = append(b, '?')
+		dst = append(dst, '?')
 	}
-	next()
-	for _, v := range [...]uint64{s.NAKCount(), s.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
-		b = strconv.AppendUint(b, v, 10)
-		next()
+	dst = t.endCell(dst, 11, len(dst)-from)
+	from = t.next(dst, 11)
+	if f == noFindings {
+		for i := 12; i < len(sessionCols); i++ {
+			dst = append(dst, '0')
+			dst = t.endCell(dst, i, 1)
+			t.next(dst, i)
+		}
+	} else {
+		for i, v := range [...]uint64{f.NAKCount(), f.RNRCount(), f.Retransmitted, f.Duplicates, f.OutOfOrder, f.LostPSNs} {
+			dst = strconv.AppendUint(dst, v, 10)
+			dst = t.endCell(dst, 12+i, len(dst)-from)
+			from = t.next(dst, 12+i)
+		}
 	}
-	b = appendNotes(b, s)
-	next()
-	t.buf = b
+	dst = appendNotes(dst, s)
+	t.end[len(sessionCols)] = len(dst)
+	return dst
+}
+
+// endCell pads cell i, w runes wide, to its column's width and the two
+// spaces between columns (none with noWidth). It is small enough to be
+// inlined: called, it was a fifth of a row.
+func (t *SessionsTable) endCell(dst []byte, i, w int) []byte {
+	return appendSpaces(dst, t.padTo[i]-w)
+}
+
+// next records that cell i ends at the end of dst (for row, which pads
+// nothing) and returns where the next begins.
+func (t *SessionsTable) next(dst []byte, i int) int {
+	t.end[i] = len(dst)
+	return len(dst)
 }
 
 // cell returns cell i of the row.
@@ -137,7 +194,7 @@ func SessionColumns() []string { return append(sessionCols[:], "Notes") }
 // SessionRow returns s's cells as the sessions table prints them (times
 // from start), Notes last.
 func SessionRow(s *flow.Session, start time.Time) []string {
-	t := SessionsTable{start: start}
+	t := SessionsTable{start: newStartClock(start)}
 	t.row(s)
 	cells := make([]string, len(t.end))
 	for i := range cells {
@@ -187,14 +244,7 @@ func (t *SessionsTable) AppendHead(dst []byte) []byte {
 
 // AppendRow appends the row of s.
 func (t *SessionsTable) AppendRow(dst []byte, s *flow.Session) []byte {
-	t.row(s)
-	for i := range sessionCols {
-		c := t.cell(i)
-		dst = append(dst, c...)
-		dst = appendSpaces(dst, t.width[i]-runeWidth(c)+2)
-	}
-	dst = append(dst, t.cell(len(sessionCols))...)
-	return append(dst, '\n')
+	return append(t.appendCells(dst, s), '\n')
 }
 
 // appendLine appends cells padded to the column widths and two spaces,
@@ -599,8 +649,22 @@ func runeWidth(c []byte) int {
 	return w
 }
 
-// appendSpaces appends n spaces (none when n ≤ 0).
+// appendSpaces appends n spaces (none when n ≤ 0). Up to 16, where dst
+// has room for 16, it stores 16 and keeps n: a call of memmove for a few
+// bytes was a fifth of a sessions table row, which pads 18 cells. It is
+// small enough to be inlined.
 func appendSpaces(dst []byte, n int) []byte {
+	if l := len(dst); uint(n) <= 16 && l+16 <= cap(dst) {
+		*(*[16]byte)(dst[l : l+16]) = spaces16
+		return dst[:l+n]
+	}
+	return appendManySpaces(dst, n)
+}
+
+var spaces16 = [16]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
+
+// appendManySpaces appends n spaces (none when n ≤ 0).
+func appendManySpaces(dst []byte, n int) []byte {
 	for n > len(spaces) {
 		dst = append(dst, spaces...)
 		n -= len(spaces)

@@ -1,6 +1,9 @@
 package printer
 
 import (
+	"time"
+
+	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 )
 
@@ -10,30 +13,131 @@ import (
 // every cell.
 var numericCol = [len(sessionCols)]bool{0: true, 5: true, 6: true, 7: true, 11: true, 12: true, 13: true, 14: true, 15: true, 16: true, 17: true}
 
-// measure widens t's columns to the cells of s (as row writes them),
-// keeping the numeric columns' largest values in most. A table of a
-// million sessions is measured before it is written, and writing each
-// cell twice was a third of the sessions command's report.
-func (t *SessionsTable) measure(s *flow.Session, most *[len(sessionCols)]uint64) {
-	f := s.Findings()
-	for i, v := range [...]uint64{0: uint64(s.ID), 5: s.Packets(), 6: s.Bytes(), 7: s.MessageCount(), 11: uint64(s.MTU),
-		12: s.NAKCount(), 13: s.RNRCount(), 14: f.Retransmitted, 15: f.Duplicates, 16: f.OutOfOrder, 17: f.LostPSNs} {
-		most[i] = max(most[i], v)
+// sessionMeasure is what the columns' widths are taken from, gathered in
+// one pass over the sessions: a table of a million sessions is measured
+// before it is written, and writing every cell twice (then measuring
+// them) was 40% of the table's cost.
+type sessionMeasure struct {
+	most [len(sessionCols)]uint64 // the numeric columns' largest values
+	// the earliest and latest first packets (Unix ns): a Start cell is
+	// the wider the farther its time is from the start, before or after
+	firstMin, firstMax int64
+	pairings           uint64 // bit p: a session paired by p (p < 64)
+	buf                []byte // scratch for the cells measured as written
+}
+
+// noFindings is what Session.Findings returns for a session without
+// any (its counts all 0, its notes none): a clean session's cells that
+// come from findings are written without reading them.
+var noFindings = new(flow.Session).Findings()
+
+// measure widens t's columns to the cells of s (as row writes them).
+func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
+	m.most[0] = max(m.most[0], uint64(s.ID))
+	m.most[5] = max(m.most[5], s.Packets())
+	m.most[6] = max(m.most[6], s.Bytes())
+	m.most[7] = max(m.most[7], s.MessageCount())
+	m.most[11] = max(m.most[11], uint64(s.MTU))
+	if f := s.Findings(); f != noFindings {
+		for i, v := range [...]uint64{12: f.NAKCount(), 13: f.RNRCount(), 14: f.Retransmitted, 15: f.Duplicates, 16: f.OutOfOrder, 17: f.LostPSNs} {
+			m.most[i] = max(m.most[i], v)
+		}
 	}
 	w := &t.width
-	w[1] = max(w[1], runeWidth([]byte(s.Transport)))
-	w[2] = max(w[2], runeWidth([]byte(s.Learned.String())))
-	b := s.A.AppendTo(t.buf[:0])
-	w[3] = max(w[3], runeWidth(b))
-	b = s.B.AppendTo(b[:0])
-	w[4] = max(w[4], runeWidth(b))
-	b = appendRel(b[:0], s.First(), t.start)
-	w[8] = max(w[8], runeWidth(b))
-	b = appendDur(b[:0], s.Duration())
-	w[9] = max(w[9], runeWidth(b))
-	b = appendBitRate(b[:0], s.Throughput())
-	w[10] = max(w[10], runeWidth(b))
-	t.buf = b
+	w[1] = max(w[1], len(s.Transport))
+	if p := s.Learned; p < 64 {
+		m.pairings |= 1 << p
+	} else {
+		w[2] = max(w[2], len(p.String()))
+	}
+	w[3] = max(w[3], m.endpointWidth(&s.A))
+	w[4] = max(w[4], m.endpointWidth(&s.B))
+	first := s.First().UnixNano()
+	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
+	m.buf = appendDur(m.buf[:0], s.Duration())
+	w[9] = max(w[9], runeWidth(m.buf))
+	m.buf = appendBitRate(m.buf[:0], s.Throughput())
+	w[10] = max(w[10], len(m.buf))
+}
+
+// finish sets t's widths from what m gathered.
+func (t *SessionsTable) finish(m *sessionMeasure) {
+	for i, v := range m.most {
+		if numericCol[i] {
+			t.width[i] = max(t.width[i], decimalWidth(v))
+		}
+	}
+	for p := range 64 {
+		if m.pairings&(1<<p) != 0 {
+			t.width[2] = max(t.width[2], len(decode.Pairing(p).String()))
+		}
+	}
+	if t.n > 0 {
+		for _, ns := range [...]int64{m.firstMin, m.firstMax} {
+			t.width[8] = max(t.width[8], len(t.start.appendRel(m.buf[:0], ns)))
+		}
+	}
+}
+
+// startClock writes times from start as appendRel does, from Unix
+// nanoseconds where their difference is t.Sub(start) (start has Unix
+// nanoseconds, and the difference does not overflow): Sub's check for
+// saturation (an Add and an Equal) was a tenth of a sessions table row.
+type startClock struct {
+	start time.Time
+	ns    int64
+	exact bool // start is ns
+}
+
+func newStartClock(start time.Time) startClock {
+	ns := start.UnixNano()
+	return startClock{start, ns, time.Unix(0, ns).Equal(start)}
+}
+
+// appendRel appends the time ns (Unix nanoseconds) from c's start.
+func (c *startClock) appendRel(dst []byte, ns int64) []byte {
+	d := ns - c.ns
+	if !c.exact || (ns >= c.ns) != (d >= 0) {
+		return appendRel(dst, time.Unix(0, ns), c.start)
+	}
+	return decode.AppendSeconds(dst, d, 6)
+}
+
+// endpointWidth returns the width of e's cell as Endpoint.AppendTo
+// writes it (ASCII): an IPv4 address's from the digits of its bytes, the
+// others' written.
+func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
+	addr := e.Addr.Unmap() // as Node writes an IPv4-mapped address
+	if !addr.Is4() {
+		m.buf = e.AppendTo(m.buf[:0])
+		return len(m.buf)
+	}
+	w := 2 // "/?"
+	if e.QPNKnown {
+		w = 3 + max(hexWidth(e.QPN), 6) // "/0x" and at least 6 digits
+	}
+	a := addr.As4()
+	return w + 3 + byteWidth(a[0]) + byteWidth(a[1]) + byteWidth(a[2]) + byteWidth(a[3])
+}
+
+// byteWidth returns the digits of b in decimal.
+func byteWidth(b byte) int {
+	switch {
+	case b >= 100:
+		return 3
+	case b >= 10:
+		return 2
+	}
+	return 1
+}
+
+// hexWidth returns the hex digits of v.
+func hexWidth(v uint32) int {
+	n := 1
+	for ; v >= 16; v >>= 4 {
+		n++
+	}
+	return n
 }
 
 // decimalWidth returns the digits of v in decimal.

@@ -1,12 +1,7 @@
 package printer
 
 import (
-	"path/filepath"
 	"testing"
-
-	"github.com/rocetap/rocetap/decode"
-	"github.com/rocetap/rocetap/flow"
-	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // The sessions table's columns are as wide as the widest cell row writes
@@ -14,33 +9,12 @@ import (
 // sessions of every synthetic and rxe capture, NAKs, lost PSNs, LIDs,
 // GIDs, UD and unpaired sessions among them.
 func TestSessionsTableWidths(t *testing.T) {
-	var files []string
-	for _, g := range []string{"../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap*"} {
-		m, _ := filepath.Glob(g)
-		files = append(files, m...)
-	}
-	if len(files) < 10 {
-		t.Fatalf("%d captures", len(files))
-	}
 	sessions := 0
-	for _, file := range files {
-		tr := flow.New(flow.Options{})
-		var p decode.Packet
-		frames := testcap.ReadFile(t, file)
-		for _, f := range frames {
-			p.Frame.Number, p.Frame.Len, p.Frame.Time = f.Number, f.Len, f.Time
-			decode.Decode(&p, f.Data, decode.LinkType(f.LinkType))
-			tr.Track(&p)
-		}
-		tr.Flush()
-		ss := tr.Sessions()
-		if len(ss) == 0 {
-			continue
-		}
+	for _, c := range trackedSessions(t) {
+		ss := c.sessions
 		sessions += len(ss)
-		start := frames[0].Time
-		got := NewSessionsTable(ss, start)
-		want := SessionsTable{start: start}
+		got := NewSessionsTable(ss, c.start)
+		want := SessionsTable{start: newStartClock(c.start)}
 		for i, h := range sessionCols {
 			want.width[i] = len(h)
 		}
@@ -51,7 +25,7 @@ func TestSessionsTableWidths(t *testing.T) {
 			}
 		}
 		if got.width != want.width {
-			t.Errorf("%s: widths %v, the cells' %v", filepath.Base(file), got.width, want.width)
+			t.Errorf("%s: widths %v, the cells' %v", c.name, got.width, want.width)
 		}
 	}
 	if sessions < 50 {
