@@ -539,6 +539,9 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	// session of the slab is kept.
 	if len(t.slab) == 0 {
 		t.slab = make([]sessionAlloc, min(slabMax, max(4, len(t.sessions))))
+		if len(t.slab) == slabMax {
+			populateSlab(t.slab) // (a full slab is its own pages)
+		}
 	}
 	a := &t.slab[0]
 	t.slab = t.slab[1:]
