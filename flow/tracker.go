@@ -934,13 +934,16 @@ const (
 	// maxLive: past this many sessions with a live state, the least
 	// recently queued are released whether or not they were idle for
 	// IdleAfter (when nothing of them is in flight). A 100 Gb/s link can
-	// carry 10 million packets in the default IdleAfter. 1,024 live states
-	// (about 1.4 MB with their sessions) are still in cache when released:
-	// on 1M QP pairs of 4 packets, `expert` took 2.65 CPU s against 3.14 s
-	// with 16,384 (one core, median of 3 interleaved runs; the 8-pair
-	// capture of as many packets is unchanged, 1.00 s), the release
-	// reading sessions long out of cache.
-	maxLive = 1 << 10
+	// carry 10 million packets in the default IdleAfter. The fewer, the
+	// likelier a live state is still in cache when released: on 1M QP
+	// pairs of 4 packets, `expert` took 2.65 CPU s with 1,024 against
+	// 3.14 s with 16,384 (one core, median of 3 interleaved runs), and
+	// later 2.40 s with 256 against 2.49 s with 1,024 (all cores, 5 runs);
+	// the 8-pair capture of as many packets is unchanged. What a quiet
+	// session loses on release is its rings of recent packets and
+	// answers (original_frame of a retransmission, telling a repeated
+	// answer from a duplicate); its PSN state stays (memo).
+	maxLive = 1 << 8
 	// maxFree released live states are kept for reuse.
 	maxFree = 128
 	// sweepWork bounds the sessions a sweep for maxLive looks at: when
