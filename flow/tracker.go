@@ -108,17 +108,16 @@ type Tracker struct {
 	// interned (addrPairs) and a direction's key is 8 bytes, not 36.
 	halves    dirTable
 	addrPairs map[pairKey]uint32
-	// lastPair, lastPairID: the address pair dirKey interned last (a
-	// packet new to the tracker looks its direction up, then adds it)
-	lastPair   pairKey
-	lastPairID uint32
-	hasLast    bool
+	// pairCache is a direct-mapped cache in front of addrPairs: a new
+	// QP pair looks its address pairs up several times (its direction,
+	// the opposite one, pairing, adding), between any of a fabric's host
+	// pairs; the map hashes 32 bytes each time, the cache compares them.
+	pairCache [pairCacheSize]pairEntry
 	// cache is a direct-mapped cache in front of halves: a map lookup
 	// hashes the 36-byte key, the cache compares it.
 	cache    [cacheSize]cacheEntry
 	ud       map[udKey]*Session
 	unpaired [][]*Session // by address pair (addrPairs): the sessions not yet paired
-	revPair  []uint32     // by address pair: the opposite pair's ID + 1, once known (reversePair)
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
 	slab     []sessionAlloc // where the next sessions go (newSession)
@@ -151,6 +150,27 @@ type Tracker struct {
 }
 
 type addr16 = [16]byte
+
+// eq16 reports whether a and b are equal, in two 8-byte compares (== on
+// the arrays of a key calls the runtime's memequal).
+func eq16(a, b *addr16) bool {
+	return binary.LittleEndian.Uint64(a[:8]) == binary.LittleEndian.Uint64(b[:8]) &&
+		binary.LittleEndian.Uint64(a[8:]) == binary.LittleEndian.Uint64(b[8:])
+}
+
+const pairCacheSize = 256
+
+type pairEntry struct {
+	key pairKey
+	id  uint32 // + 1: 0 is an empty entry
+}
+
+// slot returns pk's entry of pairCache: addresses differ in their last
+// bytes (IPv4 in an addr16, LIDs, the interface IDs of GIDs).
+func (pk *pairKey) slot() int {
+	x := (binary.LittleEndian.Uint64(pk.a[8:]) ^ binary.LittleEndian.Uint64(pk.b[8:])*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
+	return int(x >> 56) // pairCacheSize = 1 << 8
+}
 
 // halfKey is one direction of a connection: packets from src to dst for
 // the destination QP qp.
@@ -189,8 +209,9 @@ func (t *Tracker) dirKey(k *halfKey, new bool) (dirKey, bool) {
 // interns it when it is not yet. ok is false when it is not (and not
 // new).
 func (t *Tracker) pairID(pk pairKey, new bool) (uint32, bool) {
-	if t.hasLast && pk == t.lastPair {
-		return t.lastPairID, true
+	e := &t.pairCache[pk.slot()]
+	if e.id != 0 && eq16(&e.key.a, &pk.a) && eq16(&e.key.b, &pk.b) {
+		return e.id - 1, true
 	}
 	i, ok := t.addrPairs[pk]
 	if !ok {
@@ -200,7 +221,7 @@ func (t *Tracker) pairID(pk pairKey, new bool) (uint32, bool) {
 		i = uint32(len(t.addrPairs))
 		t.addrPairs[pk] = i
 	}
-	t.lastPair, t.lastPairID, t.hasLast = pk, i, true
+	e.key, e.id = pk, i+1
 	return i, true
 }
 
@@ -216,7 +237,7 @@ func (t *Tracker) setHalf(k halfKey, h half) {
 // lookup finds a direction's session.
 func (t *Tracker) lookup(k halfKey) (half, bool) {
 	e := &t.cache[k.slot()]
-	if e.h.s != nil && e.key == k {
+	if e.h.s != nil && e.key.qp == k.qp && eq16(&e.key.src, &k.src) && eq16(&e.key.dst, &k.dst) {
 		return e.h, true
 	}
 	h, ok := t.get(k)
@@ -559,27 +580,6 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	return s
 }
 
-// reversePair returns the ID of the address pair opposite to direction
-// k's: from its destination to its source. A response on a direction
-// not seen before asks it; it is remembered per pair (revPair), where
-// the map would hash 32 bytes for each new QP pair. pairID is not used:
-// the pair it remembers is k's own, which pairing the response then
-// looks up again.
-func (t *Tracker) reversePair(k halfKey) (uint32, bool) {
-	fwd, known := t.pairID(pairKey{k.src, k.dst}, false)
-	if known && int(fwd) < len(t.revPair) && t.revPair[fwd] != 0 {
-		return t.revPair[fwd] - 1, true
-	}
-	id, ok := t.addrPairs[pairKey{k.dst, k.src}]
-	if ok && known {
-		if int(fwd) >= len(t.revPair) {
-			t.revPair = append(t.revPair, make([]uint32, int(fwd)+1-len(t.revPair))...)
-		}
-		t.revPair[fwd] = id + 1
-	}
-	return id, ok
-}
-
 // newHalf starts a provisional session for a direction not seen before:
 // its sender is side A. A response on it may later merge it into the
 // session of the requests it answers (tryPair).
@@ -611,7 +611,7 @@ func (t *Tracker) findPair(key halfKey, p *decode.Packet) *Session {
 	if !p.BTH.Opcode.IsResponse() {
 		return nil
 	}
-	id, ok := t.reversePair(key)
+	id, ok := t.pairID(pairKey{key.dst, key.src}, false)
 	if !ok || int(id) >= len(t.unpaired) {
 		return nil
 	}
