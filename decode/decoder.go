@@ -19,6 +19,12 @@ type Decoder struct {
 	// callers that show no field depending on them, like tshark -T fields
 	// builds only the fields asked for. The trailers are still decoded.
 	SkipCRCs bool
+	// Headers, when set, is called with each packet whose transport
+	// headers are decoded, before its ICRC is computed, the longest step
+	// of decoding: a consumer that keeps state per connection can start
+	// loading the packet's from memory then (flow.Tracker.Prefetch), to
+	// arrive while the ICRC is computed.
+	Headers func(p *Packet)
 }
 
 // NewDecoder returns a Decoder that treats UDP destination port 4791 and
@@ -632,6 +638,9 @@ func (d *Decoder) transport(p *Packet, tr []byte, snapped bool, ip, grhOrBTH []b
 		} else {
 			d.ipoibInner(p, p.Payload, snapped) // RoCEv2: a second IP header
 		}
+	}
+	if d.Headers != nil {
+		d.Headers(p)
 	}
 	// ICRC.
 	if d.SkipCRCs && p.Has&HdrICRC != 0 {

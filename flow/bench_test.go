@@ -374,31 +374,13 @@ func BenchmarkTrack(b *testing.B) {
 			b.Error("no access checked")
 		}
 	})
-	b.Run("decode+rc", func(b *testing.B) {
-		// Decode (ICRC checked) then Track, one Packet reused as in
-		// rocetap stats; every pass re-decodes the same frames, so the
-		// PSNs are moved on after decoding.
-		s := buildRC(b, 8, 512)
-		tr := flow.New(flow.Options{OnEvent: func(*flow.Event) {}})
-		dec := decode.NewDecoder()
-		var p decode.Packet
-		n := len(s.pkts)
-		step := func(k int) {
-			i := k % n
-			p.Frame = decode.Frame{Len: len(s.raw[i])}
-			dec.Decode(&p, s.raw[i], decode.LinkTypeEthernet)
-			s.set(&p, i, k/n)
-			tr.Track(&p)
+	for _, pre := range []bool{false, true} {
+		name := "decode+rc"
+		if pre {
+			name += "+prefetch" // as stream.Track wires it
 		}
-		for k := 0; k < 2*n; k++ {
-			step(k)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for k := 0; k < b.N; k++ {
-			step(2*n + k)
-		}
-	})
+		b.Run(name, func(b *testing.B) { benchDecodeTrack(b, pre) })
+	}
 	b.Run("rxe", func(b *testing.B) {
 		caps := rxeCaptures(b)
 		total := 0
@@ -467,4 +449,33 @@ func benchMPT(tb testing.TB, s *rcStream) *hca.Model {
 		tb.Fatal(err)
 	}
 	return m
+}
+
+// benchDecodeTrack decodes (ICRC checked) then tracks, one Packet reused
+// as in rocetap stats; every pass re-decodes the same frames, so the PSNs
+// are moved on after decoding. pre: the decoder calls Tracker.Prefetch.
+func benchDecodeTrack(b *testing.B, pre bool) {
+	s := buildRC(b, 8, 512)
+	tr := flow.New(flow.Options{OnEvent: func(*flow.Event) {}})
+	dec := decode.NewDecoder()
+	if pre {
+		dec.Headers = tr.Prefetch
+	}
+	var p decode.Packet
+	n := len(s.pkts)
+	step := func(k int) {
+		i := k % n
+		p.Frame = decode.Frame{Len: len(s.raw[i])}
+		dec.Decode(&p, s.raw[i], decode.LinkTypeEthernet)
+		s.set(&p, i, k/n)
+		tr.Track(&p)
+	}
+	for k := 0; k < 2*n; k++ {
+		step(k)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		step(2*n + k)
+	}
 }

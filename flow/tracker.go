@@ -108,6 +108,8 @@ type Tracker struct {
 	// interned (addrPairs) and a direction's key is 8 bytes, not 36.
 	halves    dirTable
 	addrPairs map[pairKey]uint32
+	// pre is what Prefetch worked out for the packet Track is given next
+	pre preKey
 	// pairCache is a direct-mapped cache in front of addrPairs: a new
 	// QP pair looks its address pairs up several times (its direction,
 	// the opposite one, pairing, adding), between any of a fabric's host
@@ -435,7 +437,15 @@ func (t *Tracker) Track(p *decode.Packet) {
 		return
 	}
 	op := p.BTH.Opcode
-	src, dst, lid := addrs(p)
+	var src, dst addr16
+	var lid bool
+	pre := t.pre.ok && t.pre.frame == p.Frame.Number
+	t.pre.ok = false
+	if pre {
+		src, dst, lid = t.pre.key.src, t.pre.key.dst, t.pre.lid
+	} else {
+		src, dst, lid = addrs(p)
+	}
 
 	if op == decode.CNP {
 		// A CNP goes from the notification point back to the sender of
@@ -462,7 +472,13 @@ func (t *Tracker) Track(p *decode.Packet) {
 	}
 
 	key := halfKey{src, dst, p.BTH.DestQP}
-	h, ok := t.lookup(key)
+	var h half
+	var ok bool
+	if pre && t.pre.h.s != nil {
+		h, ok = t.pre.h, true // (Prefetch found it in the cache)
+	} else {
+		h, ok = t.lookup(key)
+	}
 	if !ok {
 		if s := t.findPair(key, p); s != nil {
 			// the first response of a direction: it answers an

@@ -103,6 +103,13 @@ type TrackOptions struct {
 // ROCETAP_READAHEAD=1 the capture reader reads the file ahead on the other
 // core: see minParallelProcs and readAhead for what it gives and costs).
 func (s *Source) Track(o TrackOptions) (int, error) {
+	if o.Tracker != nil && o.Decoder.Headers == nil {
+		// the tracker fetches a packet's direction while the decoder
+		// computes its ICRC (the caller's decoder is left as it is)
+		d := *o.Decoder
+		d.Headers = o.Tracker.Prefetch
+		o.Decoder = &d
+	}
 	if o.Tracker != nil && s.r != nil {
 		o.Tracker.SetInterfaceSpeed(s.InterfaceSpeed) // PFC pause times (flow/pfc.go)
 	}

@@ -1,0 +1,8 @@
+//go:build !amd64 && !arm64
+
+package flow
+
+import "unsafe"
+
+// prefetch: no hint on this architecture.
+func prefetch(unsafe.Pointer) {}
