@@ -14,6 +14,12 @@ import (
 // Response Only), between 64 host pairs, 1 µs apart. It returns the time
 // of the last packet.
 func trackPairs(tr *Tracker, n int, at time.Time) time.Time {
+	return trackPairsEach(tr, n, at, nil, nil)
+}
+
+// trackPairsEach is trackPairs calling before and after (when not nil)
+// with each packet, before and after it is tracked.
+func trackPairsEach(tr *Tracker, n int, at time.Time, before, after func(*decode.Packet)) time.Time {
 	var p decode.Packet
 	data := make([]byte, 1024)
 	for i := range n {
@@ -49,7 +55,13 @@ func trackPairs(tr *Tracker, n int, at time.Time) time.Time {
 				p.Has |= decode.HdrAETH | decode.HdrPayload
 				p.AETH.Syndrome, p.Payload = ack, data
 			}
+			if before != nil {
+				before(&p)
+			}
 			tr.Track(&p)
+			if after != nil {
+				after(&p)
+			}
 		}
 	}
 	return at
