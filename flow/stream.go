@@ -11,6 +11,25 @@ import (
 // reqStream is the requests one side sends (its send queue) and the
 // responses the other side returns for them.
 type reqStream struct {
+	reqBufs
+	reqState
+}
+
+// reqBufs are a request stream's lists: their room is kept when the
+// session's live state is released, for the next to use (release).
+type reqBufs struct {
+	missing []psnRange // PSNs skipped by a gap and not seen since
+	pend    []pmsg     // messages being reassembled
+	out     []outReq   // complete requests waiting for their response
+	done    []outReq   // recently answered (up to maxDone), to recognize repeated responses
+	recent  []pktRec   // recent first transmissions (up to maxRecent), for original_frame
+}
+
+// reqState is the rest of a request stream: no pointers, so that
+// clearing it is a plain clear (release: a million QP pairs release a
+// million live states, and a struct with pointers is cleared through
+// the garbage collector's write barrier while it marks).
+type reqState struct {
 	started bool
 	first   decode.PSN // first PSN seen
 	next    decode.PSN // next new PSN
@@ -19,12 +38,7 @@ type reqStream struct {
 	soft            bool
 	softHi, softPSN decode.PSN
 	softLen         uint32
-	missing         []psnRange // PSNs skipped by a gap and not seen since
-	pend            []pmsg     // messages being reassembled
-	out             []outReq   // complete requests waiting for their response
-	done            []outReq   // recently answered (up to maxDone), to recognize repeated responses
 	doneN           int
-	recent          []pktRec // recent first transmissions (up to maxRecent), for original_frame
 	recentN         int
 	nak             nakRec // the last NAK / RNR NAK: what retransmissions answer
 	skipOut         bool   // the request being assembled was already answered
@@ -281,7 +295,7 @@ func (t *Tracker) request(p *decode.Packet, s *Session, side uint8) {
 			// a million packets. Start over.
 			t.event(p, decode.EventMidStream, s.ID, "PSN jumps from "+strconv.Itoa(int(st.next))+" to "+strconv.Itoa(int(psn))+": a new connection on this QP? PSN analysis starts over")
 			s.f().Partial += uint64(len(st.pend))
-			*st = reqStream{recent: st.recent[:0], done: st.done[:0]}
+			*st = reqStream{reqBufs: reqBufs{recent: st.recent[:0], done: st.done[:0]}}
 			ep.HasStart = false
 		}
 	}

@@ -938,7 +938,13 @@ func (t *Tracker) release(s *Session) bool {
 	if len(t.free) < maxFree {
 		for i := range l.req {
 			st := &l.req[i] // cleared, its buffers kept
-			*st = reqStream{missing: st.missing[:0], pend: st.pend[:0], out: st.out[:0], done: st.done[:0], recent: st.recent[:0]}
+			// (reslicing a slice into itself writes its length only)
+			st.reqState = reqState{}
+			st.missing = st.missing[:0]
+			st.pend = st.pend[:0]
+			st.out = st.out[:0]
+			st.done = st.done[:0]
+			st.recent = st.recent[:0]
 		}
 		t.free = append(t.free, l)
 	}
