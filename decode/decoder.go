@@ -23,7 +23,8 @@ type Decoder struct {
 	// headers are decoded, before its ICRC is computed, the longest step
 	// of decoding: a consumer that keeps state per connection can start
 	// loading the packet's from memory then (flow.Tracker.Prefetch), to
-	// arrive while the ICRC is computed.
+	// arrive while the ICRC is computed. A Decoder with Headers set is
+	// no longer safe to share between goroutines unless Headers is.
 	Headers func(p *Packet)
 }
 

@@ -203,3 +203,17 @@ func TestReqStateHasNoPointers(t *testing.T) {
 	}
 	walk(reflect.TypeFor[reqState](), "reqState")
 }
+
+// Past the first eviction (Options.MaxSessions), sessions are allocated
+// one by one: a slab lives as long as its longest-lived session, so a
+// slab made then could keep the memory of 255 evicted ones.
+func TestNoSlabsPastEviction(t *testing.T) {
+	tr := New(Options{MaxSessions: 64})
+	trackPairs(tr, 1000, epoch)
+	if tr.evicted.Sessions == 0 {
+		t.Fatal("no session evicted: the test must pass MaxSessions")
+	}
+	if cap(tr.slab) != 0 {
+		t.Errorf("a slab with room for %d more sessions after %d evictions: want sessions allocated one by one", cap(tr.slab), tr.evicted.Sessions)
+	}
+}

@@ -160,7 +160,10 @@ func eq16(a, b *addr16) bool {
 		binary.LittleEndian.Uint64(a[8:]) == binary.LittleEndian.Uint64(b[8:])
 }
 
-const pairCacheSize = 256
+const (
+	pairCacheBits = 8
+	pairCacheSize = 1 << pairCacheBits
+)
 
 type pairEntry struct {
 	key pairKey
@@ -171,7 +174,7 @@ type pairEntry struct {
 // bytes (IPv4 in an addr16, LIDs, the interface IDs of GIDs).
 func (pk *pairKey) slot() int {
 	x := (binary.LittleEndian.Uint64(pk.a[8:]) ^ binary.LittleEndian.Uint64(pk.b[8:])*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9
-	return int(x >> 56) // pairCacheSize = 1 << 8
+	return int(x >> (64 - pairCacheBits))
 }
 
 // halfKey is one direction of a connection: packets from src to dst for
@@ -439,7 +442,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	op := p.BTH.Opcode
 	var src, dst addr16
 	var lid bool
-	pre := t.pre.ok && t.pre.frame == p.Frame.Number
+	pre := t.pre.ok && t.pre.frame == p.Frame.Number && t.pre.key.qp == p.BTH.DestQP
 	t.pre.ok = false
 	if pre {
 		src, dst, lid = t.pre.key.src, t.pre.key.dst, t.pre.lid
@@ -476,6 +479,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	var ok bool
 	if pre && t.pre.h.s != nil {
 		h, ok = t.pre.h, true // (Prefetch found it in the cache)
+		t.pre.h = half{}
 	} else {
 		h, ok = t.lookup(key)
 	}
@@ -575,7 +579,16 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 	// memory (Options.MaxSessions) is returned with its slab's, once no
 	// session of the slab is kept.
 	if len(t.slab) == 0 {
-		t.slab = make([]sessionAlloc, min(slabMax, max(4, len(t.sessions))))
+		n := min(slabMax, max(4, len(t.sessions)))
+		if t.evicted.Sessions > 0 {
+			// A slab lives as long as the longest-lived of its sessions:
+			// once MaxSessions is reached, one of them kept could keep
+			// the memory of 255 evicted. Past the first eviction,
+			// sessions are allocated one by one (the slabs made before
+			// hold at most MaxSessions sessions' worth).
+			n = 1
+		}
+		t.slab = make([]sessionAlloc, n)
 		if len(t.slab) == slabMax {
 			populateSlab(t.slab) // (a full slab is its own pages)
 		}
@@ -956,16 +969,17 @@ const (
 	// maxLive: past this many sessions with a live state, the least
 	// recently queued are released whether or not they were idle for
 	// IdleAfter (when nothing of them is in flight). A 100 Gb/s link can
-	// carry 10 million packets in the default IdleAfter. The fewer, the
-	// likelier a live state is still in cache when released: on 1M QP
-	// pairs of 4 packets, `expert` took 2.65 CPU s with 1,024 against
-	// 3.14 s with 16,384 (one core, median of 3 interleaved runs), and
-	// later 2.40 s with 256 against 2.49 s with 1,024 (all cores, 5 runs);
-	// the 8-pair capture of as many packets is unchanged. What a quiet
-	// session loses on release is its rings of recent packets and
-	// answers (original_frame of a retransmission, telling a repeated
-	// answer from a duplicate); its PSN state stays (memo).
-	maxLive = 1 << 8
+	// carry 10 million packets in the default IdleAfter. 1,024 live states
+	// (about 1.4 MB with their sessions) are still in cache when released:
+	// on 1M QP pairs of 4 packets, `expert` took 2.65 CPU s against 3.14 s
+	// with 16,384 (one core, median of 3 interleaved runs; the 8-pair
+	// capture of as many packets is unchanged, 1.00 s), the release
+	// reading sessions long out of cache. 256 took 0.09 s less again, but
+	// then a capture of a few hundred QPs live at once, quiet between
+	// messages, would lose their rings of recent packets and answers at
+	// every gap; since release no longer goes through the write barrier
+	// (reqState), most of that gain is had anyway.
+	maxLive = 1 << 10
 	// maxFree released live states are kept for reuse.
 	maxFree = 128
 	// sweepWork bounds the sessions a sweep for maxLive looks at: when
