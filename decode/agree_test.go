@@ -17,20 +17,14 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/synth"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // allTestFrames returns every frame of every capture under ../testdata
 // (pcap and pcapng), read with gopacket's pcapgo.
 func allTestFrames(t *testing.T) []testFrame {
 	t.Helper()
-	var files []string
-	for _, pat := range []string{"../testdata/rxe/*.pcap", "../testdata/synth/*.pcap", "../testdata/synth/*.pcapng"} {
-		m, _ := filepath.Glob(pat)
-		files = append(files, m...)
-	}
-	if len(files) < 40 {
-		t.Fatalf("only %d captures under ../testdata", len(files))
-	}
+	files := testcap.Glob(t, 40, "../testdata/rxe/*.pcap", "../testdata/synth/*.pcap", "../testdata/synth/*.pcapng")
 	var out []testFrame
 	for _, path := range files {
 		f, err := os.Open(path)

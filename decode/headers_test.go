@@ -1,7 +1,6 @@
 package decode_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
@@ -14,14 +13,7 @@ import (
 // verdict is left). Over every testdata capture: RoCEv2 (IPv4, IPv6,
 // IPoIB inside), RoCEv1, native IB with and without GRH, cut packets.
 func TestHeadersOncePerBTH(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"../testdata/*.pcap*", "../testdata/*/*.pcap*"} {
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
-	}
-	if len(paths) < 20 {
-		t.Fatalf("%d captures in testdata, want them all", len(paths))
-	}
+	paths := testcap.Glob(t, 20, "../testdata/*.pcap*", "../testdata/*/*.pcap*")
 	type seen struct {
 		has              decode.Hdr
 		ipv4src, ipv4dst [4]byte

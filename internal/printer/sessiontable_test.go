@@ -25,14 +25,7 @@ type capSessions struct {
 // those with sessions.
 func trackedSessions(t testing.TB) []capSessions {
 	t.Helper()
-	var files []string
-	for _, g := range []string{"../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap*"} {
-		m, _ := filepath.Glob(g)
-		files = append(files, m...)
-	}
-	if len(files) < 10 {
-		t.Fatalf("%d captures", len(files))
-	}
+	files := testcap.Glob(t, 10, "../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap*")
 	var caps []capSessions
 	for _, file := range files {
 		tr := flow.New(flow.Options{})

@@ -76,3 +76,21 @@ func readAll(t testing.TB, path string, open func(*os.File) (recordReader, error
 		out = append(out, Frame{File: filepath.Base(path), Number: n, Data: data, Len: ci.Length, LinkType: lt, Time: ci.Timestamp})
 	}
 }
+
+// Glob returns the files the patterns match, in order; fewer than least
+// fails the test (a test over "every capture" must not pass on none).
+func Glob(t testing.TB, least int, patterns ...string) []string {
+	t.Helper()
+	var files []string
+	for _, p := range patterns {
+		m, err := filepath.Glob(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < least {
+		t.Fatalf("%d captures match %v, want at least %d", len(files), patterns, least)
+	}
+	return files
+}
