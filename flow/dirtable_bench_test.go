@@ -19,7 +19,9 @@ func BenchmarkDirTable(b *testing.B) {
 		for i := range keys {
 			keys[i] = dirKey(uint64(r.IntN(64))<<24 | uint64(r.Uint32N(1<<24)))
 		}
-		b.Run(fmt.Sprint("new/", size), func(b *testing.B) {
+		// newKeys inserts keys as the tracker meets them, calling
+		// between (when not nil) after each
+		newKeys := func(b *testing.B, between func(i int)) {
 			b.ReportAllocs()
 			var tab dirTable
 			i := 0
@@ -31,33 +33,27 @@ func BenchmarkDirTable(b *testing.B) {
 				if _, ok := tab.get(k); !ok {
 					tab.set(k, uint32(i))
 				}
+				if between != nil {
+					between(i)
+				}
 				i++
 			}
-		})
+		}
+		b.Run(fmt.Sprint("new/", size), func(b *testing.B) { newKeys(b, nil) })
 		// new keys again, with what the tracker does between them: it
 		// writes a session and reads packets, about 1 KiB of memory not
 		// in cache per key, which evicts the table
 		b.Run(fmt.Sprint("new+mem/", size), func(b *testing.B) {
-			b.ReportAllocs()
 			mem := make([]uint64, 64<<20/8) // twice the last-level cache
-			var tab dirTable
-			i, at := 0, 0
-			for b.Loop() {
-				if i == size {
-					tab, i = dirTable{}, 0
-				}
-				k := keys[i]
-				if _, ok := tab.get(k); !ok {
-					tab.set(k, uint32(i))
-				}
+			at := 0
+			newKeys(b, func(i int) {
 				for j := 0; j < 1024/8; j += 8 { // a write per cache line
 					mem[at+j] = uint64(i)
 				}
 				if at += 1024 / 8; at == len(mem) {
 					at = 0
 				}
-				i++
-			}
+			})
 		})
 		b.Run(fmt.Sprint("hit/", size), func(b *testing.B) {
 			var tab dirTable
