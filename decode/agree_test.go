@@ -2,10 +2,6 @@ package decode_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,7 +9,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/synth"
@@ -27,44 +22,9 @@ func allTestFrames(t *testing.T) []testFrame {
 	files := testcap.Glob(t, 40, "../testdata/rxe/*.pcap", "../testdata/synth/*.pcap", "../testdata/synth/*.pcapng")
 	var out []testFrame
 	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+		for _, fr := range testcap.ReadFile(t, path) {
+			out = append(out, testFrame{name: fr.File, number: fr.Number, data: fr.Data, wire: fr.Len, link: fr.LinkType})
 		}
-		var next func() ([]byte, gopacket.CaptureInfo, error)
-		var link func(gopacket.CaptureInfo) layers.LinkType
-		if strings.HasSuffix(path, ".pcapng") {
-			r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			next = r.ReadPacketData
-			link = func(ci gopacket.CaptureInfo) layers.LinkType {
-				intf, err := r.Interface(ci.InterfaceIndex)
-				if err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
-				return intf.LinkType
-			}
-		} else {
-			r, err := pcapgo.NewReader(f)
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			next = r.ReadPacketData
-			link = func(gopacket.CaptureInfo) layers.LinkType { return r.LinkType() }
-		}
-		for n := 1; ; n++ {
-			data, ci, err := next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s frame %d: %v", path, n, err)
-			}
-			out = append(out, testFrame{name: filepath.Base(path), number: n, data: data, wire: ci.Length, link: link(ci)})
-		}
-		f.Close()
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -296,14 +295,9 @@ func ipoibOracleFrames(t *testing.T) []oracleFrame {
 // IPoIB, and none of their SEND payloads may be taken for it (an NVMe-oF
 // capsule can start 08 00 00 00).
 func TestNoIPoIBInRealRDMA(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/rxe/*.pcap")
 	// testdata/ulp holds copies of the kernel's NVMe-oF and NFS captures
 	// (../shared/captures/ulp), always there.
-	ulp, _ := filepath.Glob("../testdata/ulp/*.pcap")
-	if len(ulp) < 3 {
-		t.Fatalf("want the kernel's ULP captures in testdata/ulp, found %d", len(ulp))
-	}
-	paths = append(paths, ulp...)
+	paths := append(testcap.Glob(t, 10, "../testdata/rxe/*.pcap"), testcap.Glob(t, 3, "../testdata/ulp/*.pcap")...)
 	var p decode.Packet
 	n := 0
 	for _, path := range paths {

@@ -171,8 +171,7 @@ func (p *Packet) decodeMAD(payload []byte) {
 	if err != nil {
 		p.truncatedAt("mad", MADLen, len(payload))
 	}
-	p.SA.Valid = false
-	if p.MAD.MgmtClass == MgmtClassSubnAdm {
+	if p.MAD.MgmtClass == MgmtClassSubnAdm { // (Decode cleared p.SA.Valid)
 		p.SA.decode(p.MAD.Payload)
 		return
 	}

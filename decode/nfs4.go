@@ -144,7 +144,7 @@ func (c *NFS4Compound) ops(x *xdr, reply bool) error {
 				c.fattr(x)
 			}
 			x.skip(4)
-		case !known || skip == nil:
+		case !known:
 			return fmt.Errorf("nfs: op %d of %d: unknown opcode %d: %w", i+1, c.Count, op.Opcode, ErrMalformed)
 		default:
 			x.status = c.AttrStatus

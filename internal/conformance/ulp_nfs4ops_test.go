@@ -126,7 +126,7 @@ func TestNFSOpsMatchTshark(t *testing.T) {
 func TestNFSLongCallMatchesTshark(t *testing.T) {
 	const file = "../../testdata/synth/nfs_rdma_nomsg.pcap"
 	ts := tsharkPath(t)
-	want := fieldsOf(t, func(args []string) ([]byte, error) { return exec.Command(ts, args...).Output() }, file, nfsDecoderFields)
+	want := fieldsOf(t, tsharkRun(t, ts), file, nfsDecoderFields)
 	got := fieldsOf(t, rocetapDecode(t), file, nfsDecoderFields)
 	if len(got) != 10 || len(want) != 10 {
 		t.Fatalf("rocetap %d frames, tshark %d", len(got), len(want))

@@ -152,7 +152,7 @@ func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 func (ep *EKPrinter) appendString(dst []byte, f *decode.Field, v decode.Value) []byte {
 	if f.Type == decode.FTAbsTime {
 		dst = append(dst, '"')
-		dst = time.Unix(0, int64(v.U)).UTC().AppendFormat(dst, "2006-01-02T15:04:05.000000000Z")
+		dst = decode.AppendRFC3339Nano(dst, time.Unix(0, int64(v.U)))
 		return append(dst, '"')
 	}
 	dst = append(dst, '"')
