@@ -22,8 +22,8 @@ func (t *Tracker) Prefetch(p *decode.Packet) {
 	src, dst, lid := addrs(p)
 	t.pre = preKey{frame: p.Frame.Number, key: halfKey{src, dst, p.BTH.DestQP}, lid: lid, ok: true}
 	k := &t.pre.key
-	if e := &t.cache[k.slot()]; e.h.s != nil && e.key.qp == k.qp && eq16(&e.key.src, &k.src) && eq16(&e.key.dst, &k.dst) {
-		t.pre.h = e.h
+	if h, ok := t.cache[k.slot()].holds(k); ok {
+		t.pre.h = h
 		return
 	}
 	if dk, ok := t.dirKey(k, false); ok {

@@ -186,6 +186,14 @@ type cacheEntry struct {
 	h   half
 }
 
+// holds returns e's session half when e is k's.
+func (e *cacheEntry) holds(k *halfKey) (half, bool) {
+	if e.h.s != nil && e.key.qp == k.qp && eq16(&e.key.src, &k.src) && eq16(&e.key.dst, &k.dst) {
+		return e.h, true
+	}
+	return half{}, false
+}
+
 type liveEntry struct {
 	id    uint32
 	stamp int64
@@ -242,8 +250,8 @@ func (t *Tracker) setHalf(k halfKey, h half) {
 // lookup finds a direction's session.
 func (t *Tracker) lookup(k halfKey) (half, bool) {
 	e := &t.cache[k.slot()]
-	if e.h.s != nil && e.key.qp == k.qp && eq16(&e.key.src, &k.src) && eq16(&e.key.dst, &k.dst) {
-		return e.h, true
+	if h, ok := e.holds(&k); ok {
+		return h, true
 	}
 	h, ok := t.get(k)
 	if ok {
@@ -479,7 +487,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	var ok bool
 	if pre && t.pre.h.s != nil {
 		h, ok = t.pre.h, true // (Prefetch found it in the cache)
-		t.pre.h = half{}
+		t.pre.h = half{}      // not kept past its packet: it would pin the session's slab
 	} else {
 		h, ok = t.lookup(key)
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -75,7 +74,7 @@ func pathRun(opts *PathOptions, ios IO) error {
 		if p == "-" {
 			return errors.New("-r -: path reads files, not standard input; save the capture to a file first")
 		}
-		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() && opts.Output == "fields" {
+		if opts.Output == "fields" && !rereadable(p) {
 			return fmt.Errorf("-r %s: not a regular file (a pipe or device), and -T fields reads each capture twice (to compare, then to print); save it to a file first", p)
 		}
 	}

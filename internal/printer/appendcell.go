@@ -58,8 +58,6 @@ func appendDur(dst []byte, d time.Duration) []byte {
 	return append(dst, unit...)
 }
 
-// appendBitRate appends bps as BitRate writes it.
-func appendBitRate(dst []byte, bps float64) []byte { return flow.AppendBitRate(dst, bps) }
 
 // appendNotes appends the notes of s, the sessions table's last column ("-"
 // for none).

@@ -32,7 +32,7 @@ func dur(d time.Duration) string {
 // stats reports show throughput ("12.26 Mbit/s").
 func BitRate(bps float64) string {
 	var b [40]byte
-	return string(appendBitRate(b[:0], bps))
+	return string(flow.AppendBitRate(b[:0], bps))
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }
@@ -136,7 +136,7 @@ func (t *SessionsTable) appendCells(dst []byte, s *flow.Session) []byte {
 	dst = appendDur(dst, s.Duration())
 	dst = t.endCell(dst, 9, runeWidth(dst[from:]))
 	from = t.next(dst, 9)
-	dst = appendBitRate(dst, s.Throughput())
+	dst = flow.AppendBitRate(dst, s.Throughput())
 	dst = t.endCell(dst, 10, len(dst)-from)
 	from = t.next(dst, 10)
 	if s.MTU != 0 {
@@ -540,7 +540,7 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 	dst = strconv.AppendUint(append(dst, " bytes ("...), s.Sent[0].PayloadBytes+s.Sent[1].PayloadBytes, 10)
 	dst = appendRel(append(dst, " payload), "...), s.First(), start)
 	dst = appendRel(append(dst, " to "...), s.Last(), start)
-	dst = appendBitRate(append(dst, ", "...), s.Throughput())
+	dst = flow.AppendBitRate(append(dst, ", "...), s.Throughput())
 	dst = append(dst, '\n')
 	dst = appendMessageTable(dst, s)
 	for code, n := range f.NAKs {

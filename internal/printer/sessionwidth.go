@@ -56,7 +56,7 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
 	m.buf = appendDur(m.buf[:0], s.Duration())
 	w[9] = max(w[9], runeWidth(m.buf))
-	m.buf = appendBitRate(m.buf[:0], s.Throughput())
+	m.buf = flow.AppendBitRate(m.buf[:0], s.Throughput())
 	w[10] = max(w[10], len(m.buf))
 }
 
