@@ -58,7 +58,6 @@ func appendDur(dst []byte, d time.Duration) []byte {
 	return append(dst, unit...)
 }
 
-
 // appendNotes appends the notes of s, the sessions table's last column ("-"
 // for none).
 func appendNotes(dst []byte, s *flow.Session) []byte {
