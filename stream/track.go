@@ -87,6 +87,21 @@ type TrackOptions struct {
 	OneGoroutine bool
 }
 
+// PrefetchDecoder returns a copy of d (of the default decoder when d is
+// nil) that has t fetch each packet's direction while it computes the
+// packet's ICRC (flow.Tracker.Prefetch): at a million QP pairs a new
+// direction is a miss in a table far larger than the caches. d is left
+// as it is. The decoder returned must decode only packets that go to t,
+// each just before t tracks it, on t's goroutine (or under its lock).
+func PrefetchDecoder(d *decode.Decoder, t *flow.Tracker) *decode.Decoder {
+	c := decode.NewDecoder()
+	if d != nil {
+		*c = *d
+	}
+	c.Headers = t.Prefetch
+	return c
+}
+
 // Track reads, decodes and passes every packet in capture order (the
 // tracker's state depends on the order): the path of every command that
 // shows the tracker's findings (sessions, stats, expert, replay, decode
@@ -104,11 +119,7 @@ type TrackOptions struct {
 // core: see minParallelProcs and readAhead for what it gives and costs).
 func (s *Source) Track(o TrackOptions) (int, error) {
 	if o.Tracker != nil && o.Decoder.Headers == nil {
-		// the tracker fetches a packet's direction while the decoder
-		// computes its ICRC (the caller's decoder is left as it is)
-		d := *o.Decoder
-		d.Headers = o.Tracker.Prefetch
-		o.Decoder = &d
+		o.Decoder = PrefetchDecoder(o.Decoder, o.Tracker)
 	}
 	if o.Tracker != nil && s.r != nil {
 		o.Tracker.SetInterfaceSpeed(s.InterfaceSpeed) // PFC pause times (flow/pfc.go)

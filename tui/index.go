@@ -406,6 +406,10 @@ func (ix *Index) build(o BuildOptions) error {
 		}
 	})
 	sl, slKey := 0, slot{iface: -1} // the slot of the packet before: usually this one's
+	var dec *decode.Decoder         // with a tracker: the index's decoder, prefetching for it
+	if ix.tracker != nil {
+		dec = stream.PrefetchDecoder(ix.dec, ix.tracker)
+	}
 	return src.Read(func(pk *stream.Packet) error {
 		if key := (slot{pk.Info.LinkType, pk.Info.InterfaceIndex}); key != slKey {
 			var err error
@@ -430,8 +434,8 @@ func (ix *Index) build(o BuildOptions) error {
 		e := entry{off: src.DataOffset(pk.Data), ts: ts, clen: clen | uint32(sl)<<caplenBits, wire: uint32(pk.Info.Length)}
 		if ix.tracker != nil {
 			pk.SetFrame(&p.Frame)
-			ix.decode(p, pk.Data, pk.Info.LinkType)
-			ix.trackMu.Lock()
+			ix.trackMu.Lock() // (the decoder's prefetch reads the tracker's tables)
+			dec.Decode(p, pk.Data, pk.Info.LinkType)
 			ix.tracker.Track(p)
 			ix.trackMu.Unlock()
 			e.sess, e.ev = p.Analysis.Session, uint64(p.Analysis.Events)
