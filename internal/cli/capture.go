@@ -335,6 +335,7 @@ func captureRun(o *CaptureOptions, ios IO) error {
 	var tr *flow.Tracker
 	if summaries && (len(decodeAs) > 0 || stream.NeedsTracker(nil, disp)) {
 		tr = flow.New(flow.Options{DecodeAs: decodeAs, MaxSessions: defaultMaxSessions})
+		dec = stream.PrefetchDecoder(dec, tr)
 	}
 	p := new(decode.Packet)
 	var line []byte
