@@ -345,7 +345,7 @@ func (t *Tracker) ccClose(s *Session) {
 
 // ccNewUC indexes a new UC session by its addresses (ucSenderOf).
 func (t *Tracker) ccNewUC(s *Session, key halfKey) {
-	if s.Transport == "UC" {
+	if s.Transport == decode.TransportUC {
 		pk := pairKey{key.src, key.dst}
 		t.fab.ucSender[pk] = append(t.fab.ucSender[pk], s)
 	}
@@ -374,7 +374,7 @@ func (t *Tracker) ucSenderOf(src, dst addr16) (*Session, bool) {
 // (ccClose) and forgets what the fabric analysis keeps of it.
 func (t *Tracker) ccEvict(s *Session) {
 	t.ccClose(s)
-	if s.Transport == "UC" {
+	if s.Transport == decode.TransportUC {
 		k := s.key(0)
 		pk := pairKey{k.src, k.dst}
 		l := t.fab.ucSender[pk]

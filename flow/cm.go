@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-var cmTransport = [4]string{"RC", "UC", "RD", "RC"}
+var cmTransport = [4]decode.Transport{decode.TransportRC, decode.TransportUC, decode.TransportRD, decode.TransportRC}
 
 // cm follows the Communication Manager: a REQ carries the active side's QPN
 // and starting PSN, the REP the passive side's; together they pair the two

@@ -74,13 +74,8 @@ func trackPairsEach(tr *Tracker, n int, at time.Time, before, after func(*decode
 // It was ~15 KB.
 func TestIdleSessionBudget(t *testing.T) {
 	const pairs, budget = 20000, 464
-	if n := unsafe.Sizeof(Session{}); n > 288 {
-		t.Errorf("a Session is %d bytes, want at most 288 (what it keeps only in flight belongs in liveState, rare counts in Findings)", n)
-	}
-	// the heap's size classes go 352, 384, 416: past 384 a session costs
-	// 41 bytes more (and a million of them 10k more page faults)
-	if n := unsafe.Sizeof(sessionAlloc{}); n > 384 {
-		t.Errorf("a session and room for two kinds are %d bytes, want at most 384", n)
+	if n := unsafe.Sizeof(Session{}); n > 384 {
+		t.Errorf("a Session, with room for two kinds of message, is %d bytes, want at most 384 (what it keeps only in flight belongs in liveState, rare counts in Findings)", n)
 	}
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -519,7 +519,7 @@ type gtSession struct {
 
 // match reports whether tracker session s is the one w describes.
 func (w *gtSession) match(s *flow.Session) bool {
-	if s.Transport != w.transport || s.A.Addr.Unmap() != w.a || s.B.Addr.Unmap() != w.b || s.B.QPN != w.bQPN {
+	if s.Transport.String() != w.transport || s.A.Addr().Unmap() != w.a || s.B.Addr().Unmap() != w.b || s.B.QPN != w.bQPN {
 		return false
 	}
 	if w.transport == "UD" {
@@ -1277,7 +1277,7 @@ func gtSessionString(s *flow.Session) string {
 	}
 	sort.Strings(kinds)
 	str := fmt.Sprintf("%d %s %s %s -> %s start %d/%d", s.ID, s.Transport, s.Learned, s.A, s.B, s.A.StartPSN, s.B.StartPSN)
-	if s.Transport == "UD" {
+	if s.Transport == decode.TransportUD {
 		str += fmt.Sprintf(" Q_Key %#x", s.QKey)
 	}
 	return str + fmt.Sprintf(" (%d packets; messages %s)", s.Packets(), strings.Join(kinds, " "))

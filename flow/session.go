@@ -21,19 +21,32 @@ import (
 
 // Endpoint is one side of a session.
 type Endpoint struct {
-	Addr     netip.Addr // IP address, or GID for RoCEv1/native IB with GRH
+	addr     addr16 // Addr's 16 bytes, when hasAddr
 	QPN      uint32
 	StartPSN decode.PSN // first PSN this side sends requests with (CM), or first seen
 	LID      uint16     // native IB without GRH
 	QPNKnown bool       // false until the session is paired (RC/UC) or for UD receivers
 	HasStart bool
+	hasAddr  bool
+}
+
+// Addr returns the endpoint's IP address (IPv4-mapped for IPv4), or its
+// GID for RoCEv1 and native IB with a GRH; the zero netip.Addr (not
+// valid) when it has only a LID. It is kept as 16 bytes, not as a
+// netip.Addr, whose zone is a pointer: the garbage collector would follow
+// two in each of a million sessions on each of its cycles.
+func (e Endpoint) Addr() netip.Addr {
+	if !e.hasAddr {
+		return netip.Addr{}
+	}
+	return netip.AddrFrom16(e.addr)
 }
 
 // Node returns the endpoint's node: its address, or its LID when it has
 // none.
 func (e Endpoint) Node() decode.Node {
-	if e.Addr.IsValid() {
-		return decode.NodeAddr(e.Addr)
+	if e.hasAddr {
+		return decode.NodeAddr(e.Addr())
 	}
 	return decode.NodeLID(e.LID)
 }
@@ -48,7 +61,7 @@ func (e Endpoint) String() string {
 // AppendTo appends e as String writes it (a report of millions of
 // sessions writes their endpoints without a string each).
 func (e Endpoint) AppendTo(dst []byte) []byte {
-	if a := e.Addr.Unmap(); a.Is4() {
+	if a := e.Addr().Unmap(); a.Is4() {
 		// the IPv4 (or IPv4-mapped) address Node would write, without
 		// making the Node: a fifth of an endpoint's cost
 		dst = a.AppendTo(dst)
@@ -96,8 +109,8 @@ type DirStats struct {
 // kind seen.
 type Session struct {
 	ID         uint32
-	MergedInto uint32 // set when this provisional session turned out to be the other half of another
-	Transport  string // RC, UC, UD, XRC, RD
+	MergedInto uint32           // set when this provisional session turned out to be the other half of another
+	Transport  decode.Transport // RC, UC, UD, XRC, RD (a name would be a pointer in every session)
 	Learned    decode.Pairing
 	Closed     bool    // CM DREQ/DREP or REJ seen
 	has        [2]bool // the directions, once known (their keys come from A and B: key)
@@ -105,6 +118,7 @@ type Session struct {
 	flags      uint8   // flagQueued, flagRef
 	mtuFrom    mtuSource
 	memoFlags  uint8 // memo's booleans: memoStarted, memoAcked, memoAnswered, shifted by 3 for side B
+	nkinds     uint8 // kinds used
 	A, B       Endpoint
 	QKey       uint32     // UD
 	MTU        uint32     // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
@@ -115,9 +129,16 @@ type Session struct {
 	first, last int64       // Unix nanoseconds
 	Sent        [2]DirStats // by A, by B
 
-	kinds []kindStats // messages and latencies of the kinds seen
-	x     *Findings   // nil until the first finding
-	live  *liveState  // nil while nothing is in flight
+	// kinds are the messages and latencies of the first two kinds of
+	// message seen (nkinds of them), more those of the others (a QP
+	// mostly does one or two). Inline, not a slice into the session's
+	// slab: that is a pointer the garbage collector would follow in each
+	// of a million sessions on each of its cycles (an idle session on
+	// clean traffic holds no pointer that is not nil).
+	kinds [2]kindStats
+	more  []kindStats
+	x     *Findings  // nil until the first finding
+	live  *liveState // nil while nothing is in flight
 }
 
 // mtuSource is where a session's MTU came from.
@@ -219,8 +240,7 @@ func (f *Findings) RNRCount() uint64 {
 }
 
 // kindStats are the messages of one kind and their latencies. The kind
-// shares a word with the count, so that a session and room for two kinds
-// fit the heap's 384-byte size class (Tracker.newSession), not 416.
+// shares a word with the count (a session holds two: 32 bytes less).
 type kindStats struct {
 	kc    uint64 // count << 8 | kind
 	bytes uint64
@@ -310,9 +330,14 @@ func (s *Session) Latency(k decode.MsgKind) Latency {
 }
 
 func (s *Session) kind(k decode.MsgKind) *kindStats {
-	for i := range s.kinds {
+	for i := range s.nkinds {
 		if s.kinds[i].kind() == k {
 			return &s.kinds[i]
+		}
+	}
+	for i := range s.more {
+		if s.more[i].kind() == k {
+			return &s.more[i]
 		}
 	}
 	return nil
@@ -323,11 +348,23 @@ func (s *Session) addKind(k decode.MsgKind) *kindStats {
 	if ks := s.kind(k); ks != nil {
 		return ks
 	}
-	if s.kinds == nil {
-		s.kinds = make([]kindStats, 0, 2) // a QP mostly does one or two kinds
+	if int(s.nkinds) < len(s.kinds) {
+		s.kinds[s.nkinds] = newKindStats(k)
+		s.nkinds++
+		return &s.kinds[s.nkinds-1]
 	}
-	s.kinds = append(s.kinds, newKindStats(k))
-	return &s.kinds[len(s.kinds)-1]
+	s.more = append(s.more, newKindStats(k))
+	return &s.more[len(s.more)-1]
+}
+
+// eachKind calls fn with the stats of each kind seen.
+func (s *Session) eachKind(fn func(ks *kindStats)) {
+	for i := range s.nkinds {
+		fn(&s.kinds[i])
+	}
+	for i := range s.more {
+		fn(&s.more[i])
+	}
 }
 
 // countMessage counts a message of kind k, n bytes long.
@@ -356,9 +393,7 @@ func (s *Session) Bytes() uint64 { return s.Sent[0].Bytes + s.Sent[1].Bytes }
 // MessageCount returns the messages of every kind.
 func (s *Session) MessageCount() uint64 {
 	var n uint64
-	for i := range s.kinds {
-		n += s.kinds[i].count()
-	}
+	s.eachKind(func(ks *kindStats) { n += ks.count() })
 	return n
 }
 

@@ -20,6 +20,6 @@ func populate(b []byte) {
 }
 
 // populateSlab is populate for the memory of a slab.
-func populateSlab(s []sessionAlloc) {
+func populateSlab(s []Session) {
 	populate(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0]))))
 }

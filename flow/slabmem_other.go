@@ -3,4 +3,4 @@
 package flow
 
 // populateSlab: elsewhere a slab's pages fault in as they are written.
-func populateSlab([]sessionAlloc) {}
+func populateSlab([]Session) {}

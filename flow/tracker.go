@@ -2,7 +2,6 @@ package flow
 
 import (
 	"encoding/binary"
-	"net/netip"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -122,9 +121,9 @@ type Tracker struct {
 	unpaired [][]*Session // by address pair (addrPairs): the sessions not yet paired
 	cmReqs   map[cmKey]cmReq
 	sessions []*Session
-	slab     []sessionAlloc // where the next sessions go (newSession)
-	end      time.Time      // time of the last packet
-	now      int64          // the same, in Unix nanoseconds
+	slab     []Session // where the next sessions go (newSession)
+	end      time.Time // time of the last packet
+	now      int64     // the same, in Unix nanoseconds
 
 	// liveQ holds the sessions with in-flight state (Session.live), by
 	// the time they were queued (from liveHead): sweep releases those
@@ -303,8 +302,8 @@ func (s *Session) key(side int) halfKey {
 
 // key returns the endpoint's node as addrs gives it.
 func (e *Endpoint) key() addr16 {
-	if e.Addr.IsValid() {
-		return e.Addr.As16()
+	if e.hasAddr {
+		return e.addr
 	}
 	var k addr16
 	k[0], k[1] = 0xff, 0xfe
@@ -424,7 +423,7 @@ func endpoint(a addr16, lid bool) Endpoint {
 	if lid {
 		return Endpoint{LID: binary.BigEndian.Uint16(a[14:])}
 	}
-	return Endpoint{Addr: netip.AddrFrom16(a)}
+	return Endpoint{addr: a, hasAddr: true}
 }
 
 // Track analyzes one packet, in capture order, and fills p.Analysis.
@@ -561,21 +560,14 @@ func (t *Tracker) annotate(p *decode.Packet, s *Session, side uint8) {
 }
 
 func hasResponses(s *Session) bool {
-	return s.Transport == "RC" || s.Transport == "XRC" || s.Transport == "RD"
-}
-
-// sessionAlloc is a session with room for two kinds of message (a QP
-// mostly does one or two: Session.addKind).
-type sessionAlloc struct {
-	s     Session
-	kinds [2]kindStats
+	return s.Transport == decode.TransportRC || s.Transport == decode.TransportXRC || s.Transport == decode.TransportRD
 }
 
 // slabMax is the most sessions allocated together (slab): 96 KiB.
 const slabMax = 256
 
 // newSession registers a session.
-func (t *Tracker) newSession(transport string, now time.Time) *Session {
+func (t *Tracker) newSession(transport decode.Transport, now time.Time) *Session {
 	ns := now.UnixNano()
 	// Sessions are allocated in slabs, each session with room for the
 	// kinds of message it will most likely send. A million QP pairs make
@@ -596,16 +588,14 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 			// hold at most MaxSessions sessions' worth).
 			n = 1
 		}
-		t.slab = make([]sessionAlloc, n)
+		t.slab = make([]Session, n)
 		if len(t.slab) == slabMax {
 			populateSlab(t.slab) // (a full slab is its own pages)
 		}
 	}
-	a := &t.slab[0]
+	s := &t.slab[0] // zero (make): set field by field, not rewritten whole
 	t.slab = t.slab[1:]
-	s := &a.s // zero (make): set field by field, not rewritten whole
 	s.ID, s.Transport, s.first, s.last, s.flags = uint32(len(t.sessions)+1), transport, ns, ns, flagRef
-	s.kinds = a.kinds[:0:len(a.kinds)]
 	t.sessions = append(t.sessions, s)
 	if t.opts.MaxSessions > 0 {
 		if t.resident >= t.opts.MaxSessions {
@@ -621,7 +611,7 @@ func (t *Tracker) newSession(transport string, now time.Time) *Session {
 // its sender is side A. A response on it may later merge it into the
 // session of the requests it answers (tryPair).
 func (t *Tracker) newHalf(p *decode.Packet, key halfKey, lid bool) half {
-	s := t.newSession(p.BTH.Opcode.Transport().String(), p.Frame.Time)
+	s := t.newSession(p.BTH.Opcode.Transport(), p.Frame.Time)
 	s.A = endpoint(key.src, lid)
 	s.B = endpoint(key.dst, lid)
 	s.B.QPN, s.B.QPNKnown = key.qp, true
@@ -721,11 +711,11 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	s.watch |= prov.watch & 1 << 1
 	// prov's responses answered the requests of s's side A
 	t.mergeAnswers(t.stream(s, 0), t.stream(prov, 1))
-	for _, k := range prov.kinds {
+	prov.eachKind(func(k *kindStats) {
 		ks := s.addKind(k.kind())
 		ks.addCount(k.count())
 		ks.bytes += k.bytes
-	}
+	})
 	if prov.x != nil {
 		px := *prov.x
 		px.GaveUp, px.merged = [2]GiveUp{}, nil
@@ -736,7 +726,7 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	}
 	// prov is only a name now (Resolve): it keeps no state
 	t.ccMerge(prov, s)
-	prov.live, prov.kinds, prov.x = nil, nil, nil
+	prov.live, prov.kinds, prov.more, prov.nkinds, prov.x = nil, [2]kindStats{}, nil, 0, nil
 	if t.opts.MaxSessions > 0 {
 		t.resident--
 	}
@@ -821,7 +811,7 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 	}
 	s, ok := t.ud[k]
 	if !ok {
-		s = t.newSession("UD", p.Frame.Time)
+		s = t.newSession(decode.TransportUD, p.Frame.Time)
 		s.Learned = decode.PairingUD
 		s.A = endpoint(src, lid)
 		s.A.QPN, s.A.QPNKnown = k.srcQP, p.Has&decode.HdrDETH != 0

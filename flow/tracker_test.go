@@ -625,7 +625,7 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			events: "2:psn_gap",
 			check: func(t *testing.T, r *result) {
-				if s := r.tr.Sessions()[0]; s.Transport != "UC" || s.Findings().NoResponse != 0 {
+				if s := r.tr.Sessions()[0]; s.Transport != decode.TransportUC || s.Findings().NoResponse != 0 {
 					t.Errorf("%s noresp %d", s.Transport, s.Findings().NoResponse)
 				}
 			},

@@ -410,7 +410,7 @@ func (v *ladderView) scan() {
 		// a provisional session merged into another: that one
 		live = t.Resolve(id)
 		if s := t.Session(live); s != nil {
-			v.jsess = ladderSession{id: id, transport: s.Transport, a: s.A, b: s.B}
+			v.jsess = ladderSession{id: id, transport: s.Transport.String(), a: s.A, b: s.B}
 			v.jalias = append(v.jalias[:0], s.Merged()...)
 		}
 	})

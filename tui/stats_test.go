@@ -108,7 +108,7 @@ func TestStatsThroughput(t *testing.T) {
 	last, _ := rh.ix.Entry(rh.ix.Len() - 1)
 	span := int64(last.Time.Sub(start))
 	for _, ss := range sessions {
-		label := "#" + strconv.Itoa(int(ss.ID)) + " " + ss.Transport + " " + ss.A.String() + " ↔ " + ss.B.String() + "  " +
+		label := "#" + strconv.Itoa(int(ss.ID)) + " " + ss.Transport.String() + " " + ss.A.String() + " ↔ " + ss.B.String() + "  " +
 			strconv.Itoa(int(ss.Packets())) + " packets, " + strconv.Itoa(int(ss.Bytes())) + " bytes, peak "
 		y := s.line(label)
 		if y < 0 {

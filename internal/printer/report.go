@@ -109,7 +109,7 @@ func (t *SessionsTable) appendCells(dst []byte, s *flow.Session) []byte {
 	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
 	dst = t.endCell(dst, 0, len(dst)-from)
 	from = t.next(dst, 0)
-	dst = append(dst, s.Transport...)
+	dst = append(dst, s.Transport.String()...)
 	dst = t.endCell(dst, 1, len(dst)-from)
 	from = t.next(dst, 1)
 	dst = append(dst, s.Learned.String()...)
@@ -372,13 +372,13 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 // SessionToJSON converts a session for JSON output.
 func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	f := s.Findings()
-	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport, PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
+	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport.String(), PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
 		MTU: s.MTU, MTUFrom: s.MTUFrom(), Closed: s.Closed, Start: rel(s.First(), start), Duration: string(decode.AppendSeconds(nil, int64(s.Duration()), 9)),
 		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
 		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
 		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated, Congestion: congestionJSON(s)}
-	if s.Transport == "UD" {
+	if s.Transport == decode.TransportUD {
 		q := fmt.Sprintf("0x%08x", s.QKey)
 		j.QKey = &q
 	}
@@ -527,7 +527,7 @@ func AppendStatsSession(dst []byte, s *flow.Session, start time.Time) []byte {
 	f := s.Findings()
 	dst = append(dst, "\n#"...)
 	dst = strconv.AppendUint(dst, uint64(s.ID), 10)
-	dst = append(append(append(dst, ' '), s.Transport...), ' ')
+	dst = append(append(append(dst, ' '), s.Transport.String()...), ' ')
 	dst = append(s.A.AppendTo(dst), " <-> "...)
 	dst = append(s.B.AppendTo(dst), " (paired by "...)
 	dst = append(dst, s.Learned.String()...)

@@ -44,7 +44,7 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 		}
 	}
 	w := &t.width
-	w[1] = max(w[1], len(s.Transport))
+	w[1] = max(w[1], len(s.Transport.String()))
 	if p := s.Learned; p < 64 {
 		m.pairings |= 1 << p
 	} else {
@@ -107,7 +107,7 @@ func (c *startClock) appendRel(dst []byte, ns int64) []byte {
 // writes it (ASCII): an IPv4 address's from the digits of its bytes, the
 // others' written.
 func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
-	addr := e.Addr.Unmap() // as Node writes an IPv4-mapped address
+	addr := e.Addr().Unmap() // as Node writes an IPv4-mapped address
 	if !addr.Is4() {
 		m.buf = e.AppendTo(m.buf[:0])
 		return len(m.buf)
