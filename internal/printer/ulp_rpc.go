@@ -19,7 +19,7 @@ import (
 func appendULPSummary(dst []byte, u *decode.ULPInfo) []byte {
 	switch {
 	case u.RPC != nil && (u.RPC.HasHdr || u.RPC.HasRPC):
-		return append(dst, u.RPC.Summary()...)
+		return u.RPC.AppendSummary(dst)
 	case u.RPC != nil && u.RPC.Linked && u.RPC.Chunk != decode.RPCChunkNone:
 		dst = append(dst, "RPC "...)
 		dst = append(dst, u.RPC.Chunk.String()...)
