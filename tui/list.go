@@ -116,24 +116,64 @@ type row struct {
 
 const len9 = 9
 
-// rowOf renders packet p (decoded, with its index entry's findings).
-func rowOf(p *decode.Packet, e Entry, b []byte, tf printer.TimeFormat) row {
+// rowOf renders packet p (decoded, with its index entry's findings) and
+// the values of the field columns of cols. Its cells are pieces of one
+// string, the row's only allocation (with extra's slice when cols has
+// field columns): b and vals are scratch, reused from row to row.
+func rowOf(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat, b *[]byte, vals *[]decode.Value) row {
 	var r row
-	r.cells[0] = strconv.Itoa(e.Number)
-	r.cells[1] = string(printer.AppendTime(b[:0], p, tf, 0)) // TimeDeltaShown: GetCell
-	r.cells[2] = string(printer.AppendAddr(b[:0], p, true))
-	r.cells[3] = string(printer.AppendAddr(b[:0], p, false))
-	r.cells[4] = printer.Protocol(p)
-	r.cells[5] = strconv.Itoa(p.Frame.Len) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
+	var ends [len9]int // where each cell ends in buf
+	buf := (*b)[:0]
+	buf = strconv.AppendInt(buf, int64(e.Number), 10)
+	ends[0] = len(buf)
+	buf = printer.AppendTime(buf, p, tf, 0) // TimeDeltaShown: GetCell
+	ends[1] = len(buf)
+	buf = printer.AppendAddr(buf, p, true)
+	ends[2] = len(buf)
+	buf = printer.AppendAddr(buf, p, false)
+	ends[3] = len(buf)
+	ends[4] = len(buf)                                   // Protocol: a constant, not copied
+	buf = strconv.AppendInt(buf, int64(p.Frame.Len), 10) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
+	ends[5] = len(buf)
 	if p.Has&decode.HdrBTH != 0 {
-		r.cells[6] = "0x" + strconv.FormatUint(uint64(p.BTH.DestQP)|1<<24, 16)[1:]
-		r.cells[7] = strconv.FormatUint(uint64(p.BTH.PSN), 10)
+		const hx = "0123456789abcdef"
+		q := p.BTH.DestQP
+		buf = append(buf, '0', 'x', hx[q>>20&0xF], hx[q>>16&0xF], hx[q>>12&0xF], hx[q>>8&0xF], hx[q>>4&0xF], hx[q&0xF])
+		ends[6] = len(buf)
+		buf = strconv.AppendUint(buf, uint64(p.BTH.PSN), 10)
+	} else {
+		ends[6] = len(buf)
 	}
+	ends[7] = len(buf)
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	if e.ulpText != "" {
-		r.cells[8] = string(printer.AppendInfoULP(b[:0], p, e.ulpText))
+		buf = printer.AppendInfoULP(buf, p, e.ulpText)
 	} else {
-		r.cells[8] = string(printer.AppendInfo(b[:0], p)) // sanitized by the printer
+		buf = printer.AppendInfo(buf, p) // sanitized by the printer
+	}
+	ends[8] = len(buf)
+	var fieldEnds [8]int // (on the stack for up to 8 field columns)
+	extraEnds := fieldEnds[:0]
+	for _, col := range cols {
+		if col.field != nil {
+			buf = appendFieldText(buf, col.field, p, vals)
+			extraEnds = append(extraEnds, len(buf))
+		}
+	}
+	text := string(buf)
+	*b = buf
+	start := 0
+	for i, end := range ends {
+		r.cells[i] = text[start:end]
+		start = end
+	}
+	r.cells[4] = printer.Protocol(p)
+	if len(extraEnds) > 0 {
+		r.extra = make([]string, len(extraEnds))
+		for i, end := range extraEnds {
+			r.extra[i] = text[start:end]
+			start = end
+		}
 	}
 	r.kind = kindOf(p, e.Events)
 	return r
@@ -147,8 +187,9 @@ type listContent struct {
 	ix *Index
 
 	mu     sync.Mutex
-	shown  []int32 // packet indexes shown; nil: all packets
-	cache  map[int]row
+	shown  []int32       // packet indexes shown; nil: all packets
+	cache  map[int]int32 // the row cached of a packet index: its place in rows
+	rows   []row         // (a map's value over 128 bytes is allocated on its own)
 	marks  map[int]bool
 	cols   []column       // the columns, in order (--columns)
 	widths map[string]int // the widest cell each column has shown (stableWidth)
@@ -164,6 +205,10 @@ type listContent struct {
 	p      decode.Packet
 	buf    []byte
 	b      []byte
+	vals   []decode.Value // (p to ulp: the scratch of rendering a row)
+	ulp    ulpScratch
+	// narrowCols: cols without QP and PSN (visible; setColumns)
+	narrowCols []column
 	// retro: the index's count of packets tagged after they were indexed
 	// (Index.tagEarlier) when the cache was last valid
 	retro uint64
@@ -172,7 +217,9 @@ type listContent struct {
 const rowCacheSize = 1024
 
 func newListContent(ix *Index) *listContent {
-	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}, cols: defaultColumns(), sortCol: -1}
+	c := &listContent{ix: ix, cache: map[int]int32{}, marks: map[int]bool{}, sortCol: -1}
+	c.setColumns(defaultColumns())
+	return c
 }
 
 func (c *listContent) toggleMark(pi int) {
@@ -243,11 +290,13 @@ func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]by
 	*buf = data
 	var text string
 	if spec.field != nil {
-		text = fieldText(spec.field, p)
+		text = string(appendFieldText(nil, spec.field, p, nil))
 	} else {
 		e, _ := c.ix.Entry(int(pi))
-		c.ix.ulpRow(p, &e)
-		text = rowOf(p, e, nil, c.tf).cells[spec.builtin]
+		var u ulpScratch
+		c.ix.ulpRow(p, &e, &u)
+		var b []byte
+		text = rowOf(p, e, nil, c.tf, &b, nil).cells[spec.builtin]
 	}
 	k := sortKey{text: text}
 	if h, ok := strings.CutPrefix(text, "0x"); ok {
@@ -381,13 +430,18 @@ func (c *listContent) visible() []column {
 	if !c.narrow.Load() {
 		return c.cols
 	}
-	out := make([]column, 0, len(c.cols))
-	for _, col := range c.cols {
+	return c.narrowCols
+}
+
+// setColumns sets the columns (--columns), and those a narrow screen
+// shows, made once rather than on every cell drawn.
+func (c *listContent) setColumns(cols []column) {
+	c.cols, c.narrowCols = cols, nil
+	for _, col := range cols {
 		if col.builtin != 6 && col.builtin != 7 {
-			out = append(out, col)
+			c.narrowCols = append(c.narrowCols, col)
 		}
 	}
-	return out
 }
 
 // narrowWidth: below this many columns the list leaves out QP and PSN
@@ -402,7 +456,7 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 	}
 	spec := vis[vcol]
 	if r == 0 {
-		return tview.NewTableCell(tview.Escape(spec.title)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
+		return tview.NewTableCell(escape(spec.title)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
 	}
 	col := spec.builtin
 	pi, ok := c.packetAt(r - 1)
@@ -441,7 +495,7 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 		// widest cell it has shown, not the widest on screen now.
 		text = c.stableWidth(spec.title, text, col == 0 || col == 5 || col == 7)
 	}
-	cell := tview.NewTableCell(tview.Escape(text))
+	cell := tview.NewTableCell(escape(text))
 	if expand {
 		cell.SetExpansion(1) // Info, or the last column without it
 	}
@@ -458,16 +512,26 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 	return cell
 }
 
+// escape is tview.Escape, without its regular expression's three
+// allocations when the text has nothing to escape: a style tag ends in
+// ']', and most cells have none.
+func escape(text string) string {
+	if strings.IndexByte(text, ']') < 0 {
+		return text
+	}
+	return tview.Escape(text)
+}
+
 // row renders packet pi, from the cache when it can.
 func (c *listContent) row(pi int) (row, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n := c.ix.ulp.retro.Load(); n != c.retro {
-		clear(c.cache) // a row rendered before may lack its ULP
+		c.clearRows() // a row rendered before may lack its ULP
 		c.retro = n
 	}
-	if r, ok := c.cache[pi]; ok {
-		return r, true
+	if i, ok := c.cache[pi]; ok {
+		return c.rows[i], true
 	}
 	var err error
 	c.buf, err = c.ix.Decode(pi, &c.p, c.buf)
@@ -475,18 +539,21 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
-	c.ix.ulpRow(&c.p, &e)
-	r := rowOf(&c.p, e, c.b, c.tf)
-	for _, col := range c.cols {
-		if col.field != nil {
-			r.extra = append(r.extra, fieldText(col.field, &c.p))
-		}
+	c.ix.ulpRow(&c.p, &e, &c.ulp)
+	r := rowOf(&c.p, e, c.cols, c.tf, &c.b, &c.vals)
+	if len(c.rows) >= rowCacheSize {
+		c.clearRows()
 	}
-	if len(c.cache) >= rowCacheSize {
-		clear(c.cache)
-	}
-	c.cache[pi] = r
+	c.cache[pi] = int32(len(c.rows))
+	c.rows = append(c.rows, r)
 	return r, true
+}
+
+// clearRows empties the row cache, keeping its memory; the caller holds
+// mu.
+func (c *listContent) clearRows() {
+	clear(c.cache)
+	c.rows = c.rows[:0]
 }
 
 // fieldIndex is field's place among the field columns (row.extra).
@@ -503,17 +570,24 @@ func (c *listContent) fieldIndex(f *decode.Field) int {
 	return 0
 }
 
-// fieldText is a field's values in p as -T fields prints them (several
-// joined by commas).
-func fieldText(f *decode.Field, p *decode.Packet) string {
-	var b []byte
-	for i, v := range f.Values(p, nil) {
+// appendFieldText appends a field's values in p as -T fields prints
+// them (several joined by commas); vals is scratch (nil: none).
+func appendFieldText(b []byte, f *decode.Field, p *decode.Packet, vals *[]decode.Value) []byte {
+	var vs []decode.Value
+	if vals != nil {
+		vs = (*vals)[:0]
+	}
+	vs = f.Values(p, vs)
+	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = f.AppendValue(b, v)
 	}
-	return string(b)
+	if vals != nil {
+		*vals = vs
+	}
+	return b
 }
 
 // stableWidth pads text to the widest cell its column has shown so far
