@@ -165,7 +165,7 @@ func mallocs(fn func()) uint64 {
 
 // trackOnly decodes and tracks every packet of path, as Build does
 // without the index, and returns their count.
-func trackOnly(t *testing.T, path string) int {
+func trackOnly(t testing.TB, path string) int {
 	r, err := capture.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +191,20 @@ func trackOnly(t *testing.T, path string) int {
 
 // repeatCapture writes src's packets k times over, each copy after the
 // one before, and returns the path.
-func repeatCapture(t *testing.T, src string, k int) string {
+func repeatCapture(t testing.TB, src string, k int) string {
 	ref := readRef(t, src)
-	path := filepath.Join(t.TempDir(), filepath.Base(src))
+	m := len(ref.pkts)
+	span := ref.pkts[m-1].info.Timestamp.Sub(ref.pkts[0].info.Timestamp) + time.Millisecond
+	return writeRepeated(t, ref, k*m, func(i int) time.Time {
+		return ref.pkts[i%m].info.Timestamp.Add(time.Duration(i/m) * span)
+	})
+}
+
+// writeRepeated writes n packets, ref's over and over, packet i at the
+// time at(i), and returns the path.
+func writeRepeated(t testing.TB, ref *refCapture, n int, at func(i int) time.Time) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "repeated.pcap")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -202,15 +213,12 @@ func repeatCapture(t *testing.T, src string, k int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := ref.pkts[0].info.Timestamp
-	span := ref.pkts[len(ref.pkts)-1].info.Timestamp.Sub(first) + time.Millisecond
-	for i := range k {
-		for _, rp := range ref.pkts {
-			info := rp.info
-			info.Timestamp = info.Timestamp.Add(time.Duration(i) * span)
-			if err := w.WritePacket(info, rp.data); err != nil {
-				t.Fatal(err)
-			}
+	for i := range n {
+		rp := ref.pkts[i%len(ref.pkts)]
+		info := rp.info
+		info.Timestamp = at(i)
+		if err := w.WritePacket(info, rp.data); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := f.Close(); err != nil {
