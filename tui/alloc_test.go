@@ -31,7 +31,8 @@ var allocCaptures = []string{
 // row is cached. With field columns (--columns) it also makes the slice
 // of their cells. A cell drawn from a cached row makes the
 // *tview.TableCell GetCell must return (TableContent's contract), and
-// the escaped or padded text when tview must have one. (Ten runs
+// the escaped or padded text when tview must have one. A sort key is at
+// most one string (none for one byte, which Go keeps static). (Ten runs
 // each: AllocsPerRun rounds down, so a stray allocation of the runtime's
 // in the background does not fail the test, and one per run does.)
 func TestListRowAllocs(t *testing.T) {
@@ -62,6 +63,16 @@ func TestListRowAllocs(t *testing.T) {
 			}
 			if n := testing.AllocsPerRun(10, render(withFields, pi)); n != 2 {
 				t.Errorf("%s frame %d: a row with field columns allocates %v times, want 2", path, pi+1, n)
+			}
+			// Sorting by a column makes each packet's cell there: one
+			// string, the key's text (not the row's, which it would keep).
+			var p decode.Packet
+			var buf []byte
+			var rb rowBuf
+			for _, spec := range cols {
+				if n := testing.AllocsPerRun(10, func() { c.cellKey(int32(pi), spec, &p, &buf, &rb) }); n > 1 {
+					t.Errorf("%s frame %d: the sort key of %s allocates %v times, want at most 1", path, pi+1, spec.title, n)
+				}
 			}
 			r, _ := c.row(pi)
 			info := r.cells[8]

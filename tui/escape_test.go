@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,5 +61,49 @@ func TestEscape(t *testing.T) {
 	}
 	if escaped == 0 {
 		t.Error("no cell of the captures escaped: the test checks nothing of it")
+	}
+}
+
+// TestMayBeFloat: every text mayBeFloat turns away is one
+// strconv.ParseFloat rejects (so a sort compares as before), on floats
+// in every syntax ParseFloat takes, random strings of their characters
+// and others, and every cell of the test captures' rows; and it turns
+// away the addresses and the Info text.
+func TestMayBeFloat(t *testing.T) {
+	texts := []string{"0", "-1.5", "+.5e-3", "1e308", "0x1.8p1", "0X1P-2", "1_000", "0x_1p0", "inf", "-Infinity", "NaN", "+INF", "12.", ".", "", "1.2.3"}
+	chars := []byte("0123456789+-._eEpPxXaAfFiInNtTyY .:/g")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		b := make([]byte, rng.IntN(10))
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, path := range allocCaptures {
+		ix := buildIndex(t, path)
+		c := newListContent(ix)
+		for pi := range ix.Len() {
+			r, _ := c.row(pi)
+			texts = append(texts, r.cells[:]...)
+			for _, i := range []int{2, 3, 8} {
+				if mayBeFloat(r.cells[i]) {
+					t.Errorf("%s frame %d: mayBeFloat(%q)", path, pi+1, r.cells[i])
+				}
+			}
+		}
+	}
+	parsed := 0
+	for _, s := range texts {
+		_, err := strconv.ParseFloat(s, 64)
+		if err == nil {
+			parsed++
+		}
+		if !mayBeFloat(s) && err == nil {
+			t.Errorf("mayBeFloat(%q) is false; ParseFloat takes it", s)
+		}
+	}
+	if parsed < 1000 {
+		t.Errorf("only %d texts are floats: the test checks little", parsed)
 	}
 }

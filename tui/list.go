@@ -116,61 +116,85 @@ type row struct {
 
 const len9 = 9
 
-// rowOf renders packet p (decoded, with its index entry's findings) and
-// the values of the field columns of cols. Its cells are pieces of one
-// string, the row's only allocation (with extra's slice when cols has
-// field columns): b and vals are scratch, reused from row to row.
-func rowOf(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat, b *[]byte, vals *[]decode.Value) row {
-	var r row
-	var ends [len9]int // where each cell ends in buf
-	buf := (*b)[:0]
-	buf = strconv.AppendInt(buf, int64(e.Number), 10)
-	ends[0] = len(buf)
-	buf = printer.AppendTime(buf, p, tf, 0) // TimeDeltaShown: GetCell
-	ends[1] = len(buf)
-	buf = printer.AppendAddr(buf, p, true)
-	ends[2] = len(buf)
-	buf = printer.AppendAddr(buf, p, false)
-	ends[3] = len(buf)
-	ends[4] = len(buf)                                   // Protocol: a constant, not copied
-	buf = strconv.AppendInt(buf, int64(p.Frame.Len), 10) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
-	ends[5] = len(buf)
+// rowBuf is the scratch of rendering rows, reused from row to row: the
+// bytes of a row's cells and where each ends, the field values and the
+// ULP analysis (ulpRow).
+type rowBuf struct {
+	b     []byte
+	ends  [len9]int // where each built-in column's cell ends in b
+	extra []int     // where each field column's cell ends
+	vals  []decode.Value
+	ulp   ulpScratch
+}
+
+// render appends the cells of packet p (decoded, with its index entry's
+// findings) to rb.b: the built-in columns', then the values of the field
+// columns of cols.
+func (rb *rowBuf) render(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat) {
+	b := rb.b[:0]
+	b = strconv.AppendInt(b, int64(e.Number), 10)
+	rb.ends[0] = len(b)
+	b = printer.AppendTime(b, p, tf, 0) // TimeDeltaShown: GetCell
+	rb.ends[1] = len(b)
+	b = printer.AppendAddr(b, p, true)
+	rb.ends[2] = len(b)
+	b = printer.AppendAddr(b, p, false)
+	rb.ends[3] = len(b)
+	b = append(b, printer.Protocol(p)...)
+	rb.ends[4] = len(b)
+	b = strconv.AppendInt(b, int64(p.Frame.Len), 10) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
+	rb.ends[5] = len(b)
 	if p.Has&decode.HdrBTH != 0 {
 		const hx = "0123456789abcdef"
 		q := p.BTH.DestQP
-		buf = append(buf, '0', 'x', hx[q>>20&0xF], hx[q>>16&0xF], hx[q>>12&0xF], hx[q>>8&0xF], hx[q>>4&0xF], hx[q&0xF])
-		ends[6] = len(buf)
-		buf = strconv.AppendUint(buf, uint64(p.BTH.PSN), 10)
+		b = append(b, '0', 'x', hx[q>>20&0xF], hx[q>>16&0xF], hx[q>>12&0xF], hx[q>>8&0xF], hx[q>>4&0xF], hx[q&0xF])
+		rb.ends[6] = len(b)
+		b = strconv.AppendUint(b, uint64(p.BTH.PSN), 10)
 	} else {
-		ends[6] = len(buf)
+		rb.ends[6] = len(b)
 	}
-	ends[7] = len(buf)
+	rb.ends[7] = len(b)
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	if e.ulpText != "" {
-		buf = printer.AppendInfoULP(buf, p, e.ulpText)
+		b = printer.AppendInfoULP(b, p, e.ulpText)
 	} else {
-		buf = printer.AppendInfo(buf, p) // sanitized by the printer
+		b = printer.AppendInfo(b, p) // sanitized by the printer
 	}
-	ends[8] = len(buf)
-	var fieldEnds [8]int // (on the stack for up to 8 field columns)
-	extraEnds := fieldEnds[:0]
+	rb.ends[8] = len(b)
+	rb.extra = rb.extra[:0]
 	for _, col := range cols {
 		if col.field != nil {
-			buf = appendFieldText(buf, col.field, p, vals)
-			extraEnds = append(extraEnds, len(buf))
+			b = appendFieldText(b, col.field, p, &rb.vals)
+			rb.extra = append(rb.extra, len(b))
 		}
 	}
-	text := string(buf)
-	*b = buf
+	rb.b = b
+}
+
+// cell is built-in column i's cell of the row rendered last.
+func (rb *rowBuf) cell(i int) []byte {
+	if i == 0 {
+		return rb.b[:rb.ends[0]]
+	}
+	return rb.b[rb.ends[i-1]:rb.ends[i]]
+}
+
+// rowOf renders packet p (decoded, with its index entry's findings) and
+// the values of the field columns of cols. Its cells are pieces of one
+// string, the row's only allocation (with extra's slice when cols has
+// field columns).
+func rowOf(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat, rb *rowBuf) row {
+	rb.render(p, e, cols, tf)
+	var r row
+	text := string(rb.b)
 	start := 0
-	for i, end := range ends {
+	for i, end := range rb.ends {
 		r.cells[i] = text[start:end]
 		start = end
 	}
-	r.cells[4] = printer.Protocol(p)
-	if len(extraEnds) > 0 {
-		r.extra = make([]string, len(extraEnds))
-		for i, end := range extraEnds {
+	if len(rb.extra) > 0 {
+		r.extra = make([]string, len(rb.extra))
+		for i, end := range rb.extra {
 			r.extra[i] = text[start:end]
 			start = end
 		}
@@ -204,9 +228,7 @@ type listContent struct {
 	narrow atomic.Bool
 	p      decode.Packet
 	buf    []byte
-	b      []byte
-	vals   []decode.Value // (p to ulp: the scratch of rendering a row)
-	ulp    ulpScratch
+	rb     rowBuf // (p, buf and rb: the scratch of rendering a row)
 	// narrowCols: cols without QP and PSN (visible; setColumns)
 	narrowCols []column
 	// retro: the index's count of packets tagged after they were indexed
@@ -280,9 +302,10 @@ func (k sortKey) cmp(o sortKey) int {
 	return strings.Compare(k.text, o.text)
 }
 
-// cellKey is the sort key of packet pi in column spec; p and buf are the
-// caller's scratch, reused across packets.
-func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]byte) sortKey {
+// cellKey is the sort key of packet pi in column spec; p, buf and rb are
+// the caller's scratch, reused across packets: the key's text is the one
+// allocation.
+func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]byte, rb *rowBuf) sortKey {
 	data, err := c.ix.Decode(int(pi), p, *buf)
 	if err != nil {
 		return sortKey{}
@@ -290,23 +313,45 @@ func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]by
 	*buf = data
 	var text string
 	if spec.field != nil {
-		text = string(appendFieldText(nil, spec.field, p, nil))
+		rb.b = appendFieldText(rb.b[:0], spec.field, p, &rb.vals)
+		text = string(rb.b)
 	} else {
 		e, _ := c.ix.Entry(int(pi))
-		var u ulpScratch
-		c.ix.ulpRow(p, &e, &u)
-		var b []byte
-		text = rowOf(p, e, nil, c.tf, &b, nil).cells[spec.builtin]
+		c.ix.ulpRow(p, &e, &rb.ulp)
+		rb.render(p, e, nil, c.tf)
+		text = string(rb.cell(spec.builtin))
 	}
 	k := sortKey{text: text}
 	if h, ok := strings.CutPrefix(text, "0x"); ok {
 		if u, err := strconv.ParseUint(h, 16, 64); err == nil {
 			k.num, k.isNum = float64(u), true
 		}
-	} else if f, err := strconv.ParseFloat(text, 64); err == nil {
-		k.num, k.isNum = f, true
+	} else if mayBeFloat(text) {
+		if f, err := strconv.ParseFloat(text, 64); err == nil {
+			k.num, k.isNum = f, true
+		}
 	}
 	return k
+}
+
+// mayBeFloat is false for a text strconv.ParseFloat cannot take, whose
+// error it would allocate (two allocations a packet sorted by Source or
+// Info): one with a byte no float syntax has (digits, sign, '.', '_',
+// exponent, hex digits and prefix, "inf", "infinity", "nan"), or with two
+// dots (an IPv4 address).
+func mayBeFloat(text string) bool {
+	dots := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i] | 0x20; { // (lower case for the letters)
+		case text[i] == '.':
+			dots++
+		case '0' <= text[i] && text[i] <= '9', text[i] == '+', text[i] == '-', text[i] == '_',
+			'a' <= c && c <= 'f', strings.IndexByte("pxinty", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return dots <= 1
 }
 
 func (c *listContent) resort() {
@@ -347,8 +392,9 @@ func (c *listContent) resort() {
 		keys := make(map[int32]sortKey, len(order))
 		var p decode.Packet
 		var buf []byte
+		var rb rowBuf
 		for _, pi := range order {
-			keys[pi] = c.cellKey(pi, spec, &p, &buf)
+			keys[pi] = c.cellKey(pi, spec, &p, &buf, &rb)
 		}
 		cmpFn = func(a, b int32) int { return keys[a].cmp(keys[b]) }
 	}
@@ -482,7 +528,8 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 			pe, _ := c.ix.Entry(prev)
 			d = e.Time.UnixNano() - pe.Time.UnixNano()
 		}
-		text = string(decode.AppendSeconds(nil, d, 6))
+		var b [24]byte
+		text = string(decode.AppendSeconds(b[:0], d, 6)) // (one allocation, the string)
 	}
 	marked := c.marked(pi)
 	if vcol == 0 && marked {
@@ -574,8 +621,8 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
-	c.ix.ulpRow(&c.p, &e, &c.ulp)
-	r := rowOf(&c.p, e, c.cols, c.tf, &c.b, &c.vals)
+	c.ix.ulpRow(&c.p, &e, &c.rb.ulp)
+	r := rowOf(&c.p, e, c.cols, c.tf, &c.rb)
 	if len(c.rows) >= rowCacheSize {
 		c.clearRows()
 	}
@@ -606,21 +653,14 @@ func (c *listContent) fieldIndex(f *decode.Field) int {
 }
 
 // appendFieldText appends a field's values in p as -T fields prints
-// them (several joined by commas); vals is scratch (nil: none).
+// them (several joined by commas); vals is scratch.
 func appendFieldText(b []byte, f *decode.Field, p *decode.Packet, vals *[]decode.Value) []byte {
-	var vs []decode.Value
-	if vals != nil {
-		vs = (*vals)[:0]
-	}
-	vs = f.Values(p, vs)
-	for i, v := range vs {
+	*vals = f.Values(p, (*vals)[:0])
+	for i, v := range *vals {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = f.AppendValue(b, v)
-	}
-	if vals != nil {
-		*vals = vs
 	}
 	return b
 }
