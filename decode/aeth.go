@@ -99,7 +99,19 @@ var nakNames = [5]string{"PSN Sequence Error", "Invalid Request", "Remote Access
 
 // SyndromeString describes an AETH syndrome, e.g. "ACK (credits=31)",
 // "RNR NAK (timer=14: 1.92 ms)", "NAK Remote Access Error".
-func SyndromeString(s uint8) string {
+func SyndromeString(s uint8) string { return syndromeNames[s] }
+
+// syndromeNames are the 256 syndromes' strings, made once: the Info
+// column shows one on every ACK, and making it there was an allocation
+// per packet.
+var syndromeNames = func() (names [256]string) {
+	for s := range names {
+		names[s] = syndromeString(uint8(s))
+	}
+	return names
+}()
+
+func syndromeString(s uint8) string {
 	v := s & 0x1F
 	switch s >> 5 & 3 {
 	case AETHAck:

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -70,18 +69,22 @@ func (k RPCChunkKind) String() string { return rpcChunkNames[k] }
 // NFS4OpList names a COMPOUND's ops, space-separated ("SEQUENCE PUTFH
 // READ"); an unknown op shows as its number.
 func NFS4OpList(ops []NFS4Op) string {
-	var b strings.Builder
+	var b [64]byte // (most lists fit: one allocation, the string)
+	return string(appendNFS4OpList(b[:0], ops))
+}
+
+func appendNFS4OpList(b []byte, ops []NFS4Op) []byte {
 	for i, o := range ops {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
 		if n := NFS4OpName(o.Opcode); n != "" {
-			b.WriteString(n)
+			b = append(b, n...)
 		} else {
-			b.WriteString(itoa(uint64(o.Opcode)))
+			b = strconv.AppendUint(b, uint64(o.Opcode), 10)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // RPCSummary is the Info column of a packet with an RPC-over-RDMA
@@ -89,45 +92,54 @@ func NFS4OpList(ops []NFS4Op) string {
 // COMPOUND ... Reply NFS4ERR_NOENT", "RPC-over-RDMA RDMA_NOMSG xid=...";
 // "" when the packet has none.
 func (r *RPCInfo) Summary() string {
+	var b [128]byte // (most summaries fit: one allocation, the string)
+	return string(r.AppendSummary(b[:0]))
+}
+
+// AppendSummary appends what Summary returns: the Info column shows it
+// on every message, and a string built for it was several allocations
+// per packet.
+func (r *RPCInfo) AppendSummary(b []byte) []byte {
 	if r == nil || !r.HasHdr && !r.HasRPC {
-		return ""
+		return b
 	}
-	var b strings.Builder
 	xid := r.Hdr.XID
 	if !r.HasHdr {
 		xid = r.RPC.XID
 	}
 	switch {
 	case r.HasNFS:
-		b.WriteString("NFS COMPOUND ")
-		b.WriteString(NFS4OpList(r.NFS.Ops))
+		b = append(b, "NFS COMPOUND "...)
+		b = appendNFS4OpList(b, r.NFS.Ops)
 	case r.HasProc && r.Program == NFSProgram && r.Procedure == NFS4ProcNull:
-		b.WriteString("NFS NULL")
+		b = append(b, "NFS NULL"...)
 	case r.HasProc:
-		b.WriteString("RPC program ")
-		b.WriteString(itoa(uint64(r.Program)))
-		b.WriteString(" procedure ")
-		b.WriteString(itoa(uint64(r.Procedure)))
+		b = append(b, "RPC program "...)
+		b = strconv.AppendUint(b, uint64(r.Program), 10)
+		b = append(b, " procedure "...)
+		b = strconv.AppendUint(b, uint64(r.Procedure), 10)
 	default:
-		b.WriteString("RPC-over-RDMA ")
-		b.WriteString(RPCRDMAProcName(r.Hdr.Proc))
+		b = append(b, "RPC-over-RDMA "...)
+		b = append(b, RPCRDMAProcName(r.Hdr.Proc)...)
 	}
-	b.WriteString(" xid=0x")
-	b.WriteString(hex32(xid))
+	b = append(b, " xid="...)
+	b = appendHexInt(b, uint64(xid), 8)
 	if r.HasHdr && r.Hdr.Proc == RPCRDMAError {
-		b.WriteString(" " + r.ReplyError())
+		b = append(b, ' ')
+		b = append(b, r.ReplyError()...)
 	}
 	if r.HasRPC {
 		if r.RPC.MsgType == RPCCall {
-			b.WriteString(" Call")
+			b = append(b, " Call"...)
 		} else {
-			b.WriteString(" Reply")
+			b = append(b, " Reply"...)
 			if s := r.ReplyError(); s != "" {
-				b.WriteString(" " + s)
+				b = append(b, ' ')
+				b = append(b, s...)
 			}
 		}
 	}
-	return b.String()
+	return b
 }
 
 // ReplyError names what failed in a reply: the RPC (denied, or not
@@ -158,5 +170,3 @@ func (r *RPCInfo) ReplyError() string {
 }
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func hex32(v uint32) string { return string(appendHexInt(nil, uint64(v), 8)[2:]) }

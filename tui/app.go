@@ -100,7 +100,7 @@ func New(o Options) *App {
 	a.content.tf = o.TimeFormat
 	if o.Columns != "" {
 		if cols, err := ParseColumns(o.Columns); err == nil { // the command checked it
-			a.content.cols = cols
+			a.content.setColumns(cols)
 		}
 	}
 	a.list = tview.NewTable().SetContent(a.content).SetSelectable(true, false).SetFixed(1, 0)

@@ -286,7 +286,8 @@ func wantRow(t *testing.T, ix *Index, pi int) row {
 		t.Fatal(err)
 	}
 	e, _ := ix.Entry(pi)
-	return rowOf(&p, e, nil, printer.TimeRelative)
+	var rb rowBuf
+	return rowOf(&p, e, nil, printer.TimeRelative, &rb)
 }
 
 // fullLines returns the detail tree lines of packet pi as `rocetap

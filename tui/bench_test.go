@@ -1,13 +1,9 @@
 package tui
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/rocetap/rocetap/capture"
-	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 )
 
@@ -16,28 +12,8 @@ import (
 func benchCapture(b testing.TB, n int) string {
 	b.Helper()
 	ref := readRef(b, td+"rxe/cm_rping.pcap")
-	path := filepath.Join(b.TempDir(), "bench.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := capture.NewPcapWriter(f, decode.LinkTypeEthernet, 65535, true)
-	if err != nil {
-		b.Fatal(err)
-	}
 	t := ref.pkts[0].info.Timestamp
-	for i := range n {
-		rp := ref.pkts[i%len(ref.pkts)]
-		info := rp.info
-		info.Timestamp = t.Add(time.Duration(i) * time.Microsecond)
-		if err := w.WritePacket(info, rp.data); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return path
+	return writeRepeated(b, ref, n, func(i int) time.Time { return t.Add(time.Duration(i) * time.Microsecond) })
 }
 
 // BenchmarkIndexBuild indexes a capture: one op is one packet. Without a

@@ -116,24 +116,88 @@ type row struct {
 
 const len9 = 9
 
-// rowOf renders packet p (decoded, with its index entry's findings).
-func rowOf(p *decode.Packet, e Entry, b []byte, tf printer.TimeFormat) row {
-	var r row
-	r.cells[0] = strconv.Itoa(e.Number)
-	r.cells[1] = string(printer.AppendTime(b[:0], p, tf, 0)) // TimeDeltaShown: GetCell
-	r.cells[2] = string(printer.AppendAddr(b[:0], p, true))
-	r.cells[3] = string(printer.AppendAddr(b[:0], p, false))
-	r.cells[4] = printer.Protocol(p)
-	r.cells[5] = strconv.Itoa(p.Frame.Len) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
+// rowBuf is the scratch of rendering rows, reused from row to row: the
+// bytes of a row's cells and where each ends, the field values and the
+// ULP analysis (ulpRow).
+type rowBuf struct {
+	b     []byte
+	ends  [len9]int // where each built-in column's cell ends in b
+	extra []int     // where each field column's cell ends
+	vals  []decode.Value
+	ulp   ulpScratch
+}
+
+// render appends the cells of packet p (decoded, with its index entry's
+// findings) to rb.b: the built-in columns', then the values of the field
+// columns of cols.
+func (rb *rowBuf) render(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat) {
+	b := rb.b[:0]
+	b = strconv.AppendInt(b, int64(e.Number), 10)
+	rb.ends[0] = len(b)
+	b = printer.AppendTime(b, p, tf, 0) // TimeDeltaShown: GetCell
+	rb.ends[1] = len(b)
+	b = printer.AppendAddr(b, p, true)
+	rb.ends[2] = len(b)
+	b = printer.AppendAddr(b, p, false)
+	rb.ends[3] = len(b)
+	b = append(b, printer.Protocol(p)...)
+	rb.ends[4] = len(b)
+	b = strconv.AppendInt(b, int64(p.Frame.Len), 10) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
+	rb.ends[5] = len(b)
 	if p.Has&decode.HdrBTH != 0 {
-		r.cells[6] = "0x" + strconv.FormatUint(uint64(p.BTH.DestQP)|1<<24, 16)[1:]
-		r.cells[7] = strconv.FormatUint(uint64(p.BTH.PSN), 10)
+		const hx = "0123456789abcdef"
+		q := p.BTH.DestQP
+		b = append(b, '0', 'x', hx[q>>20&0xF], hx[q>>16&0xF], hx[q>>12&0xF], hx[q>>8&0xF], hx[q>>4&0xF], hx[q&0xF])
+		rb.ends[6] = len(b)
+		b = strconv.AppendUint(b, uint64(p.BTH.PSN), 10)
+	} else {
+		rb.ends[6] = len(b)
 	}
+	rb.ends[7] = len(b)
 	p.Analysis.Tracked, p.Analysis.Session, p.Analysis.Events = e.Session != 0 || e.Events != 0, e.Session, e.Events
 	if e.ulpText != "" {
-		r.cells[8] = string(printer.AppendInfoULP(b[:0], p, e.ulpText))
+		b = printer.AppendInfoULP(b, p, e.ulpText)
 	} else {
-		r.cells[8] = string(printer.AppendInfo(b[:0], p)) // sanitized by the printer
+		b = printer.AppendInfo(b, p) // sanitized by the printer
+	}
+	rb.ends[8] = len(b)
+	rb.extra = rb.extra[:0]
+	for _, col := range cols {
+		if col.field != nil {
+			b = appendFieldText(b, col.field, p, &rb.vals)
+			rb.extra = append(rb.extra, len(b))
+		}
+	}
+	rb.b = b
+}
+
+// cell is built-in column i's cell of the row rendered last.
+func (rb *rowBuf) cell(i int) []byte {
+	if i == 0 {
+		return rb.b[:rb.ends[0]]
+	}
+	return rb.b[rb.ends[i-1]:rb.ends[i]]
+}
+
+// rowOf renders packet p (decoded, with its index entry's findings) and
+// the values of the field columns of cols. Its cells are pieces of one
+// string, the row's only allocation (with extra's slice when cols has
+// field columns).
+func rowOf(p *decode.Packet, e Entry, cols []column, tf printer.TimeFormat, rb *rowBuf) row {
+	rb.render(p, e, cols, tf)
+	var r row
+	text := string(rb.b)
+	start := 0
+	for i, end := range rb.ends {
+		r.cells[i] = text[start:end]
+		start = end
+	}
+	if len(rb.extra) > 0 {
+		r.extra = make([]string, len(rb.extra))
+		for i, end := range rb.extra {
+			r.extra[i] = text[start:end]
+			start = end
+		}
 	}
 	r.kind = kindOf(p, e.Events)
 	return r
@@ -147,8 +211,9 @@ type listContent struct {
 	ix *Index
 
 	mu     sync.Mutex
-	shown  []int32 // packet indexes shown; nil: all packets
-	cache  map[int]row
+	shown  []int32       // packet indexes shown; nil: all packets
+	cache  map[int]int32 // the row cached of a packet index: its place in rows
+	rows   []row         // (a map's value over 128 bytes is allocated on its own)
 	marks  map[int]bool
 	cols   []column       // the columns, in order (--columns)
 	widths map[string]int // the widest cell each column has shown (stableWidth)
@@ -163,7 +228,9 @@ type listContent struct {
 	narrow atomic.Bool
 	p      decode.Packet
 	buf    []byte
-	b      []byte
+	rb     rowBuf // (p, buf and rb: the scratch of rendering a row)
+	// narrowCols: cols without QP and PSN (visible; setColumns)
+	narrowCols []column
 	// retro: the index's count of packets tagged after they were indexed
 	// (Index.tagEarlier) when the cache was last valid
 	retro uint64
@@ -172,7 +239,9 @@ type listContent struct {
 const rowCacheSize = 1024
 
 func newListContent(ix *Index) *listContent {
-	return &listContent{ix: ix, cache: map[int]row{}, marks: map[int]bool{}, cols: defaultColumns(), sortCol: -1}
+	c := &listContent{ix: ix, cache: map[int]int32{}, marks: map[int]bool{}, sortCol: -1}
+	c.setColumns(defaultColumns())
+	return c
 }
 
 func (c *listContent) toggleMark(pi int) {
@@ -233,9 +302,10 @@ func (k sortKey) cmp(o sortKey) int {
 	return strings.Compare(k.text, o.text)
 }
 
-// cellKey is the sort key of packet pi in column spec; p and buf are the
-// caller's scratch, reused across packets.
-func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]byte) sortKey {
+// cellKey is the sort key of packet pi in column spec; p, buf and rb are
+// the caller's scratch, reused across packets: the key's text is the one
+// allocation.
+func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]byte, rb *rowBuf) sortKey {
 	data, err := c.ix.Decode(int(pi), p, *buf)
 	if err != nil {
 		return sortKey{}
@@ -243,21 +313,45 @@ func (c *listContent) cellKey(pi int32, spec column, p *decode.Packet, buf *[]by
 	*buf = data
 	var text string
 	if spec.field != nil {
-		text = fieldText(spec.field, p)
+		rb.b = appendFieldText(rb.b[:0], spec.field, p, &rb.vals)
+		text = string(rb.b)
 	} else {
 		e, _ := c.ix.Entry(int(pi))
-		c.ix.ulpRow(p, &e)
-		text = rowOf(p, e, nil, c.tf).cells[spec.builtin]
+		c.ix.ulpRow(p, &e, &rb.ulp)
+		rb.render(p, e, nil, c.tf)
+		text = string(rb.cell(spec.builtin))
 	}
 	k := sortKey{text: text}
 	if h, ok := strings.CutPrefix(text, "0x"); ok {
 		if u, err := strconv.ParseUint(h, 16, 64); err == nil {
 			k.num, k.isNum = float64(u), true
 		}
-	} else if f, err := strconv.ParseFloat(text, 64); err == nil {
-		k.num, k.isNum = f, true
+	} else if mayBeFloat(text) {
+		if f, err := strconv.ParseFloat(text, 64); err == nil {
+			k.num, k.isNum = f, true
+		}
 	}
 	return k
+}
+
+// mayBeFloat is false for a text strconv.ParseFloat cannot take, whose
+// error it would allocate (two allocations a packet sorted by Source or
+// Info): one with a byte no float syntax has (digits, sign, '.', '_',
+// exponent, hex digits and prefix, "inf", "infinity", "nan"), or with two
+// dots (an IPv4 address).
+func mayBeFloat(text string) bool {
+	dots := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i] | 0x20; { // (lower case for the letters)
+		case text[i] == '.':
+			dots++
+		case '0' <= text[i] && text[i] <= '9', text[i] == '+', text[i] == '-', text[i] == '_',
+			'a' <= c && c <= 'f', strings.IndexByte("pxinty", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return dots <= 1
 }
 
 func (c *listContent) resort() {
@@ -298,8 +392,9 @@ func (c *listContent) resort() {
 		keys := make(map[int32]sortKey, len(order))
 		var p decode.Packet
 		var buf []byte
+		var rb rowBuf
 		for _, pi := range order {
-			keys[pi] = c.cellKey(pi, spec, &p, &buf)
+			keys[pi] = c.cellKey(pi, spec, &p, &buf, &rb)
 		}
 		cmpFn = func(a, b int32) int { return keys[a].cmp(keys[b]) }
 	}
@@ -381,13 +476,18 @@ func (c *listContent) visible() []column {
 	if !c.narrow.Load() {
 		return c.cols
 	}
-	out := make([]column, 0, len(c.cols))
-	for _, col := range c.cols {
+	return c.narrowCols
+}
+
+// setColumns sets the columns (--columns), and those a narrow screen
+// shows, made once rather than on every cell drawn.
+func (c *listContent) setColumns(cols []column) {
+	c.cols, c.narrowCols = cols, nil
+	for _, col := range cols {
 		if col.builtin != 6 && col.builtin != 7 {
-			out = append(out, col)
+			c.narrowCols = append(c.narrowCols, col)
 		}
 	}
-	return out
 }
 
 // narrowWidth: below this many columns the list leaves out QP and PSN
@@ -402,7 +502,7 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 	}
 	spec := vis[vcol]
 	if r == 0 {
-		return tview.NewTableCell(tview.Escape(spec.title)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
+		return tview.NewTableCell(escape(spec.title)).SetSelectable(false).SetTextColor(tcell.ColorYellow).SetAttributes(tcell.AttrBold)
 	}
 	col := spec.builtin
 	pi, ok := c.packetAt(r - 1)
@@ -428,7 +528,8 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 			pe, _ := c.ix.Entry(prev)
 			d = e.Time.UnixNano() - pe.Time.UnixNano()
 		}
-		text = string(decode.AppendSeconds(nil, d, 6))
+		var b [24]byte
+		text = string(decode.AppendSeconds(b[:0], d, 6)) // (one allocation, the string)
 	}
 	marked := c.marked(pi)
 	if vcol == 0 && marked {
@@ -441,7 +542,7 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 		// widest cell it has shown, not the widest on screen now.
 		text = c.stableWidth(spec.title, text, col == 0 || col == 5 || col == 7)
 	}
-	cell := tview.NewTableCell(tview.Escape(text))
+	cell := tview.NewTableCell(escape(text))
 	if expand {
 		cell.SetExpansion(1) // Info, or the last column without it
 	}
@@ -458,16 +559,61 @@ func (c *listContent) GetCell(r, vcol int) *tview.TableCell {
 	return cell
 }
 
+// escape is tview.Escape without its regular expression, which made
+// three allocations a cell drawn: every '[', one or more of tagChar, any
+// '[' and a ']' (what tview would take for a style tag) gets a '['
+// before its ']'. The text itself when there is none; else one string.
+// TestEscape compares it with tview.Escape.
+func escape(text string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != '[' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && tagChar(text[j]) {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		for j < len(text) && text[j] == '[' {
+			j++
+		}
+		if j == len(text) || text[j] != ']' {
+			continue
+		}
+		if last == 0 {
+			b.Grow(len(text) + 8)
+		}
+		b.WriteString(text[last:j])
+		b.WriteByte('[')
+		last, i = j, j // the ']' goes with what follows
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// tagChar is what tview's escape pattern allows between a style tag's
+// brackets: [a-zA-Z0-9_,;: \-\."#].
+func tagChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(`_,;: -."#`, c) >= 0
+}
+
 // row renders packet pi, from the cache when it can.
 func (c *listContent) row(pi int) (row, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n := c.ix.ulp.retro.Load(); n != c.retro {
-		clear(c.cache) // a row rendered before may lack its ULP
+		c.clearRows() // a row rendered before may lack its ULP
 		c.retro = n
 	}
-	if r, ok := c.cache[pi]; ok {
-		return r, true
+	if i, ok := c.cache[pi]; ok {
+		return c.rows[i], true
 	}
 	var err error
 	c.buf, err = c.ix.Decode(pi, &c.p, c.buf)
@@ -475,18 +621,21 @@ func (c *listContent) row(pi int) (row, bool) {
 		return row{}, false
 	}
 	e, _ := c.ix.Entry(pi)
-	c.ix.ulpRow(&c.p, &e)
-	r := rowOf(&c.p, e, c.b, c.tf)
-	for _, col := range c.cols {
-		if col.field != nil {
-			r.extra = append(r.extra, fieldText(col.field, &c.p))
-		}
+	c.ix.ulpRow(&c.p, &e, &c.rb.ulp)
+	r := rowOf(&c.p, e, c.cols, c.tf, &c.rb)
+	if len(c.rows) >= rowCacheSize {
+		c.clearRows()
 	}
-	if len(c.cache) >= rowCacheSize {
-		clear(c.cache)
-	}
-	c.cache[pi] = r
+	c.cache[pi] = int32(len(c.rows))
+	c.rows = append(c.rows, r)
 	return r, true
+}
+
+// clearRows empties the row cache, keeping its memory; the caller holds
+// mu.
+func (c *listContent) clearRows() {
+	clear(c.cache)
+	c.rows = c.rows[:0]
 }
 
 // fieldIndex is field's place among the field columns (row.extra).
@@ -503,17 +652,17 @@ func (c *listContent) fieldIndex(f *decode.Field) int {
 	return 0
 }
 
-// fieldText is a field's values in p as -T fields prints them (several
-// joined by commas).
-func fieldText(f *decode.Field, p *decode.Packet) string {
-	var b []byte
-	for i, v := range f.Values(p, nil) {
+// appendFieldText appends a field's values in p as -T fields prints
+// them (several joined by commas); vals is scratch.
+func appendFieldText(b []byte, f *decode.Field, p *decode.Packet, vals *[]decode.Value) []byte {
+	*vals = f.Values(p, (*vals)[:0])
+	for i, v := range *vals {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = f.AppendValue(b, v)
 	}
-	return string(b)
+	return b
 }
 
 // stableWidth pads text to the widest cell its column has shown so far
@@ -530,8 +679,14 @@ func (c *listContent) stableWidth(title, text string, right bool) string {
 	if n >= w {
 		return text
 	}
-	if right {
-		return strings.Repeat(" ", w-n) + text
+	pad := blanks
+	if w-n > len(pad) {
+		pad = strings.Repeat(" ", w-n)
 	}
-	return text + strings.Repeat(" ", w-n)
+	if right {
+		return pad[:w-n] + text // (one allocation, not Repeat's and the concatenation's)
+	}
+	return text + pad[:w-n]
 }
+
+const blanks = "                                                                "

@@ -13,13 +13,21 @@ import (
 // blocks)", "NVMe Read data cid=5 +4096", "NFS COMPOUND SEQUENCE PUTFH
 // READ xid=0x1d94a661 Call"), and the first SENDs of a capsule or call
 // carried by several show what its last one shows.
-func (ix *Index) ulpRow(p *decode.Packet, e *Entry) {
+func (ix *Index) ulpRow(p *decode.Packet, e *Entry, s *ulpScratch) {
 	if e.ulp == 0 {
 		return
 	}
-	u, text := ix.ulp.info(p, e.ulp)
+	u, text := ix.ulp.info(p, e.ulp, s)
 	if u != nil {
-		p.Analysis.ULP = u // (rows are cached: an allocation per ULP row rendered)
+		p.Analysis.ULP = u // (in s: valid until s renders the next row)
 	}
 	e.ulpText = text
+}
+
+// ulpScratch holds the ULP analysis ulpRow gives a packet it renders,
+// reused from row to row: a row rendered allocates none.
+type ulpScratch struct {
+	u   decode.ULPInfo
+	cmd decode.NVMeCommand
+	rpc decode.RPCInfo
 }

@@ -120,6 +120,8 @@ type ulpIndex struct {
 	// Direct, which name only the message's kind; textIdx indexes them
 	texts   []string
 	textIdx map[string]int
+	textBuf []byte   // a text being made (Build's goroutine only)
+	ops     []uint32 // a call's ops being named (Build's goroutine only)
 	// open: the records of the commands and calls not yet completed, by
 	// the frame of their capsule or call (Build's goroutine only)
 	openNVMe map[int]int
@@ -150,7 +152,7 @@ func (x *ulpIndex) record(p *decode.Packet) (tag uint32, earlier []int) {
 		}
 	case decode.ULPISER, decode.ULPSMBDirect:
 		if u.ISER != nil || u.SMBDirect != nil {
-			tag = x.recordText(printer.ULPText(p))
+			tag = x.recordText(p)
 		}
 	}
 	if tag != 0 && len(u.MsgFrames) > 1 { // (set only on the packet that completes a message)
@@ -270,14 +272,15 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 	i, open := x.openRPC[in.CallFrame]
 	switch {
 	case in.HasHdr || in.HasRPC: // a message
-		text := printer.ULPText(p)
+		x.textBuf = printer.AppendULPText(x.textBuf[:0], p)
+		text := string(x.textBuf) // (kept in the record: its one string)
 		switch {
 		case in.Linked && in.CallFrame == frame: // a call
 			if len(x.rpc) >= maxULPRecs {
 				return 0
 			}
 			i = len(x.rpc)
-			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: rpcName(in), session: p.Analysis.Session, xid: in.XID,
+			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: x.rpcName(in), session: p.Analysis.Session, xid: in.XID,
 				callFrame: int32(frame)})
 			x.openRPC[frame] = i
 			return ulpTag(ulpRPCMsg, i)
@@ -290,7 +293,7 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 		case in.Linked && open && in.HasProc:
 			// The READ response that completes an RDMA_NOMSG call carries
 			// the call its header alone did not name: the view names it.
-			x.rpc[i].name = rpcName(in)
+			x.rpc[i].name = x.rpcName(in)
 		}
 		if text == "" || len(x.rpc) >= maxULPRecs {
 			return 0
@@ -312,22 +315,26 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 }
 
 // rpcName is what the ULP view names a call: "COMPOUND SEQUENCE PUTFH READ".
-func rpcName(in *decode.RPCInfo) string {
+func (x *ulpIndex) rpcName(in *decode.RPCInfo) string {
 	c := flow.RPCCall{HasProc: in.HasProc, Program: in.Program, Version: in.Version, Procedure: in.Procedure}
 	if in.HasNFS {
+		x.ops = x.ops[:0]
 		for _, o := range in.NFS.Ops {
-			c.Ops = append(c.Ops, o.Opcode)
+			x.ops = append(x.ops, o.Opcode)
 		}
+		c.Ops = x.ops
 	}
 	return c.Name()
 }
 
-// recordText tags a message by its Info, kept once.
-func (x *ulpIndex) recordText(text string) uint32 {
-	if text == "" {
+// recordText tags a message by its Info, kept once: a text seen before
+// is looked up without making a string.
+func (x *ulpIndex) recordText(p *decode.Packet) uint32 {
+	x.textBuf = printer.AppendULPText(x.textBuf[:0], p)
+	if len(x.textBuf) == 0 {
 		return 0
 	}
-	i, ok := x.textIdx[text]
+	i, ok := x.textIdx[string(x.textBuf)]
 	if !ok {
 		if len(x.texts) >= maxULPTexts {
 			return 0
@@ -335,6 +342,7 @@ func (x *ulpIndex) recordText(text string) uint32 {
 		if x.textIdx == nil {
 			x.textIdx = map[string]int{}
 		}
+		text := string(x.textBuf)
 		x.mu.Lock()
 		i = len(x.texts)
 		x.texts = append(x.texts, text)
@@ -345,9 +353,9 @@ func (x *ulpIndex) recordText(text string) uint32 {
 }
 
 // info returns what the packet list shows of a packet's ULP: p's
-// analysis as the tracker set it (the printer formats it), or the text
-// of an RPC message.
-func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text string) {
+// analysis as the tracker set it (the printer formats it), made in s, or
+// the text of an RPC message.
+func (x *ulpIndex) info(p *decode.Packet, tag uint32, s *ulpScratch) (u *decode.ULPInfo, text string) {
 	kind, i := int(tag&ulpKindMask), int(tag>>ulpKindBits)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -357,12 +365,13 @@ func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text s
 			return nil, ""
 		}
 		r := &x.nvme[i]
-		u = &decode.ULPInfo{Proto: decode.ULPNVMe}
+		s.u = decode.ULPInfo{Proto: decode.ULPNVMe}
+		u = &s.u
 		n := &u.NVMe
 		n.QID, n.HasQID = r.qid, r.hasQID
 		if r.hasCmd {
-			cmd := r.cmd.command()
-			n.Cmd = &cmd
+			s.cmd = r.cmd.command()
+			n.Cmd = &s.cmd
 		}
 		switch kind {
 		case ulpNVMeCmd:
@@ -390,8 +399,9 @@ func (x *ulpIndex) info(p *decode.Packet, tag uint32) (u *decode.ULPInfo, text s
 		if i >= len(x.rpc) {
 			return nil, ""
 		}
-		return &decode.ULPInfo{Proto: decode.ULPRPCRDMA, RPC: &decode.RPCInfo{Linked: true, XID: x.rpc[i].xid,
-			Chunk: decode.RPCChunkKind(kind - ulpRPCChunk + 1)}}, ""
+		s.rpc = decode.RPCInfo{Linked: true, XID: x.rpc[i].xid, Chunk: decode.RPCChunkKind(kind - ulpRPCChunk + 1)}
+		s.u = decode.ULPInfo{Proto: decode.ULPRPCRDMA, RPC: &s.rpc}
+		return &s.u, ""
 	}
 	return nil, ""
 }

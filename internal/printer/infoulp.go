@@ -8,12 +8,17 @@ import (
 // before it ("NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call"); ""
 // when p has none. The TUI keeps it from its index pass, when the tracker
 // has just seen p, for AppendInfoULP.
-func ULPText(p *decode.Packet) string {
-	b := appendULP(nil, p)
-	if len(b) < len(" | ") {
-		return ""
+func ULPText(p *decode.Packet) string { return string(AppendULPText(nil, p)) }
+
+// AppendULPText appends what ULPText returns: for a caller that looks the
+// text up before it keeps it (the TUI's index, for every iSER and SMB
+// Direct packet), without a string per packet.
+func AppendULPText(dst []byte, p *decode.Packet) []byte {
+	b := appendULP(dst, p)
+	if len(b) == len(dst) {
+		return dst
 	}
-	return string(b[len(" | "):])
+	return append(b[:len(dst)], b[len(dst)+len(" | "):]...) // the text shifted over the " | " in place
 }
 
 // AppendInfoULP appends p's Info as AppendInfo does, with text (what
@@ -21,20 +26,10 @@ func ULPText(p *decode.Packet) string {
 // protocol part instead of what p.Analysis.ULP holds: for a view that
 // renders a packet alone, long after the tracker saw it.
 func AppendInfoULP(dst []byte, p *decode.Packet, text string) []byte {
-	u := p.Analysis.ULP
-	p.Analysis.ULP = nil
-	start := len(dst)
-	dst = AppendInfo(dst, p)
-	p.Analysis.ULP = u
-	if text == "" {
-		return dst
+	dst = appendInfoHead(dst, p)
+	if text != "" {
+		dst = append(dst, " | "...)
+		dst = decode.AppendSanitized(dst, text)
 	}
-	// The ULP part goes where AppendInfo puts it: before the flags and
-	// the analysis, which end the line.
-	tail := len(appendFlags(nil, p))
-	at := max(len(dst)-tail, start)
-	rest := append([]byte(nil), dst[at:]...)
-	dst = append(dst[:at], " | "...)
-	dst = decode.AppendSanitized(dst, text)
-	return append(dst, rest...)
+	return appendFlags(dst, p)
 }

@@ -97,6 +97,14 @@ func Protocol(p *decode.Packet) string {
 // AppendInfo appends the Info column: opcode, QP, PSN and the values of
 // the extended headers an RDMA engineer looks at first.
 func AppendInfo(dst []byte, p *decode.Packet) []byte {
+	dst = appendInfoHead(dst, p)
+	dst = appendULP(dst, p)
+	return appendFlags(dst, p)
+}
+
+// appendInfoHead appends the Info column up to its upper-layer protocol
+// part: what AppendInfo and AppendInfoULP put before it.
+func appendInfoHead(dst []byte, p *decode.Packet) []byte {
 	start := len(dst)
 	sp := func() {
 		if len(dst) > start {
@@ -201,8 +209,7 @@ func AppendInfo(dst []byte, p *decode.Packet) []byte {
 	if ecn, ok := p.ECN(); ok && ecn == 3 && p.Has&decode.HdrBTH != 0 {
 		dst = append(dst, " ECN-CE"...)
 	}
-	dst = appendULP(dst, p)
-	return appendFlags(dst, p)
+	return dst
 }
 
 func appendCM(dst []byte, p *decode.Packet) []byte {

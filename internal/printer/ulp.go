@@ -28,9 +28,8 @@ func appendULP(dst []byte, p *decode.Packet) []byte {
 			dst = u.NVMe.AppendSummary(dst)
 		}
 	case decode.ULPRPCRDMA, decode.ULPISER, decode.ULPSMBDirect:
-		if s := ulpSummary(u); s != "" {
-			dst = append(dst, " | "...)
-			dst = append(dst, s...)
+		if s := appendULPSummary(append(dst, " | "...), u); len(s) > len(dst)+len(" | ") {
+			return s
 		}
 	}
 	return dst

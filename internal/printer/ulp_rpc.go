@@ -10,27 +10,27 @@ import (
 	"github.com/rocetap/rocetap/flow"
 )
 
-// ulpSummary is the Info of a packet of NFS over RDMA, iSER or SMB
-// Direct: "NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call", "iSER
-// iSCSI Control-Type PDU", "SMB Direct DataMessage"; a data packet of an
-// RPC names it ("RDMA WRITE for write chunk of xid=0x...").
-func ulpSummary(u *decode.ULPInfo) string {
+// appendULPSummary appends the Info of a packet of NFS over RDMA, iSER or
+// SMB Direct: "NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call",
+// "iSER iSCSI Control-Type PDU", "SMB Direct DataMessage"; a data packet
+// of an RPC names it ("RDMA WRITE for write chunk of xid=0x..."). Nothing
+// when the packet has none. It appends, not concatenates: the TUI's
+// index makes it for every iSER and SMB Direct packet.
+func appendULPSummary(dst []byte, u *decode.ULPInfo) []byte {
 	switch {
 	case u.RPC != nil && (u.RPC.HasHdr || u.RPC.HasRPC):
-		return u.RPC.Summary()
+		return u.RPC.AppendSummary(dst)
 	case u.RPC != nil && u.RPC.Linked && u.RPC.Chunk != decode.RPCChunkNone:
-		return "RPC " + u.RPC.Chunk.String() + " chunk of xid=0x" + hex8(u.RPC.XID)
+		dst = append(dst, "RPC "...)
+		dst = append(dst, u.RPC.Chunk.String()...)
+		dst = append(dst, " chunk of xid=0x"...)
+		return appendHex4(appendHex4(dst, uint16(u.RPC.XID>>16)), uint16(u.RPC.XID))
 	case u.ISER != nil:
-		return "iSER " + decode.ISEROpName(u.ISER.Opcode())
+		return append(append(dst, "iSER "...), decode.ISEROpName(u.ISER.Opcode())...)
 	case u.SMBDirect != nil:
-		return "SMB Direct " + u.SMBDirect.Kind.String()
+		return append(append(dst, "SMB Direct "...), u.SMBDirect.Kind.String()...)
 	}
-	return ""
-}
-
-func hex8(v uint32) string {
-	s := strconv.FormatUint(uint64(v), 16)
-	return "00000000"[len(s):] + s
+	return dst
 }
 
 // AppendRPCStats appends the RPC section of `rocetap stats`: calls by
