@@ -615,6 +615,7 @@ func (a *App) afterFilter() {
 		a.list.SetOffset(max(0, min(pos, a.content.count()-1)-2), 0)
 		a.list.Select(min(pos, a.content.count()-1)+1, 0)
 	} else {
+		a.det.gen.Add(1) // the selected packet's full tree, on its way, is not shown now
 		a.tree.SetRoot(tview.NewTreeNode("no packet matches the filter"))
 		a.data = nil
 		a.drawHex()

@@ -88,7 +88,7 @@ func (a *App) analyze(pi int) {
 		lines := printer.Lines(&d.p, nil)
 		d.mu.Unlock() // before queueing: the UI goroutine may want the lock
 		a.app.QueueUpdateDraw(func() {
-			if a.selected != pi {
+			if a.selected != pi || d.gen.Load() != gen { // moved, or a filter showed no packet
 				return
 			}
 			a.lines = lines
