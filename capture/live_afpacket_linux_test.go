@@ -18,6 +18,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/netnstest"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 func roceFrames(t *testing.T, n int, psn0 uint32) [][]byte {
@@ -176,13 +177,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 		}
 		psns = append(psns, strconv.Itoa(int(p.BTH.PSN)))
 	}
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatal("tshark is not installed (make test-deps installs it)")
-		}
-		t.Skip("tshark is not installed: the file was not checked with it")
-	}
+	tshark := testcap.Tshark(t)
 	out, err := exec.Command(tshark, "-r", path, "-T", "fields", "-e", "infiniband.bth.psn").Output()
 	if err != nil {
 		t.Fatalf("tshark -r %s: %v", path, err)
