@@ -266,7 +266,7 @@ func (s *Sink) openFile(now time.Time) error {
 	}
 	if err != nil {
 		s.buf.b = s.buf.b[:0]
-		return s.setErr(fmt.Errorf("cannot write the header of capture file %q: %w: nothing was written, and %s was neither created nor changed; shorten the capture filter (-f) or the interface name (-i)", name, err, name))
+		return s.setErr(fmt.Errorf("cannot write the header of capture file %q: %w: the file was neither created nor changed; shorten the capture filter (-f) or the interface name (-i)", name, err))
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	replaced := false

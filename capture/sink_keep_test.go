@@ -78,12 +78,13 @@ func TestSinkRingDeletesOnlyItsOwnFiles(t *testing.T) {
 		before  []int // ring files (by sequence) a user made before the capture
 		swap    bool  // once file 1 is finished, the user puts a file of theirs in its place
 		kept    []int // files that are not the ring's to delete, by sequence
+		notRun  []int // of those, the ones that do not hold this run's packets
 		ownKept int   // ring files the capture leaves
 	}{
-		{"no file there before", nil, false, nil, keep},
-		{"force over ring files 1 and 3", []int{1, 3}, false, []int{1, 3}, keep},
-		{"force over a ring name never reached", []int{999}, false, []int{999}, keep},
-		{"user replaces ring file 1", nil, true, []int{1}, keep},
+		{"no file there before", nil, false, nil, nil, keep},
+		{"force over ring files 1 and 3", []int{1, 3}, false, []int{1, 3}, nil, keep},
+		{"force over a ring name never reached", []int{999}, false, []int{999}, []int{999}, keep},
+		{"user replaces ring file 1", nil, true, []int{1}, []int{1}, keep},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -129,6 +130,15 @@ func TestSinkRingDeletesOnlyItsOwnFiles(t *testing.T) {
 			slices.Sort(want)
 			if got := onDisk(t, dir); !slices.Equal(got, want) {
 				t.Errorf("directory holds %q, want %q", got, want)
+			}
+			want = slices.DeleteFunc(want, func(name string) bool {
+				return slices.ContainsFunc(tc.notRun, func(seq int) bool { return name == ringName(path, seq, clockStart) })
+			})
+			if got := s.Files(); !slices.Equal(got, want) {
+				t.Errorf("Files() = %q, want %q", got, want)
+			}
+			for _, name := range want {
+				readSinkFile(t, name) // a whole capture file of this run
 			}
 		})
 	}
