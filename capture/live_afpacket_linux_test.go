@@ -263,11 +263,10 @@ func TestLiveErrors(t *testing.T) {
 func TestLivePermission(t *testing.T) {
 	if os.Geteuid() == 0 {
 		if os.Getenv("ROCETAP_TEST_NO_CAP") == "" {
-			if _, err := exec.LookPath("capsh"); err != nil {
-				t.Skip("as root, this test drops CAP_NET_RAW with capsh (Debian package libcap2-bin), which is not installed")
-			}
+			// As root, the test drops CAP_NET_RAW with capsh.
+			capsh := testcap.Tool(t, "capsh", "install it with `apt-get install -y libcap2-bin` (.ci/run does)")
 			exe, _ := os.Executable()
-			cmd := exec.Command("capsh", "--drop=cap_net_raw", "--", "-c", exe+" -test.run=^TestLivePermission$ -test.v")
+			cmd := exec.Command(capsh, "--drop=cap_net_raw", "--", "-c", exe+" -test.run=^TestLivePermission$ -test.v")
 			cmd.Env = append(os.Environ(), "ROCETAP_TEST_NO_CAP=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "--- PASS: TestLivePermission") {
