@@ -18,6 +18,7 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/netnstest"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 func roceFrames(t *testing.T, n int, psn0 uint32) [][]byte {
@@ -176,13 +177,7 @@ func TestLiveAFPacketVeth(t *testing.T) {
 		}
 		psns = append(psns, strconv.Itoa(int(p.BTH.PSN)))
 	}
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatal("tshark is not installed (make test-deps installs it)")
-		}
-		t.Skip("tshark is not installed: the file was not checked with it")
-	}
+	tshark := testcap.Tshark(t)
 	out, err := exec.Command(tshark, "-r", path, "-T", "fields", "-e", "infiniband.bth.psn").Output()
 	if err != nil {
 		t.Fatalf("tshark -r %s: %v", path, err)
@@ -268,11 +263,10 @@ func TestLiveErrors(t *testing.T) {
 func TestLivePermission(t *testing.T) {
 	if os.Geteuid() == 0 {
 		if os.Getenv("ROCETAP_TEST_NO_CAP") == "" {
-			if _, err := exec.LookPath("capsh"); err != nil {
-				t.Skip("as root, this test drops CAP_NET_RAW with capsh (Debian package libcap2-bin), which is not installed")
-			}
+			// As root, the test drops CAP_NET_RAW with capsh.
+			capsh := testcap.Tool(t, "capsh", "install it with `apt-get install -y libcap2-bin` (.ci/run does)")
 			exe, _ := os.Executable()
-			cmd := exec.Command("capsh", "--drop=cap_net_raw", "--", "-c", exe+" -test.run=^TestLivePermission$ -test.v")
+			cmd := exec.Command(capsh, "--drop=cap_net_raw", "--", "-c", exe+" -test.run=^TestLivePermission$ -test.v")
 			cmd.Env = append(os.Environ(), "ROCETAP_TEST_NO_CAP=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "--- PASS: TestLivePermission") {

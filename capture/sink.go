@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,9 @@ type SinkOptions struct {
 	StopFileSizeKB int64
 	// Overwrite lets the sink replace an existing file (capture --force);
 	// without it an existing file stops it before anything is written. The
-	// ring only ever deletes files it wrote.
+	// ring only ever deletes files this run created, while they are still
+	// the files it wrote: a file that was there before stays, even once
+	// Overwrite replaced it, and does not count among the Files.
 	Overwrite bool
 	// StopFiles (-a files:N) ends the capture before a packet that would
 	// start file N+1: WritePacket returns ErrAutostop. 0 is off; it needs
@@ -132,7 +135,7 @@ type Sink struct {
 	pc          *PcapWriter
 
 	seq     int
-	files   []string
+	files   []sinkOutFile
 	written uint64
 	// accepted and delivered count, without the lock, the packets
 	// WritePacket took and those whose bytes the output took (Progress):
@@ -243,26 +246,36 @@ func NewSink(opts SinkOptions) (*Sink, error) {
 	return s, nil
 }
 
-// openFile starts the next file: it makes room in the ring, then creates
-// the file and buffers its headers.
+// openFile starts the next file: it makes room in the ring, buffers the
+// file's headers, then creates the file. The headers come first so that a
+// header that cannot be made (a filter too long for pcapng) stops the sink
+// before any file is created or, with Overwrite, truncated.
 func (s *Sink) openFile(now time.Time) error {
 	s.seq++
 	name := s.path
 	if s.rotate {
 		name = ringName(s.path, s.seq, now)
 	}
-	for s.keep > 0 && len(s.files) >= s.keep {
-		old := s.files[0]
-		if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return s.setErr(fmt.Errorf("cannot delete the old ring buffer file %q (%w): capture stopped so as to keep at most %d files (-b files:%d); check the directory's permissions", old, err, s.keep, s.keep))
-		}
-		s.files = s.files[1:]
+	if err := s.makeRoom(); err != nil {
+		return err
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if !s.overwrite {
-		flags |= os.O_EXCL // a file that is there is the user's
+	s.buf.b = s.buf.b[:0]
+	ng, err := NewPcapngWriter(&s.buf)
+	if err == nil {
+		_, err = ng.AddInterfaceWith(s.linkTyp, s.snaplen, InterfaceOptions{Name: s.iface, Filter: s.filter, Nanoseconds: true})
 	}
-	f, err := os.OpenFile(name, flags, 0o666)
+	if err != nil {
+		s.buf.b = s.buf.b[:0]
+		return s.setErr(fmt.Errorf("cannot write the header of capture file %q: %w: the file was neither created nor changed; shorten the capture filter (-f) or the interface name (-i)", name, err))
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	replaced := false
+	if errors.Is(err, fs.ErrExist) && s.overwrite {
+		// capture --force: the file that is there is replaced, but it
+		// stays the user's, so the ring never deletes it.
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		replaced = true
+	}
 	if st, serr := os.Stat(name); errors.Is(err, fs.ErrExist) && serr == nil && st.IsDir() {
 		_, err = os.OpenFile(name, os.O_WRONLY, 0) // EISDIR, said as such by createError
 	}
@@ -277,19 +290,53 @@ func (s *Sink) openFile(now time.Time) error {
 		s.out = s.wrapOut(f)
 	}
 	s.flushed, s.diskPackets, s.filePackets, s.opened = 0, 0, 0, now
-	s.buf.b = s.buf.b[:0]
-	ng, err := NewPcapngWriter(&s.buf)
-	if err == nil {
-		_, err = ng.AddInterfaceWith(s.linkTyp, s.snaplen, InterfaceOptions{Name: s.iface, Filter: s.filter, Nanoseconds: true})
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(name)
-		s.f, s.out = nil, nil
-		return s.setErr(err)
-	}
 	s.ng = ng
-	s.files = append(s.files, name)
+	rf := sinkOutFile{name: name}
+	if st, err := f.Stat(); err == nil && !replaced {
+		rf.id = st
+	}
+	s.files = append(s.files, rf)
+	return nil
+}
+
+// sinkOutFile is a file the Sink wrote. id is the file's identity (as
+// finished, once finished) when this run created it; nil when Overwrite
+// replaced a file that was there before: the ring never deletes that one.
+type sinkOutFile struct {
+	name string
+	id   fs.FileInfo
+}
+
+// makeRoom deletes the oldest files this run created until fewer than
+// keep (-b files) remain. A file whose name no longer leads to the file
+// this run wrote (the user moved it away, or put a file of theirs in its
+// place) is not deleted, and no longer counts.
+func (s *Sink) makeRoom() error {
+	for s.keep > 0 {
+		own, i := 0, -1
+		for j, f := range s.files {
+			if f.id != nil {
+				own++
+				if i < 0 {
+					i = j
+				}
+			}
+		}
+		if own < s.keep {
+			return nil
+		}
+		old := s.files[i]
+		st, err := os.Lstat(old.name)
+		// Same inode, size and time: a file the user put in its place
+		// may reuse the inode number.
+		if err == nil && os.SameFile(st, old.id) && st.Size() == old.id.Size() && st.ModTime().Equal(old.id.ModTime()) {
+			err = os.Remove(old.name)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return s.setErr(fmt.Errorf("cannot delete the old ring buffer file %q (%w): capture stopped so as to keep at most %d files (-b files:%d); check the directory's permissions", old.name, err, s.keep, s.keep))
+		}
+		s.files = slices.Delete(s.files, i, i+1)
+	}
 	return nil
 }
 
@@ -437,6 +484,9 @@ func (s *Sink) finishFile(now time.Time, st InterfaceStats) error {
 	}
 	f := s.f
 	s.f, s.out = nil, nil
+	if last := &s.files[len(s.files)-1]; last.id != nil {
+		last.id, _ = f.Stat() // as finished: makeRoom compares it
+	}
 	if err := f.Close(); err != nil {
 		return s.setErr(&WriteError{File: s.name, Packets: s.diskPackets, Err: err, Closing: true})
 	}
@@ -550,11 +600,16 @@ func (s *Sink) Close(st LiveStats, start time.Time) error {
 }
 
 // Files returns the files written and still present, oldest first (none
-// for standard output).
+// for standard output); a ring file the user replaced during the capture
+// is not among them.
 func (s *Sink) Files() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.files...)
+	names := make([]string, len(s.files))
+	for i, f := range s.files {
+		names[i] = f.name
+	}
+	return names
 }
 
 // Written returns the number of packets WritePacket accepted.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // testClock is a clock the test moves.
@@ -848,7 +849,7 @@ func TestSinkConcurrentFlush(t *testing.T) {
 
 // TestSinkRotatedFilesTshark: tshark reads every rotated file whole.
 func TestSinkRotatedFilesTshark(t *testing.T) {
-	tshark := requireTool(t, "tshark", "tshark")
+	tshark := testcap.Tshark(t)
 	dir := t.TempDir()
 	s, err := NewSink(SinkOptions{Path: filepath.Join(dir, "cap.pcapng"), LinkType: layers.LinkTypeEthernet, Interface: "eth0", FileSizeKB: 20})
 	if err != nil {

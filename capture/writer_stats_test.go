@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // ngTestBlock is one block of a little-endian pcapng file, parsed
@@ -86,20 +87,6 @@ func ticksOf(ts time.Time, nano bool) uint64 {
 		return uint64(ts.UnixNano())
 	}
 	return uint64(ts.UnixMicro())
-}
-
-// requireTool returns the path of an oracle program, or skips the test
-// (fails it when ROCETAP_REQUIRE_ORACLES=1).
-func requireTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("%s not found and ROCETAP_REQUIRE_ORACLES=1: %v (apt-get install %s)", name, err, pkg)
-		}
-		t.Skipf("%s not installed (%v): the Wireshark oracle is unavailable (apt-get install %s); set ROCETAP_REQUIRE_ORACLES=1 to make this a failure", name, err, pkg)
-	}
-	return path
 }
 
 // runTool runs an oracle and returns its standard output; any failure or
@@ -237,7 +224,7 @@ func TestPcapngInterfaceStats(t *testing.T) {
 
 			// tshark reads every packet, and its pcapng file dissector
 			// sees the options.
-			tshark := requireTool(t, "tshark", "tshark")
+			tshark := testcap.Tshark(t)
 			path := filepath.Join(t.TempDir(), "stats.pcapng")
 			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
@@ -287,7 +274,7 @@ func TestPcapngInterfaceStats(t *testing.T) {
 			if f[8] != "" {
 				t.Errorf("tshark's pcapng dissector reports problems: %s", f[8])
 			}
-			info := runTool(t, requireTool(t, "capinfos", "wireshark-common"), path)
+			info := runTool(t, testcap.Tool(t, "capinfos", "it comes with tshark: `apt-get install -y wireshark-common`"), path)
 			if !strings.Contains(info, "Number of stat entries = 1") || !strings.Contains(info, fmt.Sprintf("Number of packets:   %d", len(pkts))) {
 				t.Errorf("capinfos does not count 1 statistics block and %d packets:\n%s", len(pkts), info)
 			}

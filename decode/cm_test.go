@@ -84,20 +84,6 @@ func cmFieldString(f *Field, p *Packet) string {
 	return string(buf)
 }
 
-// cmRequireTshark returns the tshark path, or skips (fails when
-// ROCETAP_REQUIRE_ORACLES=1).
-func cmRequireTshark(t testing.TB) string {
-	t.Helper()
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("tshark not found and ROCETAP_REQUIRE_ORACLES=1: %v", err)
-		}
-		t.Skipf("tshark not installed (%v): the Wireshark oracle is unavailable; set ROCETAP_REQUIRE_ORACLES=1 to make this a failure", err)
-	}
-	return path
-}
-
 // tsharkField is one line of tshark -G fields.
 type tsharkField struct {
 	name, typ, base, mask string
@@ -199,7 +185,7 @@ func cmRunTshark(t testing.TB, tshark, file string, fields []*Field) [][]string 
 // output on the cm_*.pcap captures.
 func TestCMConformance(t *testing.T) {
 	files := cmCaptures(t)
-	tshark := cmRequireTshark(t)
+	tshark := testcap.Tshark(t)
 	fields := cmOracleFields(t, cmTsharkFields(t, tshark))
 	var compared, present, mismatches int
 	for _, file := range files {
@@ -236,7 +222,7 @@ func TestCMConformance(t *testing.T) {
 // registered, with Wireshark's name, type, base and bitmask, and that
 // rocetap's extras use the rocetap.* prefix.
 func TestCMFieldRegistry(t *testing.T) {
-	tshark := cmRequireTshark(t)
+	tshark := testcap.Tshark(t)
 	known := cmTsharkFields(t, tshark)
 	for abbrev, tf := range known {
 		if !strings.HasPrefix(abbrev, "infiniband.mad") && !strings.HasPrefix(abbrev, "infiniband.cm.") {
@@ -614,7 +600,7 @@ func cmSyntheticFrames(t *testing.T) [][]byte {
 // TestCMConformanceSynthetic runs the oracle comparison on synthetic CM
 // MADs with random contents.
 func TestCMConformanceSynthetic(t *testing.T) {
-	tshark := cmRequireTshark(t)
+	tshark := testcap.Tshark(t)
 	fields := cmOracleFields(t, cmTsharkFields(t, tshark))
 	frames := cmSyntheticFrames(t)
 	file := filepath.Join(t.TempDir(), "cm_synthetic.pcap")

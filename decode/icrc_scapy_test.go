@@ -16,6 +16,7 @@ import (
 	"github.com/gopacket/gopacket"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // The ICRC oracle test: rocetap's ICRC (and VCRC) against scapy's RoCEv2
@@ -35,15 +36,13 @@ const (
 // when the oracle cannot run.
 func requireOracle(t *testing.T) {
 	t.Helper()
-	fail := oracleMissing(t) // libibmad_test.go
+	const install = "install it with `apt-get install -y python3-scapy`"
 	if _, err := os.Stat(systemPython); err != nil {
-		fail("%s not found (%v): install it with `apt-get install -y python3-scapy`", systemPython, err)
-		return
+		testcap.OracleMissing(t, fmt.Sprintf("%s not found (%v)", systemPython, err), install)
 	}
 	out, err := exec.Command(systemPython, "-c", "import scapy.contrib.roce").CombinedOutput()
 	if err != nil {
-		fail("scapy is not importable by %s (%v: %s): install it with `apt-get install -y python3-scapy`",
-			systemPython, err, bytes.TrimSpace(out))
+		testcap.OracleMissing(t, fmt.Sprintf("scapy is not importable by %s (%v: %s)", systemPython, err, bytes.TrimSpace(out)), install)
 	}
 }
 

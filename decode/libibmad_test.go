@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/synth"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // The PortInfo and Notice oracle: rdma-core's libibmad (Debian libibmad5),
@@ -75,24 +76,13 @@ var libibmadNotice = map[string]string{
 // when libibmad cannot be loaded.
 func requireLibibmad(t *testing.T) {
 	t.Helper()
-	fail := oracleMissing(t)
 	if _, err := os.Stat(systemPython); err != nil {
-		fail("%s not found (%v)", systemPython, err)
-		return
+		testcap.OracleMissing(t, fmt.Sprintf("%s not found (%v)", systemPython, err), "install it with `apt-get install -y python3`")
 	}
 	if out, err := exec.Command(systemPython, "-c", "import ctypes; ctypes.CDLL('libibmad.so.5')").CombinedOutput(); err != nil {
-		fail("libibmad.so.5 is not loadable by %s (%v: %s): install it with `apt-get install -y libibmad5`",
-			systemPython, err, bytes.TrimSpace(out))
+		testcap.OracleMissing(t, fmt.Sprintf("libibmad.so.5 is not loadable by %s (%v: %s)", systemPython, err, bytes.TrimSpace(out)),
+			"install it with `apt-get install -y libibmad5`")
 	}
-}
-
-// oracleMissing returns what a test does when an oracle cannot run:
-// skip, or fail with ROCETAP_REQUIRE_ORACLES=1.
-func oracleMissing(t *testing.T) func(format string, args ...any) {
-	if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-		return t.Fatalf
-	}
-	return t.Skipf
 }
 
 // oracleAttr is one SMP attribute sent to libibmad.

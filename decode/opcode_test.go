@@ -3,13 +3,14 @@ package decode_test
 import (
 	"bufio"
 	"bytes"
-	"os"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // tsharkOpcodeNames returns Wireshark's names of the BTH opcodes
@@ -18,10 +19,7 @@ func tsharkOpcodeNames(t *testing.T) map[decode.Opcode]string {
 	t.Helper()
 	out, err := exec.Command("tshark", "-G", "values").Output()
 	if err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("tshark -G values: %v (ROCETAP_REQUIRE_ORACLES=1: install tshark with apt-get install -y tshark)", err)
-		}
-		t.Skipf("tshark -G values: %v", err)
+		testcap.OracleMissing(t, fmt.Sprintf("tshark -G values: %v", err), testcap.InstallTshark)
 	}
 	names := map[decode.Opcode]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/rocetap/rocetap/internal/testcap"
 	"github.com/rocetap/rocetap/mpt"
 )
 
@@ -78,10 +80,8 @@ func TestLearnReplayEveryCapture(t *testing.T) {
 	}
 	shared := sharedCaptures()
 	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("%s: %v: the shared captures must be beside the repository with ROCETAP_REQUIRE_ORACLES=1", shared, err)
-		}
-		t.Logf("%s is not beside the repository: replaying testdata's captures only (ROCETAP_REQUIRE_ORACLES=1 makes this a failure)", shared)
+		testcap.OraclePartMissing(t, fmt.Sprintf("the shared captures are not beside the repository (%v)", err),
+			"put them in "+shared+" or name their directory with ROCETAP_SHARED_CAPTURES; meanwhile only testdata's captures are replayed")
 	} else if n := add("shared", shared) + add("ulp", filepath.Join(shared, "ulp")); n < 33 {
 		t.Fatalf("found %d captures in %s and its ulp/, want at least 33", n, shared)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // tmuxPane drives one tmux session on its own server socket.
@@ -84,12 +86,7 @@ func buildRocetap(t *testing.T) string {
 // server is killed at the end of the test.
 func startTmux(t *testing.T, command string) *tmuxPane {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatal("tmux not found (ROCETAP_REQUIRE_ORACLES=1; .ci/run installs it)")
-		}
-		t.Skip("tmux not found: apt-get install tmux")
-	}
+	testcap.Tool(t, "tmux", "install it with `apt-get install -y tmux` (.ci/run does)")
 	p := &tmuxPane{t: t, socket: fmt.Sprintf("rocetap-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), name: "tui"}
 	t.Cleanup(func() { p.tmux("kill-server") })
 	// TERM for the pane; the server must not read the user's tmux.conf.

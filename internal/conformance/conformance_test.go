@@ -19,22 +19,8 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/cli"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
-
-// requireOracles makes a missing tshark a failure (CI sets it).
-func requireOracles() bool { return os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" }
-
-func tsharkPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("tshark")
-	if err != nil {
-		if requireOracles() {
-			t.Fatal("tshark is not installed but ROCETAP_REQUIRE_ORACLES=1: install it with `apt-get install -y tshark` (make test does)")
-		}
-		t.Skip("tshark is not installed: `apt-get install -y tshark` (make test installs it)")
-	}
-	return p
-}
 
 type tsField struct{ typ, base string }
 
@@ -169,7 +155,7 @@ func captures(t *testing.T) []string {
 }
 
 func TestFieldsMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	known := tsharkFields(t, ts)
 	var names []string
 	for _, f := range decode.Fields() {
@@ -316,7 +302,7 @@ func lines(b []byte) []string {
 // TestRegistryMatchesTshark: every Wireshark-named field has tshark's
 // type and base, so printed values and filters behave the same.
 func TestRegistryMatchesTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	known := tsharkFields(t, ts)
 	n := 0
 	for _, f := range decode.Fields() {

@@ -4,13 +4,15 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // TestCountLikeTshark: decode's -c and -a packets:N select the frames
 // tshark 4.0 selects: -c N reads N packets (those -Y drops count), -a
 // packets:N stops after N packets shown.
 func TestCountLikeTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	const file = "../../testdata/rxe/read_atomic.pcap"
 	const flt = "infiniband.bth.opcode == 18"
 	for _, args := range [][]string{

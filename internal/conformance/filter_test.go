@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/rocetap/rocetap/internal/cli"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // filterCase is one display filter of TestFiltersMatchTshark. Every filter
@@ -286,18 +287,6 @@ var filterCases = []filterCase{
 	{expr: "infiniband.rmpp.segmentnumber > 1 and infiniband.rmpp.rmpptype == 1"},
 	{expr: "infiniband.rmpp.rmppstatus != 0"},
 	{expr: "infiniband.sa.componentmask & 0x0c"},
-}
-
-func mergecapPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("mergecap")
-	if err != nil {
-		if requireOracles() {
-			t.Fatal("mergecap is not installed but ROCETAP_REQUIRE_ORACLES=1: it comes with tshark (Debian package wireshark-common)")
-		}
-		t.Skip("mergecap is not installed: it comes with tshark (Debian package wireshark-common)")
-	}
-	return p
 }
 
 // rocetapOut runs rocetap in-process and returns its stdout, or an error
@@ -612,8 +601,8 @@ func tsharkSelectY(ts string, m mergedCapture, exprs []string, indices []int) []
 // frames tshark and rocetap select from the merged capture, and reports
 // the frames only one of them selects, by file and frame number.
 func TestFiltersMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
-	m := mergeCaptures(t, mergecapPath(t))
+	ts := testcap.Tshark(t)
+	m := mergeCaptures(t, testcap.Tool(t, "mergecap", "it comes with tshark: `apt-get install -y wireshark-common`"))
 
 	exprs := make([]string, len(filterCases))
 	for i, c := range filterCases {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/synth"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // madInfoCase is one MAD header whose Info tshark and rocetap both name.
@@ -50,7 +51,7 @@ func madInfoCases() []madInfoCase {
 // no name (an unknown method or attribute, which tshark 4.0 prints garbled,
 // e.g. "SubnGet(bManagement Attribute!)") rocetap must print the number.
 func TestMADInfoNamesMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	cases := madInfoCases()
 	var buf bytes.Buffer
 	w := pcapgo.NewWriter(&buf)

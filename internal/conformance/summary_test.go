@@ -31,7 +31,7 @@ var tsharkAnalysis = regexp.MustCompile(` \((request|reply) in \d+\)| \(no respo
 // TCP, UDP, LLDP, on Ethernet, Linux cooked captures, DLT_IPOIB and inside
 // IPoIB SENDs), with tshark's TCP sequence numbers absolute as rocetap's.
 func TestSummaryMatchesTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	compared := 0
 	for _, file := range captures(t) {
 		if conv := ibInERF(t, file); conv != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/internal/cli"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // nfsOpsCapture holds a COMPOUND for each NFSv4 op the kernel's mount
@@ -83,7 +84,7 @@ func tsharkRun(t *testing.T, ts string) func(args []string) ([]byte, error) {
 // where tshark 4.0 is wrong (tsharkNFSOpsWrong), rocetap must show the
 // whole COMPOUND.
 func TestNFSOpsMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	fields := []string{"rpcordma.xid", "rpc.xid", "rpc.msgtyp", "rpc.procedure", "nfs.minorversion", "nfs.opcode", "nfs.status"}
 	want := fieldsOf(t, tsharkRun(t, ts), nfsOpsCapture, fields)
 	got := fieldsOf(t, rocetapDecode(t), nfsOpsCapture, fields)
@@ -125,7 +126,7 @@ func TestNFSOpsMatchTshark(t *testing.T) {
 // completes the chunk (frame 8) by both.
 func TestNFSLongCallMatchesTshark(t *testing.T) {
 	const file = "../../testdata/synth/nfs_rdma_nomsg.pcap"
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	want := fieldsOf(t, tsharkRun(t, ts), file, nfsDecoderFields)
 	got := fieldsOf(t, rocetapDecode(t), file, nfsDecoderFields)
 	if len(got) != 10 || len(want) != 10 {

@@ -42,7 +42,7 @@ var nfsDecoderFields = []string{
 // an RDMA_NOMSG reply's RPC is in its reply chunk, which the linker
 // gathers (TestNFSLinkedFieldsMatchTshark).
 func TestNFSDecodersMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	want := fieldsOf(t, tsharkRun(t, ts), nfsCapture, nfsDecoderFields)
 	procs := map[uint32][3]uint32{} // xid -> program, version, procedure of the call
 	var p decode.Packet
@@ -187,7 +187,7 @@ func TestNFSDecodersMatchTshark(t *testing.T) {
 // the reply chunk the server RDMA WRITEs. Left out: the RPC and NFS layers
 // of the frames where tshark fails (tsharkMalformedNFS, tsharkNoRPC).
 func TestNFSLinkedFieldsMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	known := tsharkFields(t, ts)
 	var names []string
 	for _, f := range decode.Fields() {
@@ -247,7 +247,7 @@ func ulpField(name string) bool {
 // field rocetap registers with tshark's (heuristics on) on the synthetic
 // iSER and SMB Direct connections (testdata/README.md), every frame.
 func TestISERSMBDirectMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	known := tsharkFields(t, ts)
 	const file = "../../testdata/synth/iser_smb_direct.pcap"
 	var names []string

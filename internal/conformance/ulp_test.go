@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/internal/cli"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // ulpPrefixes are the protocols of the ULP fields: the main comparison
@@ -32,7 +33,7 @@ func isULPField(name string) bool {
 // ulpKnownDifference says why tshark is wrong (README: "Where rocetap and
 // tshark differ").
 func TestULPFieldsMatchTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	known := tsharkFields(t, ts)
 	var names []string
 	for _, f := range decode.Fields() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/internal/printer"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // TestDecodeWriteLikeTshark: `rocetap decode -r IN -Y F -w OUT [-F fmt]`
@@ -17,7 +18,7 @@ import (
 // back by tshark, both files give the same timestamps, lengths,
 // interfaces, protocols and bytes (tshark -x).
 func TestDecodeWriteLikeTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	cases := []struct{ file, filter, format string }{
 		{"rxe/read_atomic.pcap", "infiniband.bth.opcode == 18", "pcapng"},
 		{"rxe/read_atomic.pcap", "infiniband.bth.opcode == 18", "pcap"},
@@ -65,7 +66,7 @@ func TestDecodeWriteLikeTshark(t *testing.T) {
 // bytes):" dump is compared; captures tshark cannot open are compared
 // wrapped in ERF (ibInERF).
 func TestHexDumpLikeTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	for _, file := range captures(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			if conv := ibInERF(t, file); conv != "" {
@@ -120,7 +121,7 @@ func frameDumps(out string) []string {
 // as tshark names them, with the same values for the fields both decode;
 // with -e, the same documents.
 func TestEKLikeTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	for _, name := range []string{"rxe/read_atomic.pcap", "rxe/cm_rping.pcap", "rxe/err_rnr.pcap", "synth/rocev1.pcap"} {
 		t.Run(name, func(t *testing.T) {
 			file := "../../testdata/" + name
@@ -182,7 +183,7 @@ func TestEKLikeTshark(t *testing.T) {
 // tshark -t does, for every format, with a filter (dd counts from the
 // previous packet shown).
 func TestTimeFormatsLikeTshark(t *testing.T) {
-	ts := tsharkPath(t)
+	ts := testcap.Tshark(t)
 	t.Setenv("TZ", "UTC")
 	const file = "../../testdata/rxe/read_atomic.pcap"
 	timeOf := func(out []byte) []string {

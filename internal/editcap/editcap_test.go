@@ -446,12 +446,8 @@ func checkTshark(t *testing.T, in, out []Frame, want []string, naks []nakWant) {
 		}
 	}
 
-	if _, err := exec.LookPath("tshark"); err != nil {
-		if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-			t.Fatalf("tshark not found and ROCETAP_REQUIRE_ORACLES=1 (make test-deps installs it): %v", err)
-		}
-		t.Log("tshark not installed: skipping the tshark comparison")
-		return
+	if testcap.ToolPart(t, "tshark", testcap.InstallTshark) == "" {
+		return // the tshark comparison
 	}
 	fields := func(p string) [][]string {
 		cmd := exec.Command("tshark", "-r", p, "-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-T", "fields",
@@ -509,9 +505,7 @@ func checkTshark(t *testing.T, in, out []Frame, want []string, naks []nakWant) {
 }
 
 func TestEditNAKUDPChecksumGood(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("tshark not installed")
-	}
+	testcap.Tshark(t)
 	in := slices.Clone(load(t, "write_imm.pcap"))
 	for i := range in {
 		d := bytes.Clone(in[i].Data)

@@ -4,11 +4,15 @@
 // into place only when everything was written; a failure removes the
 // temporary file and nothing else; an existing file is replaced only when
 // the user said so (--force), and an input of the same command never.
+// Without --force, a file that appears at the destination while the
+// output is written is not replaced either: the temporary file is kept,
+// and the error names it.
 package outfile
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -28,8 +32,10 @@ type Options struct {
 // File is an output being written. Write to it, then Commit (or Abort).
 type File struct {
 	*os.File
-	path string
-	done bool
+	path  string
+	flag  string // "-w " or ""
+	force bool
+	done  bool
 }
 
 // ErrExists is wrapped by Create's error for an existing destination.
@@ -79,13 +85,16 @@ func Create(path string, o Options) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s%s: cannot create a file in %s: %w", flag, path, dir, err)
 	}
-	return &File{File: f, path: path}, nil
+	return &File{File: f, path: path, flag: flag, force: o.Force}, nil
 }
 
 // Path is the destination.
 func (f *File) Path() string { return f.path }
 
 // Commit closes the temporary file and renames it to the destination.
+// Without Force, a file that appeared at the destination since Create is
+// left as it is: Commit's error wraps ErrExists and names the temporary
+// file, which it keeps.
 func (f *File) Commit() error {
 	if f.done {
 		return nil
@@ -105,11 +114,37 @@ func (f *File) Commit() error {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
-	if err := os.Rename(tmp, f.path); err != nil {
+	if err := f.place(tmp); errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s%s: %w: a file of that name appeared while rocetap was writing it, and rocetap does not replace a file unless told to; what it wrote is kept in %s: rename it, or run again with another name or --force", f.flag, f.path, ErrExists, tmp)
+	} else if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
 	return nil
+}
+
+// place puts the finished temporary file at the destination. Without
+// Force it links it there, as a link, unlike a rename, fails on a file
+// that appeared since Create; on a file system without hard links it
+// renames, having checked again that nothing is there.
+func (f *File) place(tmp string) error {
+	if f.force {
+		return os.Rename(tmp, f.path)
+	}
+	err := os.Link(tmp, f.path)
+	switch {
+	case err == nil:
+		os.Remove(tmp)
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return err
+	}
+	if _, err := os.Lstat(f.path); err == nil {
+		return fs.ErrExist
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(tmp, f.path)
 }
 
 // Abort closes and removes the temporary file; the destination is left

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
 )
 
 // TestFabricICRCScapy has scapy (scapy.contrib.roce, through decode's
@@ -20,12 +21,9 @@ import (
 // with rocetap.
 func TestFabricICRCScapy(t *testing.T) {
 	const python = "/usr/bin/python3"
-	fail := t.Skipf
-	if os.Getenv("ROCETAP_REQUIRE_ORACLES") == "1" {
-		fail = t.Fatalf
-	}
 	if out, err := exec.Command(python, "-c", "import scapy.contrib.roce").CombinedOutput(); err != nil {
-		fail("%s cannot import scapy.contrib.roce (%v: %s): apt-get install -y python3-scapy", python, err, bytes.TrimSpace(out))
+		testcap.OracleMissing(t, fmt.Sprintf("%s cannot import scapy.contrib.roce (%v: %s)", python, err, bytes.TrimSpace(out)),
+			"install it with `apt-get install -y python3-scapy`")
 	}
 	var in bytes.Buffer
 	var want []string

@@ -1,5 +1,6 @@
 // Package testcap reads capture files for tests through gopacket's pcapgo,
-// a reader independent of rocetap's own capture package.
+// a reader independent of rocetap's own capture package, and says what a
+// test does when an oracle it needs is missing (oracle.go).
 package testcap
 
 import (

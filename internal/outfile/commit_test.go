@@ -1,0 +1,69 @@
+package outfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCommitKeepsAFileThatAppeared: a file that appears at the
+// destination while the output is written (another program, another
+// rocetap) is the user's: without Force, Commit leaves it as it is and
+// keeps what was written in the temporary file, saying where; with Force
+// it is replaced, as asked.
+func TestCommitKeepsAFileThatAppeared(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		force bool
+	}{
+		{"without --force", false},
+		{"with --force", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.pcap")
+			f, err := Create(out, Options{Force: tc.force, Flag: "-w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Abort()
+			tmp := f.Name()
+			f.WriteString("data")
+			if err := os.WriteFile(out, []byte("precious"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err = f.Commit()
+			got, _ := os.ReadFile(out)
+			if tc.force {
+				if err != nil || string(got) != "data" {
+					t.Fatalf("Commit: %v; %s holds %q, want the output", err, out, got)
+				}
+				if es, _ := os.ReadDir(dir); len(es) != 1 {
+					t.Errorf("%d files in the directory, want only %s", len(es), out)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrExists) {
+				t.Fatalf("Commit over a file that appeared: %v", err)
+			}
+			for _, w := range []string{"-w " + out, "appeared", tmp, "--force"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+			if string(got) != "precious" {
+				t.Errorf("%s now holds %q", out, got)
+			}
+			if kept, _ := os.ReadFile(tmp); string(kept) != "data" {
+				t.Errorf("the output is not kept in %s: %q", tmp, kept)
+			}
+			f.Abort()
+			if m, _ := filepath.Glob(filepath.Join(dir, "*")); !slices.Contains(m, out) {
+				t.Errorf("after Abort: %q", m)
+			}
+		})
+	}
+}
