@@ -112,6 +112,11 @@ func (t *Tracker) cc(s *Session) *Congestion {
 	f := s.f()
 	if f.cc == nil {
 		f.cc = new(Congestion)
+		if m := t.opts.MaxSessions; m > 0 && len(t.ccIDs) > 2*m+1024 {
+			// evicted sessions' IDs go, or they would pile up
+			t.ccIDs = slices.DeleteFunc(t.ccIDs, func(id uint32) bool { return t.sessions[id-1] == nil })
+		}
+		t.ccIDs = append(t.ccIDs, s.ID)
 	}
 	return f.cc
 }
@@ -319,8 +324,12 @@ func (t *Tracker) ccMerge(prov, s *Session) {
 // ccEnd reports, at the end of the capture, the CE marks whose CNP was
 // due and the windows after a CNP that are over.
 func (t *Tracker) ccEnd() {
-	for _, s := range t.sessions {
-		if s != nil {
+	// only the sessions that had a congestion state (ccIDs), in session
+	// order: the others, a million idle ones at times, are not read
+	slices.Sort(t.ccIDs)
+	t.ccIDs = slices.Compact(t.ccIDs)
+	for _, id := range t.ccIDs {
+		if s := t.sessions[id-1]; s != nil {
 			t.ccClose(s)
 		}
 	}

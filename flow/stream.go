@@ -963,8 +963,16 @@ func rnrString(code uint8) string {
 // reported (when the capture went on long enough after them that an
 // answer was due), and messages still being reassembled count as partial.
 func (t *Tracker) Flush() {
-	for _, s := range t.sessions {
-		if s != nil && s.MergedInto == 0 {
+	// Only a session with a live state has anything in flight, and each
+	// is in the live queue (revive): the others, a million idle ones at
+	// times, are not read again. In session order, as before.
+	ids := make([]uint32, 0, len(t.liveQ)-t.liveHead)
+	for _, e := range t.liveQ[t.liveHead:] {
+		ids = append(ids, e.id)
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if s := t.sessions[id-1]; s != nil && s.MergedInto == 0 {
 			t.flushSession(s)
 		}
 	}
