@@ -130,10 +130,11 @@ type Tracker struct {
 	// idle for opts.IdleAfter.
 	liveQ    []liveEntry
 	liveHead int
+	free     []*liveState // released, to be reused: no garbage per idle session
+
 	// ccIDs are the sessions that had a congestion state (cc), for ccEnd
 	// (an evicted one's ID stays, its session nil).
 	ccIDs []uint32
-	free  []*liveState // released, to be reused: no garbage per idle session
 
 	// With MaxSessions: the sessions kept, in a ring the eviction clock
 	// goes round (from resHead), and what was evicted.
