@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -135,6 +136,9 @@ type Tracker struct {
 	// ccIDs are the sessions that had a congestion state (cc), for ccEnd
 	// (an evicted one's ID stays, its session nil).
 	ccIDs []uint32
+	// merges counts the provisional sessions merged into others
+	// (MergedInto): while there is none, Sessions need not look.
+	merges int
 
 	// With MaxSessions: the sessions kept, in a ring the eviction clock
 	// goes round (from resHead), and what was evicted.
@@ -375,6 +379,11 @@ func New(o Options) *Tracker {
 // absorbed one lists its ID in Merged (frames tracked before the merge
 // carry it).
 func (t *Tracker) Sessions() []*Session {
+	if t.merges == 0 && t.evicted.Sessions == 0 {
+		// every session is one: none is read (a million of them would
+		// each be read from memory)
+		return slices.Clone(t.sessions)
+	}
 	out := make([]*Session, 0, len(t.sessions))
 	for _, s := range t.sessions {
 		if s != nil && s.MergedInto == 0 {
@@ -702,6 +711,7 @@ func (t *Tracker) tryPair(prov *Session, key halfKey, p *decode.Packet) (*Sessio
 func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	t.dropUnpaired(prov)
 	prov.MergedInto = s.ID
+	t.merges++
 	f := s.f()
 	f.merged = append(f.merged, prov.ID)
 	f.merged = append(f.merged, prov.Merged()...)

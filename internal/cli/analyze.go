@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -112,10 +113,9 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	}
 	an.expert.Resolve(an.tracker.Resolve)
 	an.totals.Fabric = an.tracker.Fabric()
-	for _, s := range an.tracker.Sessions() {
-		if flt == nil || matched[s.ID] {
-			an.sessions = append(an.sessions, s)
-		}
+	an.sessions = an.tracker.Sessions()
+	if flt != nil {
+		an.sessions = slices.DeleteFunc(an.sessions, func(s *flow.Session) bool { return !matched[s.ID] })
 	}
 	return an, err
 }
