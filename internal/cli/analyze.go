@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -67,6 +68,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	an.tracker = flow.New(o.trackFlags.options(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }}))
 	matched := map[uint32]bool{}
 	first := true
+	restoreGC := trackingGC()
 	_, err = runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{
 		Tracker: an.tracker,
 		Each: func(p *decode.Packet) bool {
@@ -93,6 +95,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return true
 		},
 	}})
+	restoreGC()
 	if err != nil && !isDamaged(err) {
 		// Nothing was read (no such file, not a capture): no report.
 		return nil, err
@@ -132,6 +135,27 @@ func (an *analysis) evicted(o *AnalyzeOptions) *printer.EvictedJSON {
 
 // reportGCPercent is the GOGC of the report phase (the default is 100).
 const reportGCPercent = 50
+
+// trackGCPercent is the GOGC of the tracking phase, when the user set
+// none (the environment's GOGC is kept). The heap is then the tracker's
+// sessions, which live until the report, and next to no garbage (nothing
+// is allocated per packet): at the default of 100 the collector marked
+// every session again each time the heap doubled, 7 cycles on the way to
+// a million QP pairs, a third of stats' simulated last-level read misses
+// there. At 400, 2 cycles: 1.7M fewer of those misses (of 11.8M) and 3%
+// fewer instructions (callgrind, stats on 1M pairs), for a peak RSS of
+// 490 MB against 459 MB.
+const trackGCPercent = 400
+
+// trackingGC sets the tracking phase's GOGC (trackGCPercent) unless the
+// environment sets one, and returns what puts the previous back.
+func trackingGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(trackGCPercent)
+	return func() { debug.SetGCPercent(prev) }
+}
 
 func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf), two twoPointReport) *cobra.Command {
 	return newAnalyzeCmdOpts(ios, &AnalyzeOptions{}, use, short, long, example, run, two)
