@@ -112,9 +112,15 @@ func (t *Tracker) cc(s *Session) *Congestion {
 	f := s.f()
 	if f.cc == nil {
 		f.cc = new(Congestion)
-		if m := t.opts.MaxSessions; m > 0 && len(t.ccIDs) > 2*m+1024 {
-			// evicted sessions' IDs go, or they would pile up
-			t.ccIDs = slices.DeleteFunc(t.ccIDs, func(id uint32) bool { return t.sessions[id-1] == nil })
+		if t.opts.MaxSessions > 0 && len(t.ccIDs) >= t.ccPrune {
+			// evicted sessions' IDs go, and merged ones' (their state
+			// moved), or they would pile up; the next pruning waits for
+			// as many again
+			t.ccIDs = slices.DeleteFunc(t.ccIDs, func(id uint32) bool {
+				s := t.sessions[id-1]
+				return s == nil || s.MergedInto != 0
+			})
+			t.ccPrune = 2*len(t.ccIDs) + 1024
 		}
 		t.ccIDs = append(t.ccIDs, s.ID)
 	}

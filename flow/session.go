@@ -133,8 +133,9 @@ type Session struct {
 	// message seen (nkinds of them), more those of the others (a QP
 	// mostly does one or two). Inline, not a slice into the session's
 	// slab: that is a pointer the garbage collector would follow in each
-	// of a million sessions on each of its cycles (an idle session on
-	// clean traffic holds no pointer that is not nil).
+	// of a million sessions on each of its cycles (an idle session of a
+	// few messages on clean traffic holds no pointer that is not nil;
+	// a kind's third latency brings its distribution, lat.more).
 	kinds [2]kindStats
 	more  []kindStats
 	x     *Findings  // nil until the first finding

@@ -135,7 +135,8 @@ type Tracker struct {
 
 	// ccIDs are the sessions that had a congestion state (cc), for ccEnd
 	// (an evicted one's ID stays, its session nil).
-	ccIDs []uint32
+	ccIDs   []uint32
+	ccPrune int // with MaxSessions: the length of ccIDs at which to prune it
 	// merges counts the provisional sessions merged into others
 	// (MergedInto): while there is none, Sessions need not look.
 	merges int
