@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/pathcmp"
@@ -79,7 +78,7 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 	}
 	r := pathcmp.Compare(caps[0], caps[1], pathcmp.Options{Window: opts.Window})
 
-	defer debug.SetGCPercent(debug.SetGCPercent(reportGCPercent)) // as analyze's one capture
+	defer gcPhase(reportGCPercent)() // as analyze's one capture
 	out := newOutBuf(ios.Out)
 	asJSON := opts.Output == "json"
 	for i, p := range opts.Paths {

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestTrackingGC: the tracking phase runs at trackGCPercent unless the
+// TestGCPhase: a phase (tracking, the report) runs at its GOGC unless the
 // environment sets GOGC, and the previous setting comes back after it.
-func TestTrackingGC(t *testing.T) {
+func TestGCPhase(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, tc := range []struct {
 		env  string // "" unset
@@ -27,7 +27,7 @@ func TestTrackingGC(t *testing.T) {
 		} else {
 			t.Setenv("GOGC", tc.env)
 		}
-		restore := trackingGC()
+		restore := gcPhase(trackGCPercent)
 		got := debug.SetGCPercent(100) // reads the setting (and puts 100 back)
 		debug.SetGCPercent(got)
 		restore()
