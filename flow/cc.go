@@ -332,12 +332,8 @@ func (t *Tracker) ccMerge(prov, s *Session) {
 func (t *Tracker) ccEnd() {
 	// only the sessions that had a congestion state (ccIDs), in session
 	// order: the others, a million idle ones at times, are not read
-	slices.Sort(t.ccIDs)
-	t.ccIDs = slices.Compact(t.ccIDs)
-	for _, id := range t.ccIDs {
-		if s := t.sessions[id-1]; s != nil {
-			t.ccClose(s)
-		}
+	for s := range t.sessionsOf(t.ccIDs) {
+		t.ccClose(s)
 	}
 }
 

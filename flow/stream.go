@@ -970,9 +970,8 @@ func (t *Tracker) Flush() {
 	for _, e := range t.liveQ[t.liveHead:] {
 		ids = append(ids, e.id)
 	}
-	slices.Sort(ids)
-	for _, id := range slices.Compact(ids) {
-		if s := t.sessions[id-1]; s != nil && s.MergedInto == 0 {
+	for s := range t.sessionsOf(ids) {
+		if s.MergedInto == 0 {
 			t.flushSession(s)
 		}
 	}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/binary"
+	"iter"
 	"slices"
 	"time"
 
@@ -392,6 +393,24 @@ func (t *Tracker) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// sessionsOf yields the sessions of ids still kept (not evicted), each
+// once, in session order (ids is sorted in place): for the end of the
+// capture, which reads only the sessions it has to, as the reports'
+// order is the sessions'.
+func (t *Tracker) sessionsOf(ids []uint32) iter.Seq[*Session] {
+	slices.Sort(ids)
+	return func(yield func(*Session) bool) {
+		for i, id := range ids {
+			if i > 0 && id == ids[i-1] {
+				continue
+			}
+			if s := t.sessions[id-1]; s != nil && !yield(s) {
+				return
+			}
+		}
+	}
 }
 
 // Resolve returns the ID of the session of the list (Sessions) that a
