@@ -678,7 +678,10 @@ func TestAppFilterNoMatchStays(t *testing.T) {
 	h.typ("frame.number > 1000")
 	h.key(tcell.KeyEnter)
 	h.waitText("shown: 0", "no packet matches the filter")
-	if s := h.settle(); !strings.Contains(s.String(), "no packet matches the filter") {
+	// every detail tree asked for is dropped or queued for the UI
+	// goroutine, before the snapshot queued after it
+	h.waitFor("the detail trees asked for", func(*screen) bool { return h.app.det.pending.Load() == 0 })
+	if s := h.snapshot(); !strings.Contains(s.String(), "no packet matches the filter") {
 		t.Errorf("the selected packet's tree replaced \"no packet matches the filter\":\n%s", s)
 	}
 }

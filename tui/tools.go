@@ -53,6 +53,9 @@ type detailer struct {
 	gen  atomic.Int64 // the latest request
 	p    decode.Packet
 	buf  []byte
+	// pending counts the requests not yet dropped or handed to the UI
+	// goroutine (what a test waits on before it looks at the tree)
+	pending atomic.Int32
 }
 
 // analyze tracks up to packet pi in the background, then shows its full
@@ -63,7 +66,9 @@ func (a *App) analyze(pi int) {
 	}
 	d := &a.det
 	gen := d.gen.Add(1)
+	d.pending.Add(1)
 	go func() {
+		defer d.pending.Add(-1)
 		time.Sleep(100 * time.Millisecond) // let a scroll settle
 		d.mu.Lock()
 		if d.gen.Load() != gen {
