@@ -87,18 +87,12 @@ func appendNFS4OpList(b []byte, ops []NFS4Op) []byte {
 	return b
 }
 
-// RPCSummary is the Info column of a packet with an RPC-over-RDMA
-// message: "NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call", "NFS
-// COMPOUND ... Reply NFS4ERR_NOENT", "RPC-over-RDMA RDMA_NOMSG xid=...";
-// "" when the packet has none.
-func (r *RPCInfo) Summary() string {
-	var b [128]byte // (most summaries fit: one allocation, the string)
-	return string(r.AppendSummary(b[:0]))
-}
-
-// AppendSummary appends what Summary returns: the Info column shows it
-// on every message, and a string built for it was several allocations
-// per packet.
+// AppendSummary appends the Info column of a packet with an
+// RPC-over-RDMA message: "NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661
+// Call", "NFS COMPOUND ... Reply NFS4ERR_NOENT", "RPC-over-RDMA
+// RDMA_NOMSG xid=..."; nothing when the packet has none. Appended, not
+// returned as a string: the Info column shows it on every message, and a
+// string built for it was several allocations per packet.
 func (r *RPCInfo) AppendSummary(b []byte) []byte {
 	if r == nil || !r.HasHdr && !r.HasRPC {
 		return b

@@ -273,21 +273,21 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 	switch {
 	case in.HasHdr || in.HasRPC: // a message
 		x.textBuf = printer.AppendULPText(x.textBuf[:0], p)
-		text := string(x.textBuf) // (kept in the record: its one string)
+		text := func() string { return string(x.textBuf) } // (a record's one string, made when kept)
 		switch {
 		case in.Linked && in.CallFrame == frame: // a call
 			if len(x.rpc) >= maxULPRecs {
 				return 0
 			}
 			i = len(x.rpc)
-			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, name: x.rpcName(in), session: p.Analysis.Session, xid: in.XID,
+			x.rpc = append(x.rpc, rpcRec{texts: [2]string{text()}, name: x.rpcName(in), session: p.Analysis.Session, xid: in.XID,
 				callFrame: int32(frame)})
 			x.openRPC[frame] = i
 			return ulpTag(ulpRPCMsg, i)
 		case in.Linked && open && in.ReplyFrame == frame: // its reply
 			delete(x.openRPC, in.CallFrame)
 			r := &x.rpc[i]
-			r.texts[1], r.status, r.replied = text, in.ReplyError(), true
+			r.texts[1], r.status, r.replied = text(), in.ReplyError(), true
 			r.replyFrame, r.latency, r.bytes = int32(frame), in.Latency, in.DataBytes
 			return ulpTag(ulpRPCReply, i)
 		case in.Linked && open && in.HasProc:
@@ -295,10 +295,10 @@ func (x *ulpIndex) recordRPC(p *decode.Packet, in *decode.RPCInfo) uint32 {
 			// the call its header alone did not name: the view names it.
 			x.rpc[i].name = x.rpcName(in)
 		}
-		if text == "" || len(x.rpc) >= maxULPRecs {
+		if len(x.textBuf) == 0 || len(x.rpc) >= maxULPRecs {
 			return 0
 		}
-		x.rpc = append(x.rpc, rpcRec{texts: [2]string{text}, session: p.Analysis.Session, xid: in.XID})
+		x.rpc = append(x.rpc, rpcRec{texts: [2]string{text()}, session: p.Analysis.Session, xid: in.XID})
 		return ulpTag(ulpRPCMsg, len(x.rpc)-1)
 	case in.Linked && in.Chunk != decode.RPCChunkNone:
 		if !open {

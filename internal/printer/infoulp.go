@@ -4,15 +4,12 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// ULPText is the upper-layer protocol part of p's Info, without the " | "
-// before it ("NFS COMPOUND SEQUENCE PUTFH READ xid=0x1d94a661 Call"); ""
-// when p has none. The TUI keeps it from its index pass, when the tracker
-// has just seen p, for AppendInfoULP.
-func ULPText(p *decode.Packet) string { return string(AppendULPText(nil, p)) }
-
-// AppendULPText appends what ULPText returns: for a caller that looks the
-// text up before it keeps it (the TUI's index, for every iSER and SMB
-// Direct packet), without a string per packet.
+// AppendULPText appends the upper-layer protocol part of p's Info,
+// without the " | " before it ("NFS COMPOUND SEQUENCE PUTFH READ
+// xid=0x1d94a661 Call"); nothing when p has none. The TUI keeps it from
+// its index pass, when the tracker has just seen p, for AppendInfoULP,
+// and looks it up before keeping it (every iSER and SMB Direct packet)
+// without a string per packet.
 func AppendULPText(dst []byte, p *decode.Packet) []byte {
 	b := appendULP(dst, p)
 	if len(b) == len(dst) {

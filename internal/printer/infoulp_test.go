@@ -27,9 +27,9 @@ func TestAppendInfoULP(t *testing.T) {
 			u.NVMe.Kind, u.NVMe.CQE = decode.NVMeCQE, decode.NVMeCompletion{CID: 5}
 			p.Analysis.ULP = u
 			want := string(AppendInfo(nil, p))
-			text := ULPText(p)
+			text := string(AppendULPText(nil, p))
 			if text != "NVMe CQE cid=5 Successful Completion" {
-				t.Fatalf("ULPText %q", text)
+				t.Fatalf("AppendULPText %q", text)
 			}
 			p.Analysis.ULP = nil
 			without := string(AppendInfo(nil, p))
