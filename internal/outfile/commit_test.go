@@ -67,3 +67,40 @@ func TestCommitKeepsAFileThatAppeared(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateDanglingSymlink: a symbolic link to nothing at the
+// destination is there: without Force, Create refuses it at once (Commit
+// would keep it and leave the output in a temporary file); with Force it
+// is replaced by the output, the link's missing target left alone.
+func TestCreateDanglingSymlink(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.pcap")
+		if err := os.Symlink(filepath.Join(dir, "nowhere"), out); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Create(out, Options{Force: force, Flag: "-w"})
+		if !force {
+			if !errors.Is(err, ErrExists) {
+				t.Fatalf("without --force: %v, want ErrExists", err)
+			}
+			if _, err := os.Lstat(out); err != nil {
+				t.Errorf("the link is gone: %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("with --force: %v", err)
+		}
+		f.WriteString("data")
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(out); string(got) != "data" {
+			t.Errorf("with --force: %q at the destination", got)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the link's target was created: %v", err)
+		}
+	}
+}

@@ -73,6 +73,12 @@ func Create(path string, o Options) (*File, error) {
 		}
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%s%s: %w", flag, path, err)
+	case !o.Force:
+		// a symbolic link to nothing is there all the same: Commit would
+		// not replace it, so say so now, not after the writing
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return nil, fmt.Errorf("%s%s: %w (a symbolic link to nothing); rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
+		}
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
