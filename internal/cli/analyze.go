@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -68,7 +66,6 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	an.tracker = flow.New(o.trackFlags.options(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }}))
 	matched := map[uint32]bool{}
 	first := true
-	restoreGC := gcPhase(trackGCPercent)
 	_, err = runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{
 		Tracker: an.tracker,
 		Each: func(p *decode.Packet) bool {
@@ -95,7 +92,6 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 			return true
 		},
 	}})
-	restoreGC()
 	if err != nil && !isDamaged(err) {
 		// Nothing was read (no such file, not a capture): no report.
 		return nil, err
@@ -133,30 +129,6 @@ func (an *analysis) evicted(o *AnalyzeOptions) *printer.EvictedJSON {
 	return printer.ToEvictedJSON(&e, o.MaxSessions)
 }
 
-// reportGCPercent is the GOGC of the report phase (the default is 100).
-const reportGCPercent = 50
-
-// trackGCPercent is the GOGC of the tracking phase. The heap is then the
-// tracker's sessions, which live until the report, and next to no
-// garbage (nothing is allocated per packet): at the default of 100 the
-// collector marked every session again each time the heap doubled, 7
-// cycles on the way to a million QP pairs, a third of stats' simulated
-// last-level read misses there. At 400, 2 cycles: 1.7M fewer of those
-// misses (of 11.8M) and 3% fewer instructions (callgrind, stats on 1M
-// pairs), for a peak RSS of 490 MB against 459 MB (one run each).
-const trackGCPercent = 400
-
-// gcPhase sets GOGC to percent for a phase of the run (tracking, the
-// report), unless the environment sets GOGC: the user's setting is kept
-// throughout. It returns what puts the previous setting back.
-func gcPhase(percent int) (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(percent)
-	return func() { debug.SetGCPercent(prev) }
-}
-
 func newAnalyzeCmd(ios IO, use, short, long, example string, run func(*analysis, *AnalyzeOptions, *outBuf), two twoPointReport) *cobra.Command {
 	return newAnalyzeCmdOpts(ios, &AnalyzeOptions{}, use, short, long, example, run, two)
 }
@@ -183,15 +155,12 @@ func newAnalyzeCmdOpts(ios IO, opts *AnalyzeOptions, use, short, long, example s
 			if len(opts.Paths) == 1 {
 				opts.Path = opts.Paths[0]
 			}
+			defer gcPhase(trackGCPercent)()
 			an, err := analyze(opts, ios)
 			if an == nil {
 				return err
 			}
-			// The heap no longer grows: the report only makes garbage
-			// (a few KB per session), and at the default GOGC the GC let
-			// it pile up to the size of the sessions (1M of them: 590 MB
-			// live, 1.2 GB peak). Collect sooner while printing.
-			defer gcPhase(reportGCPercent)()
+			defer gcReportPhase()()
 			out := newOutBuf(ios.Out)
 			run(an, opts, out)
 			out.flush()

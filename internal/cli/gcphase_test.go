@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -38,4 +41,66 @@ func TestGCPhase(t *testing.T) {
 			t.Errorf("GOGC=%q: %d after the tracking phase, want 100 back", tc.env, after)
 		}
 	}
+}
+
+// TestGCReportPhase: the report phase starts no collection because the
+// heap grew during tracking (GOGC=50 from tracking's last, small marked
+// heap had the first allocation of the report start one, which marked
+// every session again), collects once the heap has grown by
+// reportGCPercent over its size, and puts the settings back.
+func TestGCReportPhase(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: the report phase keeps them (TestGCPhase)")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	restoreTrack := gcPhase(trackGCPercent)
+	var live [][]byte
+	grow := func(mb int) {
+		for range mb * 16 {
+			live = append(live, make([]byte, 64<<10))
+		}
+	}
+	grow(20)
+	runtime.GC() // marks 20 MB: the next collection is due at 5× that
+	grow(60)     // the "sessions": 80 MB, 20 of them marked
+	before := gcCycles()
+	restore := gcReportPhase()
+	for range 8 { // the report's first allocations (garbage)
+		sink = make([]byte, 1<<20)
+	}
+	if n := gcCycles() - before; n != 0 {
+		t.Errorf("%d collections at the report's first 8 MB of garbage, want none", n)
+	}
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("GOGC %d in the report phase, want off (the memory limit holds the heap)", p)
+	}
+	limit := debug.SetMemoryLimit(-1)
+	if h := heapBytes(); limit < int64(h.objects) || limit > int64(h.other+h.objects)*2 {
+		t.Errorf("memory limit %d MB for %d MB of objects (%d MB other), want about 1.5× the objects", limit>>20, h.objects>>20, h.other>>20)
+	}
+	for i := 0; gcCycles() == before; i++ { // garbage until a collection
+		if i > 1<<12 {
+			t.Fatalf("no collection after %d MB of garbage on %d MB live", i, len(live)>>4)
+		}
+		sink = make([]byte, 1<<20)
+	}
+	restore()
+	if p := debug.SetGCPercent(trackGCPercent); p != trackGCPercent {
+		t.Errorf("GOGC %d after the report phase, want tracking's %d back", p, trackGCPercent)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("memory limit %d after the report phase, want none", l)
+	}
+	restoreTrack()
+	runtime.KeepAlive(live)
+}
+
+var sink []byte
+
+// gcCycles returns the collections completed so far.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
