@@ -137,7 +137,7 @@ type Session struct {
 	// few messages on clean traffic holds no pointer that is not nil;
 	// a kind's third latency brings its distribution, lat.more).
 	kinds [2]kindStats
-	more  []kindStats
+	more  *[]kindStats // (a slice here would be 16 bytes more a session)
 	x     *Findings  // nil until the first finding
 	live  *liveState // nil while nothing is in flight
 }
@@ -336,9 +336,11 @@ func (s *Session) kind(k decode.MsgKind) *kindStats {
 			return &s.kinds[i]
 		}
 	}
-	for i := range s.more {
-		if s.more[i].kind() == k {
-			return &s.more[i]
+	if s.more != nil {
+		for i, ks := range *s.more {
+			if ks.kind() == k {
+				return &(*s.more)[i]
+			}
 		}
 	}
 	return nil
@@ -354,8 +356,12 @@ func (s *Session) addKind(k decode.MsgKind) *kindStats {
 		s.nkinds++
 		return &s.kinds[s.nkinds-1]
 	}
-	s.more = append(s.more, newKindStats(k))
-	return &s.more[len(s.more)-1]
+	if s.more == nil {
+		s.more = new([]kindStats)
+	}
+	m := append(*s.more, newKindStats(k))
+	*s.more = m
+	return &m[len(m)-1]
 }
 
 // eachKind calls fn with the stats of each kind seen.
@@ -363,8 +369,10 @@ func (s *Session) eachKind(fn func(ks *kindStats)) {
 	for i := range s.nkinds {
 		fn(&s.kinds[i])
 	}
-	for i := range s.more {
-		fn(&s.more[i])
+	if s.more != nil {
+		for i := range *s.more {
+			fn(&(*s.more)[i])
+		}
 	}
 }
 
