@@ -25,7 +25,7 @@ import (
 
 func init() {
 	RegisterULP(decode.ULPNVMe, func(t *Tracker) ULPLinker {
-		l := &NVMeLinker{t: t, keep: t.opts.KeepULP, queues: map[[2]uint32]int{}, status: map[uint16]int{}}
+		l := &NVMeLinker{t: t, keep: t.opts.KeepULP, queues: map[uint64]int{}, status: map[uint16]int{}}
 		if t.opts.Prior != nil {
 			if pl, ok := t.opts.Prior.ULPLinker(decode.ULPNVMe).(*NVMeLinker); ok {
 				l.prior = map[int]*NVMeCommand{}
@@ -54,8 +54,8 @@ type NVMeLinker struct {
 	conns []*nvmeConn
 	// st: the statistics, counted as the commands go
 	st     NVMeStats
-	ops    [3][256]int32 // ByOp index + 1, by queue kind and opcode
-	queues map[[2]uint32]int
+	ops    [3][256]int32  // ByOp index + 1, by queue kind and opcode
+	queues map[uint64]int // ByQueue index by session ID << 16 | queue ID
 	status map[uint16]int
 	// ops2: the operations' records (Options.ULPOps)
 	ops2 []NVMeOp
@@ -190,7 +190,7 @@ type nvmeConn struct {
 	stat      int // index in the stats' ByQueue
 	qid       uint16
 	hasQID    bool
-	pending   map[uint16]*NVMeCommand // outstanding, by CID
+	pending   map[uint32]*NVMeCommand // outstanding, by CID (uint32: the map's fast path)
 	byKey     map[uint32]*NVMeCommand // the keyed commands whose key is valid
 	// invalid holds the last keys invalidated (a ring, looked up only
 	// when a transfer's key belongs to no command): a map of them cost
@@ -215,7 +215,7 @@ func (l *NVMeLinker) conn(c *ULPConn) *nvmeConn {
 	if nc, ok := c.State.(*nvmeConn); ok {
 		return nc
 	}
-	nc := &nvmeConn{pending: map[uint16]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, blocks: map[uint32]uint32{}}
+	nc := &nvmeConn{pending: map[uint32]*NVMeCommand{}, byKey: map[uint32]*NVMeCommand{}, blocks: map[uint32]uint32{}}
 	if r, ok := decode.DecodeNVMeCMReq(c.Private); ok {
 		nc.qid, nc.hasQID = r.QID, true
 	}
@@ -282,17 +282,16 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 && cap(k.DataFrames) == 0 {
 		k.DataFrames = l.frames(0, min(int(cmd.SGL.Len>>10)+1, 8))
 	}
-	if old := nc.pending[cmd.CID]; old != nil {
+	if old := nc.pending[uint32(cmd.CID)]; old != nil {
 		// the CID is reused: the old command's completion is not in the
 		// capture
-		delete(nc.pending, cmd.CID)
+		delete(nc.pending, uint32(cmd.CID))
 		l.lost = append(l.lost, *old)
 		l.release(nc, old)
 	}
-	l.count(k)
-	nc.stat = l.queues[[2]uint32{k.Session, uint32(k.QID)}] + 1
+	l.count(k, nc)
 	nc.depth(k.Time)
-	nc.pending[cmd.CID] = k
+	nc.pending[uint32(cmd.CID)] = k
 	nc.maxDepth = max(nc.maxDepth, len(nc.pending))
 	if cmd.SGL.Keyed() && cmd.SGL.Len > 0 {
 		nc.byKey[cmd.SGL.Key] = k // (a key registered again is found here before among the invalidated)
@@ -325,14 +324,14 @@ func (l *NVMeLinker) completion(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *deco
 	if m.Inv {
 		nc.invalidate(m.InvKey, p.Frame.Number)
 	}
-	k := nc.pending[cqe.CID]
+	k := nc.pending[uint32(cqe.CID)]
 	if k == nil {
 		l.Orphans++
 		c.Event(p, decode.EventULPNoCommand, "NVMe completion of cid "+strconv.Itoa(int(cqe.CID))+" on queue "+qidString(nc)+": no outstanding command with that cid (sent before the capture, or lost)")
 		return
 	}
 	nc.depth(p.Frame.Time.UnixNano())
-	delete(nc.pending, cqe.CID)
+	delete(nc.pending, uint32(cqe.CID))
 	k.Done, k.CQE, k.CQEFrame, k.CQETime = true, cqe, p.Frame.Number, p.Frame.Time.UnixNano()
 	if m.Inv && k.Cmd.SGL.Keyed() && m.InvKey == k.Cmd.SGL.Key {
 		k.InvFrame = p.Frame.Number
@@ -546,8 +545,8 @@ func (nc *nvmeConn) depth(now int64) {
 	nc.depthFrom = now
 }
 
-// count counts a new command in the statistics.
-func (l *NVMeLinker) count(k *NVMeCommand) {
+// count counts a new command of connection nc in the statistics.
+func (l *NVMeLinker) count(k *NVMeCommand, nc *nvmeConn) {
 	st := &l.st
 	st.Commands++
 	q, op := 0, k.Cmd.Opcode
@@ -567,12 +566,18 @@ func (l *NVMeLinker) count(k *NVMeCommand) {
 	st.ByOp[i].Count++
 	st.ByOp[i].Bytes += uint64(k.InCapsule)
 	st.InCapsule += uint64(k.InCapsule)
-	qk := [2]uint32{k.Session, uint32(k.QID)}
-	j, ok := l.queues[qk]
-	if !ok {
-		j = len(st.ByQueue)
-		l.queues[qk] = j
-		st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
+	// the connection's queue (nc.stat) is that of its last command but
+	// for the first, and the Connect that tells the queue ID
+	j := nc.stat - 1
+	if j < 0 || st.ByQueue[j].Session != k.Session || st.ByQueue[j].QID != k.QID {
+		qk := uint64(k.Session)<<16 | uint64(k.QID)
+		var ok bool
+		if j, ok = l.queues[qk]; !ok {
+			j = len(st.ByQueue)
+			l.queues[qk] = j
+			st.ByQueue = append(st.ByQueue, NVMeQueueStats{Session: k.Session, QID: k.QID, HasQID: k.HasQID})
+		}
+		nc.stat = j + 1
 	}
 	st.ByQueue[j].Commands++
 }

@@ -138,8 +138,8 @@ type Session struct {
 	// a kind's third latency brings its distribution, lat.more).
 	kinds [2]kindStats
 	more  *[]kindStats // (a slice here would be 16 bytes more a session)
-	x     *Findings  // nil until the first finding
-	live  *liveState // nil while nothing is in flight
+	x     *Findings    // nil until the first finding
+	live  *liveState   // nil while nothing is in flight
 }
 
 // mtuSource is where a session's MTU came from.
