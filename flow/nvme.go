@@ -112,8 +112,7 @@ func (l *NVMeLinker) alloc() *NVMeCommand {
 	if n := len(l.free); n > 0 {
 		k := l.free[n-1]
 		l.free = l.free[:n-1]
-		f, d, r := k.Frames[:0], k.DataFrames[:0], k.ReadRequests[:0]
-		*k = NVMeCommand{Frames: f, DataFrames: d, ReadRequests: r}
+		*k = NVMeCommand{Frames: k.Frames[:0], ReadRequests: k.ReadRequests[:0]}
 		return k
 	}
 	if len(l.slab) == cap(l.slab) {
@@ -257,7 +256,10 @@ func (l *NVMeLinker) Message(c *ULPConn, m *ULPMessage, p *decode.Packet) {
 
 func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.Packet) {
 	k := l.alloc()
-	*k = NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Frame: p.Frame.Number, Time: p.Frame.Time.UnixNano()}
+	// A recycled command's frame lists serve again (alloc emptied them),
+	// but for its data frames: a packet's links (n.Link.DataFrames) may
+	// still show those.
+	*k = NVMeCommand{Session: c.Session, QID: nc.qid, HasQID: nc.hasQID, Frame: p.Frame.Number, Time: p.Frame.Time.UnixNano(), Frames: k.Frames, ReadRequests: k.ReadRequests}
 	k.Cmd, _ = decode.DecodeNVMeCommand(m.Data, nc.hasQID && nc.qid == 0)
 	cmd := &k.Cmd
 	n := l.info(p, nc)
@@ -286,7 +288,9 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 		// the CID is reused: the old command's completion is not in the
 		// capture
 		delete(nc.pending, uint32(cmd.CID))
-		l.lost = append(l.lost, *old)
+		lost := *old // its lists are the next command's once released
+		lost.Frames, lost.ReadRequests = slices.Clone(old.Frames), slices.Clone(old.ReadRequests)
+		l.lost = append(l.lost, lost)
 		l.release(nc, old)
 	}
 	l.count(k, nc)
