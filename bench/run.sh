@@ -25,7 +25,9 @@
 #                "10000 100000 1000000"; each capture has 4 packets a
 #                pair and is compared with an 8-pair capture of as many)
 #   SCALE_MAX    skip pair counts above this (default 1000000)
-#   SCALE_RUNS   runs per command there (default RUNS)
+#   SCALE_RUNS   runs per command there (default 7, or RUNS if more:
+#                the ratios there are judged on runs seconds apart, and
+#                a shared machine's neighbours move them by ±20%)
 #   SCALE_CORES  "all" (default) or "1 all"
 #   SCALE_FORCE  1 runs a pair count even when the peak RSS predicted from
 #                the previous row would not fit in MemAvailable
@@ -64,7 +66,7 @@ RUNS=${RUNS:-5}
 SCAPY_N=${SCAPY_N:-20000}
 SCALE=${SCALE:-10000 100000 1000000}
 SCALE_MAX=${SCALE_MAX:-1000000}
-SCALE_RUNS=${SCALE_RUNS:-$RUNS}
+SCALE_RUNS=${SCALE_RUNS:-$((RUNS > 7 ? RUNS : 7))}
 SCALE_CORES=${SCALE_CORES:-all}
 SCALE_FORCE=${SCALE_FORCE:-0}
 SAMPLE=${SAMPLE:-10000}
