@@ -288,8 +288,8 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 		// the CID is reused: the old command's completion is not in the
 		// capture
 		delete(nc.pending, uint32(cmd.CID))
-		lost := *old // its lists are the next command's once released
-		lost.Frames, lost.ReadRequests = slices.Clone(old.Frames), slices.Clone(old.ReadRequests)
+		lost := *old // End reads none of its lists, which serve the next command once it is released
+		lost.Frames, lost.DataFrames, lost.ReadRequests = nil, nil, nil
 		l.lost = append(l.lost, lost)
 		l.release(nc, old)
 	}
