@@ -50,10 +50,14 @@ func gcPhase(percent int) (restore func()) {
 // twentieth of `sessions`). So GOGC is off, the heap is held by a soft
 // memory limit (debug.SetMemoryLimit), and after each collection the
 // limit moves to what it left plus reportGCPercent. An environment that
-// sets GOGC or GOMEMLIMIT keeps its settings. It returns what puts the
+// sets GOGC keeps it; one that sets GOMEMLIMIT keeps its limit, and the
+// report runs at GOGC=reportGCPercent (gcPhase). It returns what puts the
 // previous settings back.
 func gcReportPhase() (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return gcPhase(reportGCPercent) // (the user's limit is kept)
+	}
+	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	g := &reportGC{prevPercent: debug.SetGCPercent(-1), prevLimit: debug.SetMemoryLimit(-1)}

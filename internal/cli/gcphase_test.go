@@ -49,9 +49,8 @@ func TestGCPhase(t *testing.T) {
 // every session again), collects once the heap has grown by
 // reportGCPercent over its size, and puts the settings back.
 func TestGCReportPhase(t *testing.T) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT set: the report phase keeps them (TestGCPhase)")
-	}
+	t.Setenv("GOGC", "") // (empty: unset, for gcPhase and gcReportPhase)
+	t.Setenv("GOMEMLIMIT", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	restoreTrack := gcPhase(trackGCPercent)
@@ -103,4 +102,34 @@ func gcCycles() uint64 {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// TestGCReportPhaseEnv: an environment's GOGC is kept through the report;
+// with GOMEMLIMIT, its limit is kept and the report runs at
+// reportGCPercent.
+func TestGCReportPhaseEnv(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+	for _, tc := range []struct {
+		gogc, memlimit string
+		percent        int
+	}{
+		{"100", "", 100},
+		{"", "2GiB", reportGCPercent},
+		{"100", "2GiB", 100},
+	} {
+		t.Setenv("GOGC", tc.gogc)
+		t.Setenv("GOMEMLIMIT", tc.memlimit)
+		restore := gcReportPhase()
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		limit := debug.SetMemoryLimit(-1)
+		restore()
+		if p != tc.percent || limit != 1<<40 {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: the report at GOGC %d, limit %d; want %d and the limit unchanged", tc.gogc, tc.memlimit, p, limit, tc.percent)
+		}
+		if p := debug.SetGCPercent(100); p != 100 {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GOGC %d after the report, want 100 back", tc.gogc, tc.memlimit, p)
+		}
+	}
 }
