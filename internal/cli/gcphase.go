@@ -41,16 +41,16 @@ func gcPhase(percent int) (restore func()) {
 
 // gcReportPhase sets the collector for the report: the next collection
 // comes when the heap has grown by reportGCPercent over its size now,
-// and each later one when it has grown by as much over what the last one
-// left (GOGC=reportGCPercent, but counted from the heap, not from what
-// the last collection marked). At tracking's GOGC (400) the last
-// collection marked a fifth of the sessions or less: GOGC=50 would have
-// had the report's first allocation start a collection that marks every
-// session again to free nothing (a million: 130 ms of CPU time, a
-// twentieth of `sessions`). So GOGC is off, the heap is held by a soft
-// memory limit (debug.SetMemoryLimit), and after each collection the
-// limit moves to what it left plus reportGCPercent. An environment that
-// sets GOGC keeps it; one that sets GOMEMLIMIT keeps its limit, and the
+// and the later ones at GOGC=reportGCPercent. At tracking's GOGC (400)
+// the last collection marked a fifth of the sessions or less, and GOGC
+// counts from what the last collection marked: GOGC=50 at once would
+// have had the report's first allocation start a collection that marks
+// every session again to free nothing (a million: 130 ms of CPU time, a
+// twentieth of `sessions`). So until that first collection GOGC is off
+// and a soft memory limit (debug.SetMemoryLimit) holds the heap; once it
+// has run (the heap it marked is the sessions), GOGC=reportGCPercent
+// counts from there, and the limit is put back. An environment that sets
+// GOGC keeps it; one that sets GOMEMLIMIT keeps its limit, and the
 // report runs at GOGC=reportGCPercent (gcPhase). It returns what puts the
 // previous settings back.
 func gcReportPhase() (restore func()) {
@@ -61,10 +61,12 @@ func gcReportPhase() (restore func()) {
 		return func() {}
 	}
 	g := &reportGC{prevPercent: debug.SetGCPercent(-1), prevLimit: debug.SetMemoryLimit(-1)}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	h := heapBytes()
-	g.setLimit(h.other, max(h.objects, h.marked))
+	live := max(h.objects, h.marked)
+	debug.SetMemoryLimit(int64(h.other + live + max(live*reportGCPercent/100, minReportHeadroom)))
+	// the cleanup of an object nothing holds runs after a collection has
+	// found it unreachable
+	runtime.AddCleanup(new(gcSentinel), (*reportGC).collected, g)
 	return g.restore
 }
 
@@ -76,22 +78,15 @@ type reportGC struct {
 	prevLimit   int64
 }
 
-// setLimit sets the memory limit for a heap of live bytes and the
-// runtime's other memory, and has the next collection set it again from
-// what it marked; g.mu is held.
-func (g *reportGC) setLimit(other, live uint64) {
-	if g.done {
-		return
+// collected switches to GOGC=reportGCPercent after the report's first
+// collection, unless the phase is over.
+func (g *reportGC) collected() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.done {
+		debug.SetGCPercent(reportGCPercent)
+		debug.SetMemoryLimit(g.prevLimit)
 	}
-	debug.SetMemoryLimit(int64(other + live + max(live*reportGCPercent/100, minReportHeadroom)))
-	// the cleanup of an object nothing holds runs after a collection
-	// has found it unreachable
-	runtime.AddCleanup(new(gcSentinel), func(g *reportGC) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		h := heapBytes()
-		g.setLimit(h.other, h.marked)
-	}, g)
 }
 
 func (g *reportGC) restore() {

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // TestGCPhase: a phase (tracking, the report) runs at its GOGC unless the
@@ -71,10 +72,10 @@ func TestGCReportPhase(t *testing.T) {
 	if n := gcCycles() - before; n != 0 {
 		t.Errorf("%d collections at the report's first 8 MB of garbage, want none", n)
 	}
-	if p := debug.SetGCPercent(-1); p != -1 {
+	if p, _ := gcSettings(); p != -1 {
 		t.Errorf("GOGC %d in the report phase, want off (the memory limit holds the heap)", p)
 	}
-	limit := debug.SetMemoryLimit(-1)
+	_, limit := gcSettings()
 	if h := heapBytes(); limit < int64(h.objects) || limit > int64(h.other+h.objects)*2 {
 		t.Errorf("memory limit %d MB for %d MB of objects (%d MB other), want about 1.5× the objects", limit>>20, h.objects>>20, h.other>>20)
 	}
@@ -84,15 +85,46 @@ func TestGCReportPhase(t *testing.T) {
 		}
 		sink = make([]byte, 1<<20)
 	}
-	restore()
-	if p := debug.SetGCPercent(trackGCPercent); p != trackGCPercent {
-		t.Errorf("GOGC %d after the report phase, want tracking's %d back", p, trackGCPercent)
+	// after it, GOGC=50 from what it marked, and no limit (the
+	// collection's cleanups run on their own goroutine: wait for them)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if p, l := gcSettings(); p == reportGCPercent && l == math.MaxInt64 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("GOGC %d, memory limit %d after the report's first collection; want %d and none", p, l, reportGCPercent)
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
-	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
-		t.Errorf("memory limit %d after the report phase, want none", l)
+	restore()
+	if p, l := gcSettings(); p != trackGCPercent || l != math.MaxInt64 {
+		t.Errorf("GOGC %d, memory limit %d after the report phase; want tracking's %d back and none", p, l, trackGCPercent)
+	}
+
+	// restored before its first collection, the phase leaves the
+	// settings alone when that collection comes
+	restore = gcReportPhase()
+	restore()
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond) // (the cleanups' goroutine)
+	if p, l := gcSettings(); p != trackGCPercent || l != math.MaxInt64 {
+		t.Errorf("GOGC %d, memory limit %d after a collection past the report phase; want %d and none", p, l, trackGCPercent)
 	}
 	restoreTrack()
 	runtime.KeepAlive(live)
+}
+
+// gcSettings reads GOGC (-1: off) and the memory limit without setting
+// them.
+func gcSettings() (percent int, limit int64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	percent = int(s[0].Value.Uint64())
+	if percent == 0 && s[0].Value.Kind() == metrics.KindUint64 {
+		percent = -1 // (GOGC=off reads as 0)
+	}
+	return percent, int64(s[1].Value.Uint64())
 }
 
 var sink []byte

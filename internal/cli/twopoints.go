@@ -64,13 +64,12 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		caps    [2]*pathcmp.Capture
 		damaged error
 	)
-	restoreGC := gcPhase(trackGCPercent) // as analyze's one capture, for each
+	defer gcPhase(trackGCPercent)() // as for analyze's one capture, for each
 	for i, p := range opts.Paths {
 		o := *opts
 		o.Path, o.collect = p, pathcmp.NewCapture(p)
 		an, err := analyze(&o, ios)
 		if an == nil {
-			restoreGC()
 			return fmt.Errorf("point %s: %w", pathcmp.PointName(uint8(i)), err)
 		}
 		if err != nil && damaged == nil {
@@ -78,10 +77,9 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		}
 		ans[i], caps[i] = an, o.collect
 	}
-	restoreGC() // the comparison makes garbage
+	defer gcReportPhase()() // the comparison and the report make garbage
 	r := pathcmp.Compare(caps[0], caps[1], pathcmp.Options{Window: opts.Window})
 
-	defer gcReportPhase()()
 	out := newOutBuf(ios.Out)
 	asJSON := opts.Output == "json"
 	for i, p := range opts.Paths {
