@@ -107,8 +107,8 @@ func (c *startClock) appendRel(dst []byte, ns int64) []byte {
 // writes it (ASCII): an IPv4 address's from the digits of its bytes, the
 // others' written.
 func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
-	addr := e.Addr().Unmap() // as Node writes an IPv4-mapped address
-	if !addr.Is4() {
+	a, ok := e.IPv4() // as Node writes an IPv4-mapped address
+	if !ok {
 		m.buf = e.AppendTo(m.buf[:0])
 		return len(m.buf)
 	}
@@ -116,7 +116,6 @@ func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
 	if e.QPNKnown {
 		w = 3 + max(hexWidth(e.QPN), 6) // "/0x" and at least 6 digits
 	}
-	a := addr.As4()
 	return w + 3 + byteWidth(a[0]) + byteWidth(a[1]) + byteWidth(a[2]) + byteWidth(a[3])
 }
 

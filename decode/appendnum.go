@@ -1,0 +1,15 @@
+package decode
+
+// The integer formatters of the fields, for the reports (flow, printer)
+// to write their numbers as fields are written: in place, two digits at
+// a time, without strconv's copy from a buffer of its own (a call of
+// memmove per number; a sessions table of a million rows writes a dozen
+// numbers a row).
+
+// AppendUint appends u in decimal, as strconv.AppendUint(dst, u, 10)
+// does.
+func AppendUint(dst []byte, u uint64) []byte { return appendDec(dst, u) }
+
+// AppendHex appends v as "0x" and at least width hex digits (lower
+// case), as fmt's %#0*x does with the width of the digits.
+func AppendHex(dst []byte, v uint64, width int) []byte { return appendHexInt(dst, v, width) }
