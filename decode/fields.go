@@ -455,13 +455,10 @@ var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e
 // AppendUint formats into a buffer of its own, then copies it (a call to
 // memmove for a few bytes, for every integer field of every line).
 func appendDec(dst []byte, u uint64) []byte {
-	// Digits: log10 from the bit length (1233/4096 ~ log10 2), then one
-	// comparison.
-	n := bits.Len64(u) * 1233 >> 12
-	if n < len(pow10) && u >= pow10[n] {
-		n++
+	if u < 10 { // most counts of a session, a field's flag
+		return append(dst, byte('0'+u))
 	}
-	n = max(n, 1)
+	n := DecimalWidth(u)
 	l := len(dst)
 	dst = slices.Grow(dst, n)[:l+n]
 	d := dst[l:]

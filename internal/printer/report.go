@@ -137,7 +137,7 @@ func (t *SessionsTable) appendCells(dst []byte, s *flow.Session) []byte {
 	dst = decode.AppendUint(dst, s.MessageCount())
 	dst = t.endCell(dst, 7, len(dst)-from)
 	from = t.next(dst, 7)
-	dst = t.start.appendRel(dst, s.First().UnixNano())
+	dst = t.start.appendRel(dst, s.FirstUnixNano())
 	dst = t.endCell(dst, 8, len(dst)-from)
 	from = t.next(dst, 8)
 	dst = appendDur(dst, s.Duration())

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -52,19 +53,17 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 	}
 	w[3] = max(w[3], m.endpointWidth(&s.A))
 	w[4] = max(w[4], m.endpointWidth(&s.B))
-	first := s.First().UnixNano()
+	first := s.FirstUnixNano()
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
-	m.buf = appendDur(m.buf[:0], s.Duration())
-	w[9] = max(w[9], runeWidth(m.buf))
-	m.buf = flow.AppendBitRate(m.buf[:0], s.Throughput())
-	w[10] = max(w[10], len(m.buf))
+	w[9] = max(w[9], m.durWidth(s.Duration()))
+	w[10] = max(w[10], flow.BitRateWidth(s.Throughput()))
 }
 
 // finish sets t's widths from what m gathered.
 func (t *SessionsTable) finish(m *sessionMeasure) {
 	for i, v := range m.most {
 		if numericCol[i] {
-			t.width[i] = max(t.width[i], decimalWidth(v))
+			t.width[i] = max(t.width[i], decode.DecimalWidth(v))
 		}
 	}
 	for p := range 64 {
@@ -131,19 +130,36 @@ func byteWidth(b byte) int {
 }
 
 // hexWidth returns the hex digits of v.
-func hexWidth(v uint32) int {
-	n := 1
-	for ; v >= 16; v >>= 4 {
-		n++
+func hexWidth(v uint32) int { return max((bits.Len32(v)+3)/4, 1) }
+
+// durWidth returns the width in runes of appendDur's d, from the digits
+// of its rounded value (under a second: the common case, written
+// otherwise).
+func (m *sessionMeasure) durWidth(d time.Duration) int {
+	r := d.Round(100 * time.Nanosecond)
+	if d == 0 || r <= 0 || r >= time.Second {
+		m.buf = appendDur(m.buf[:0], d)
+		return runeWidth(m.buf)
 	}
-	return n
+	v := uint64(r)
+	switch {
+	case v < 1e3:
+		return decode.DecimalWidth(v) + 2 // "ns"
+	case v < 1e6:
+		return decode.DecimalWidth(v/1e3) + fracWidth(v%1e3, 3) + 2 // "µs"
+	}
+	return decode.DecimalWidth(v/1e6) + fracWidth(v%1e6, 6) + 2 // "ms"
 }
 
-// decimalWidth returns the digits of v in decimal.
-func decimalWidth(v uint64) int {
-	n := 1
-	for ; v >= 10; v /= 10 {
-		n++
+// fracWidth returns the width of frac's prec decimals as appendDur writes
+// them: a point and the digits but trailing zeros, nothing for none.
+func fracWidth(frac uint64, prec int) int {
+	if frac == 0 {
+		return 0
 	}
-	return n
+	for frac%10 == 0 {
+		frac /= 10
+		prec--
+	}
+	return 1 + prec
 }

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -74,6 +75,42 @@ func FuzzEndpointAppendTo(f *testing.F) {
 		}
 		if got := string(e.AppendTo(nil)); got != want {
 			t.Errorf("%v: %s, want %s", e.addr, got, want)
+		}
+	})
+}
+
+// BitRateWidth is the length of the rate as strconv writes it: on the
+// units' edges and their rounding (999.995 kbit/s is "1000.00 kbit/s"),
+// ties, values too large for appendFixed, and random rates and
+// throughputs.
+func TestBitRateWidth(t *testing.T) {
+	check := func(bps float64) {
+		t.Helper()
+		if got, want := BitRateWidth(bps), len(bitRateRef(bps)); got != want {
+			t.Fatalf("BitRateWidth(%v) = %d, want %d (%s)", bps, got, want, bitRateRef(bps))
+		}
+	}
+	for _, v := range []float64{0, 0.5, 1.5, 9.5, 99.5, 999.5, 999.4999, 1e3, 9999.95, 999995, 999994.99, 1e6, 999995e3, 1e9, 9.995e9, 99.995e9, 1e12, 1e15, 1e30, 1e300,
+		math.MaxFloat64, math.Inf(1), math.NaN(), -1, math.Copysign(0, -1), math.SmallestNonzeroFloat64} {
+		check(v)
+		check(math.Nextafter(v, math.Inf(1)))
+		check(math.Nextafter(v, math.Inf(-1)))
+	}
+	r := rand.New(rand.NewPCG(6, 15))
+	for range 300000 {
+		check(math.Pow(10, r.Float64()*18))
+		check(float64(r.Uint64N(1<<40)*8) / (float64(r.Uint64N(1e10)+1) / 1e9))
+		check(float64(r.Uint64N(1<<20)) + 0.5)
+	}
+}
+
+func FuzzBitRateWidth(f *testing.F) {
+	for _, v := range []float64{0, 999.5, 999995e3, 4.64e9, 1e300} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, bps float64) {
+		if got, want := BitRateWidth(bps), len(bitRateRef(bps)); got != want {
+			t.Errorf("BitRateWidth(%v) = %d, want %d (%s)", bps, got, want, bitRateRef(bps))
 		}
 	})
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/rocetap/rocetap/decode"
 )
 
-// An endpoint written without netip.Addr: a sessions table of a million
-// QP pairs writes two endpoints a row, and building the Addr, unmapping
-// it and writing it a digit at a time was a fifth of the row.
+// A session's cells, written and measured cheaply: a sessions table of a
+// million QP pairs writes two endpoints a row, and building the
+// netip.Addr, unmapping it and writing it a digit at a time was a fifth
+// of the row.
 
 // IPv4 returns e's IPv4 address, kept IPv4-mapped (::ffff:a.b.c.d, as
 // netip's Unmap reads it); false for an IPv6 address, a GID or a LID.
@@ -54,4 +55,38 @@ func appendIPv4(dst []byte, a [4]byte) []byte {
 // digits.
 func appendHexN(dst []byte, v uint32, digits int) []byte {
 	return decode.AppendHex(dst, uint64(v), digits)
+}
+
+// FirstUnixNano returns the time of the session's first packet in Unix
+// nanoseconds (First's UnixNano, without making the time.Time).
+func (s *Session) FirstUnixNano() int64 { return s.first }
+
+// bitRateUnit returns bps in the unit AppendBitRate writes it in, the
+// decimals and the unit.
+func bitRateUnit(bps float64) (v float64, prec int, unit string) {
+	switch {
+	case bps >= 1e9:
+		return bps / 1e9, 2, " Gbit/s"
+	case bps >= 1e6:
+		return bps / 1e6, 2, " Mbit/s"
+	case bps >= 1e3:
+		return bps / 1e3, 2, " kbit/s"
+	}
+	return bps, 0, " bit/s"
+}
+
+// BitRateWidth returns the length of what AppendBitRate appends for bps,
+// from the rounded number's digits: a sessions table measures the
+// throughput of each of a million sessions.
+func BitRateWidth(bps float64) int {
+	v, prec, unit := bitRateUnit(bps)
+	n, ok := fixedRound(v, prec)
+	if !ok {
+		var b [64]byte
+		return len(AppendBitRate(b[:0], bps))
+	}
+	if prec == 0 {
+		return decode.DecimalWidth(n) + len(unit)
+	}
+	return decode.DecimalWidth(n/100) + 3 + len(unit)
 }
