@@ -3,6 +3,8 @@ package flow
 import (
 	"math"
 	"strconv"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // appendFixed appends v with prec decimals (0 or 2) as
@@ -22,10 +24,10 @@ func appendFixed(dst []byte, v float64, prec int) []byte {
 		return strconv.AppendFloat(dst, v, 'f', prec, 64)
 	}
 	if prec == 0 {
-		return strconv.AppendUint(dst, n, 10)
+		return decode.AppendUint(dst, n)
 	}
 	c := n % 100
-	return append(strconv.AppendUint(dst, n/100, 10), '.', byte('0'+c/10), byte('0'+c%10))
+	return append(decode.AppendUint(dst, n/100), '.', byte('0'+c/10), byte('0'+c%10))
 }
 
 // fixedRound returns v·10^prec rounded as appendFixed rounds it; false

@@ -51,6 +51,24 @@ func appendIPv4(dst []byte, a [4]byte) []byte {
 	return dst[:l+n-1]
 }
 
+// appendQPN appends "/" and q as hexN(q, 6) formats it: a QPN (24 bits)
+// a digit at a time into room grown once, wider values as appendHexN
+// writes them.
+func appendQPN(dst []byte, q uint32) []byte {
+	if q >= 1<<24 {
+		return appendHexN(append(dst, '/'), q, 6)
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, 9)[:l+9]
+	h := (*[9]byte)(dst[l:])
+	h[0], h[1], h[2] = '/', '0', 'x'
+	for i := 8; i > 2; i-- {
+		h[i] = "0123456789abcdef"[q&0xF]
+		q >>= 4
+	}
+	return dst
+}
+
 // appendHexN appends v as hexN formats it: "0x" and at least digits
 // digits.
 func appendHexN(dst []byte, v uint32, digits int) []byte {

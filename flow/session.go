@@ -72,7 +72,7 @@ func (e Endpoint) AppendTo(dst []byte) []byte {
 	if !e.QPNKnown {
 		return append(dst, "/?"...)
 	}
-	return appendHexN(append(dst, '/'), e.QPN, 6)
+	return appendQPN(dst, e.QPN)
 }
 
 // DirStats counts what one side sent.
