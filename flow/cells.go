@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -58,15 +59,28 @@ func appendQPN(dst []byte, q uint32) []byte {
 	if q >= 1<<24 {
 		return appendHexN(append(dst, '/'), q, 6)
 	}
+	const hex = "0123456789abcdef"
 	l := len(dst)
 	dst = slices.Grow(dst, 9)[:l+9]
-	h := (*[9]byte)(dst[l:])
-	h[0], h[1], h[2] = '/', '0', 'x'
-	for i := 8; i > 2; i-- {
-		h[i] = "0123456789abcdef"[q&0xF]
-		q >>= 4
-	}
+	*(*[9]byte)(dst[l:]) = [9]byte{'/', '0', 'x', hex[q>>20], hex[q>>16&0xF], hex[q>>12&0xF], hex[q>>8&0xF], hex[q>>4&0xF], hex[q&0xF]}
 	return dst
+}
+
+// Width returns the length of what AppendTo appends for e: an IPv4
+// endpoint's from its bytes' digits (a sessions table measures two
+// endpoints of each of a million sessions before it writes them), the
+// others' written.
+func (e Endpoint) Width() int {
+	a, ok := e.IPv4()
+	if !ok {
+		var b [64]byte
+		return len(e.AppendTo(b[:0]))
+	}
+	w := 2 // "/?"
+	if e.QPNKnown {
+		w = 3 + max((bits.Len32(e.QPN)+3)/4, 6) // "/0x" and at least 6 digits
+	}
+	return w - 1 + decDot[a[0]].n + decDot[a[1]].n + decDot[a[2]].n + decDot[a[3]].n // the last dot not written
 }
 
 // appendHexN appends v as hexN formats it: "0x" and at least digits

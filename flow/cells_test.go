@@ -55,6 +55,47 @@ func TestEndpointIPv4(t *testing.T) {
 	}
 }
 
+// endpointRef writes e as its Node writes itself (netip for an address),
+// then its QPN as fmt writes it: AppendTo's oracle.
+func endpointRef(e Endpoint) string {
+	node := "invalid node"
+	if n := e.Node(); n.IsValid() {
+		node = n.String()
+	}
+	if !e.QPNKnown {
+		return node + "/?"
+	}
+	return node + fmt.Sprintf("/0x%06x", e.QPN)
+}
+
+// AppendTo and Width agree with the oracle on random endpoints: IPv4
+// (mapped), IPv6 and LID, QPNs of every width known or not.
+func TestEndpointAppendToWidth(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 15))
+	mapped := netip.MustParseAddr("::ffff:0.0.0.0").As16()
+	for i := range 200000 {
+		e := Endpoint{QPN: r.Uint32() >> r.IntN(33), QPNKnown: r.IntN(4) != 0, LID: uint16(r.Uint32())}
+		switch i % 4 {
+		case 0, 1:
+			e.addr, e.hasAddr = mapped, true
+			u := r.Uint32() >> (8 * r.IntN(4))
+			e.addr[12], e.addr[13], e.addr[14], e.addr[15] = byte(u>>24), byte(u>>16), byte(u>>8), byte(u)
+		case 2:
+			e.hasAddr = true
+			for k := range e.addr {
+				e.addr[k] = byte(r.Uint32() >> (8 * r.IntN(4)))
+			}
+		}
+		want := endpointRef(e)
+		if got := string(e.AppendTo([]byte("x"))); got != "x"+want {
+			t.Fatalf("%v/%#x: %s, want %s", e.addr, e.QPN, got[1:], want)
+		}
+		if got := e.Width(); got != len(want) {
+			t.Fatalf("%v/%#x (%s): Width %d, want %d", e.addr, e.QPN, want, got, len(want))
+		}
+	}
+}
+
 // FuzzEndpointAppendTo: an endpoint is written as its Node writes itself
 // (netip for an address), then its QPN as fmt writes it.
 func FuzzEndpointAppendTo(f *testing.F) {
@@ -66,15 +107,12 @@ func FuzzEndpointAppendTo(f *testing.F) {
 		if len(addr) >= 16 {
 			e.addr, e.hasAddr = [16]byte(addr), true
 		}
-		want := e.Node().String() + "/?"
-		if !e.Node().IsValid() {
-			want = "invalid node/?"
-		}
-		if known {
-			want = want[:len(want)-1] + fmt.Sprintf("0x%06x", qpn)
-		}
+		want := endpointRef(e)
 		if got := string(e.AppendTo(nil)); got != want {
 			t.Errorf("%v: %s, want %s", e.addr, got, want)
+		}
+		if got := e.Width(); got != len(want) {
+			t.Errorf("%v (%s): Width %d, want %d", e.addr, want, got, len(want))
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package printer
 
 import (
-	"math/bits"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -51,8 +50,8 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 	} else {
 		w[2] = max(w[2], len(p.String()))
 	}
-	w[3] = max(w[3], m.endpointWidth(&s.A))
-	w[4] = max(w[4], m.endpointWidth(&s.B))
+	w[3] = max(w[3], s.A.Width())
+	w[4] = max(w[4], s.B.Width())
 	first := s.FirstUnixNano()
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
 	w[9] = max(w[9], m.durWidth(s.Duration()))
@@ -101,36 +100,6 @@ func (c *startClock) appendRel(dst []byte, ns int64) []byte {
 	}
 	return decode.AppendSeconds(dst, d, 6)
 }
-
-// endpointWidth returns the width of e's cell as Endpoint.AppendTo
-// writes it (ASCII): an IPv4 address's from the digits of its bytes, the
-// others' written.
-func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
-	a, ok := e.IPv4() // as Node writes an IPv4-mapped address
-	if !ok {
-		m.buf = e.AppendTo(m.buf[:0])
-		return len(m.buf)
-	}
-	w := 2 // "/?"
-	if e.QPNKnown {
-		w = 3 + max(hexWidth(e.QPN), 6) // "/0x" and at least 6 digits
-	}
-	return w + 3 + byteWidth(a[0]) + byteWidth(a[1]) + byteWidth(a[2]) + byteWidth(a[3])
-}
-
-// byteWidth returns the digits of b in decimal.
-func byteWidth(b byte) int {
-	switch {
-	case b >= 100:
-		return 3
-	case b >= 10:
-		return 2
-	}
-	return 1
-}
-
-// hexWidth returns the hex digits of v.
-func hexWidth(v uint32) int { return max((bits.Len32(v)+3)/4, 1) }
 
 // durWidth returns the width in runes of appendDur's d, from the digits
 // of its rounded value (under a second: the common case, written
