@@ -21,7 +21,12 @@ func DecimalWidth(u uint64) int {
 
 // AppendUint appends u in decimal, as strconv.AppendUint(dst, u, 10)
 // does.
-func AppendUint(dst []byte, u uint64) []byte { return appendDec(dst, u) }
+func AppendUint(dst []byte, u uint64) []byte {
+	if u < 10 { // inlined: most of a session's counts
+		return append(dst, byte('0'+u))
+	}
+	return appendDec(dst, u)
+}
 
 // AppendHex appends v as "0x" and at least width hex digits (lower
 // case), as fmt's %#0*x does with the width of the digits.

@@ -43,13 +43,14 @@ func appendIPv4(dst []byte, a [4]byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 16)
 	b := dst[l : l+16]
-	n := 0
-	for _, x := range a {
-		d := &decDot[x]
-		*(*[4]byte)(b[n : n+4]) = d.s
-		n += d.n
-	}
-	return dst[:l+n-1]
+	*(*[4]byte)(b) = decDot[a[0]].s
+	n := decDot[a[0]].n
+	*(*[4]byte)(b[n:]) = decDot[a[1]].s
+	n += decDot[a[1]].n
+	*(*[4]byte)(b[n:]) = decDot[a[2]].s
+	n += decDot[a[2]].n
+	*(*[4]byte)(b[n:]) = decDot[a[3]].s
+	return dst[:l+n+decDot[a[3]].n-1]
 }
 
 // appendQPN appends "/" and q as hexN(q, 6) formats it: a QPN (24 bits)
