@@ -455,9 +455,6 @@ var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e
 // AppendUint formats into a buffer of its own, then copies it (a call to
 // memmove for a few bytes, for every integer field of every line).
 func appendDec(dst []byte, u uint64) []byte {
-	if u < 10 { // most counts of a session, a field's flag
-		return append(dst, byte('0'+u))
-	}
 	n := DecimalWidth(u)
 	l := len(dst)
 	dst = slices.Grow(dst, n)[:l+n]
@@ -528,7 +525,7 @@ func AppendSeconds(dst []byte, ns int64, decimals int) []byte {
 		dst = append(dst, '-')
 		u = -u // the magnitude, math.MinInt64's too
 	}
-	dst = appendDec(dst, u/1e9)
+	dst = AppendUint(dst, u/1e9)
 	if decimals <= 0 {
 		return dst
 	}

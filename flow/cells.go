@@ -54,8 +54,8 @@ func appendIPv4(dst []byte, a [4]byte) []byte {
 }
 
 // appendQPN appends "/" and q as hexN(q, 6) formats it: a QPN (24 bits)
-// a digit at a time into room grown once, wider values as appendHexN
-// writes them.
+// stored at once into room grown once, wider values as appendHexN writes
+// them.
 func appendQPN(dst []byte, q uint32) []byte {
 	if q >= 1<<24 {
 		return appendHexN(append(dst, '/'), q, 6)
