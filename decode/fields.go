@@ -455,13 +455,7 @@ var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e
 // AppendUint formats into a buffer of its own, then copies it (a call to
 // memmove for a few bytes, for every integer field of every line).
 func appendDec(dst []byte, u uint64) []byte {
-	// Digits: log10 from the bit length (1233/4096 ~ log10 2), then one
-	// comparison.
-	n := bits.Len64(u) * 1233 >> 12
-	if n < len(pow10) && u >= pow10[n] {
-		n++
-	}
-	n = max(n, 1)
+	n := DecimalWidth(u)
 	l := len(dst)
 	dst = slices.Grow(dst, n)[:l+n]
 	d := dst[l:]
@@ -522,24 +516,32 @@ func appendIPv4(dst []byte, a uint32) []byte {
 func appendRelTime(dst []byte, ns int64) []byte { return AppendSeconds(dst, ns, 9) }
 
 // AppendSeconds appends ns nanoseconds as seconds with the given number of
-// decimals (0-9, truncated), e.g. 0.000342.
+// decimals (0-9, truncated), e.g. 0.000342. It writes the decimals in
+// place, two at a time: the Start of every row of a sessions table of a
+// million sessions is one.
 func AppendSeconds(dst []byte, ns int64, decimals int) []byte {
+	u := uint64(ns)
 	if ns < 0 {
 		dst = append(dst, '-')
-		ns = -ns
+		u = -u // the magnitude, math.MinInt64's too
 	}
-	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = AppendUint(dst, u/1e9)
 	if decimals <= 0 {
 		return dst
 	}
-	dst = append(dst, '.')
-	frac := ns % 1e9
-	var b [9]byte
-	for i := 8; i >= 0; i-- {
-		b[i] = byte('0' + frac%10)
-		frac /= 10
+	frac := u % 1e9
+	l := len(dst)
+	dst = slices.Grow(dst, 10)[:l+1+min(decimals, 9)]
+	b := dst[l : l+10] // the point and nine digits, those past decimals beyond dst's length
+	b[0] = '.'
+	b[9] = byte('0' + frac%10)
+	frac /= 10
+	for i := 7; i >= 1; i -= 2 {
+		r := frac % 100 * 2
+		frac /= 100
+		b[i], b[i+1] = decPairs[r], decPairs[r+1]
 	}
-	return append(dst, b[:min(decimals, 9)]...)
+	return dst
 }
 
 // AppendSanitized appends s with control characters (C0, DEL, C1),

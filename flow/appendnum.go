@@ -3,6 +3,8 @@ package flow
 import (
 	"math"
 	"strconv"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // appendFixed appends v with prec decimals (0 or 2) as
@@ -17,25 +19,35 @@ import (
 // exact X half to even) and negative, huge or not finite values go to
 // AppendFloat, as does any other prec.
 func appendFixed(dst []byte, v float64, prec int) []byte {
+	n, ok := fixedRound(v, prec)
+	if !ok {
+		return strconv.AppendFloat(dst, v, 'f', prec, 64)
+	}
+	if prec == 0 {
+		return decode.AppendUint(dst, n)
+	}
+	c := n % 100
+	return append(decode.AppendUint(dst, n/100), '.', byte('0'+c/10), byte('0'+c%10))
+}
+
+// fixedRound returns v·10^prec rounded as appendFixed rounds it; false
+// where appendFixed leaves v to AppendFloat.
+func fixedRound(v float64, prec int) (uint64, bool) {
 	x := v
 	if prec == 2 {
 		x *= 100
 	}
 	if prec&^2 != 0 || math.Signbit(v) || !(x < 1<<50) {
-		return strconv.AppendFloat(dst, v, 'f', prec, 64)
+		return 0, false
 	}
 	r := math.Floor(x)
 	frac := x - r // exact: x < 2^50
 	if frac == 0.5 {
-		return strconv.AppendFloat(dst, v, 'f', prec, 64)
+		return 0, false
 	}
 	n := uint64(r)
 	if frac > 0.5 {
 		n++
 	}
-	if prec == 0 {
-		return strconv.AppendUint(dst, n, 10)
-	}
-	c := n % 100
-	return append(strconv.AppendUint(dst, n/100, 10), '.', byte('0'+c/10), byte('0'+c%10))
+	return n, true
 }

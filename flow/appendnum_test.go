@@ -52,21 +52,25 @@ func TestAppendFixed(t *testing.T) {
 	}
 }
 
+// bitRateRef writes a bit rate through strconv.FormatFloat, as
+// AppendBitRate did before appendFixed: its oracle.
+func bitRateRef(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
+	case bps >= 1e6:
+		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
+	case bps >= 1e3:
+		return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
+	}
+	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
+}
+
 // The bit rates written as strconv.AppendFloat wrote them before
 // appendFixed: the unit's edges, where rounding moves the number to four
 // digits ("1000.00 Mbit/s").
 func TestAppendBitRate(t *testing.T) {
-	old := func(bps float64) string {
-		switch {
-		case bps >= 1e9:
-			return strconv.FormatFloat(bps/1e9, 'f', 2, 64) + " Gbit/s"
-		case bps >= 1e6:
-			return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
-		case bps >= 1e3:
-			return strconv.FormatFloat(bps/1e3, 'f', 2, 64) + " kbit/s"
-		}
-		return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
-	}
+	old := bitRateRef
 	for _, c := range []struct {
 		bps  float64
 		want string

@@ -237,15 +237,8 @@ func (t *Tracker) ccReaction(p *decode.Packet, s *Session, d *CCDir) {
 // "640.00 kbit/s", "12 bit/s". The expert texts here and the printer's
 // tables use it.
 func AppendBitRate(dst []byte, bps float64) []byte {
-	switch {
-	case bps >= 1e9:
-		return append(appendFixed(dst, bps/1e9, 2), " Gbit/s"...)
-	case bps >= 1e6:
-		return append(appendFixed(dst, bps/1e6, 2), " Mbit/s"...)
-	case bps >= 1e3:
-		return append(appendFixed(dst, bps/1e3, 2), " kbit/s"...)
-	}
-	return append(appendFixed(dst, bps, 0), " bit/s"...)
+	v, prec, unit := bitRateUnit(bps)
+	return append(appendFixed(dst, v, prec), unit...)
 }
 
 func rateString(bps uint64) string { return string(AppendBitRate(nil, float64(bps))) }

@@ -11,7 +11,6 @@
 package flow
 
 import (
-	"math/bits"
 	"net/netip"
 	"slices"
 	"time"
@@ -61,10 +60,10 @@ func (e Endpoint) String() string {
 // AppendTo appends e as String writes it (a report of millions of
 // sessions writes their endpoints without a string each).
 func (e Endpoint) AppendTo(dst []byte) []byte {
-	if a := e.Addr().Unmap(); a.Is4() {
+	if a, ok := e.IPv4(); ok {
 		// the IPv4 (or IPv4-mapped) address Node would write, without
 		// making the Node: a fifth of an endpoint's cost
-		dst = a.AppendTo(dst)
+		dst = appendIPv4(dst, a)
 	} else if n := e.Node(); !n.IsValid() {
 		dst = append(dst, "invalid node"...)
 	} else {
@@ -73,18 +72,7 @@ func (e Endpoint) AppendTo(dst []byte) []byte {
 	if !e.QPNKnown {
 		return append(dst, "/?"...)
 	}
-	return appendHexN(append(dst, '/'), e.QPN, 6)
-}
-
-// appendHexN appends v as hexN formats it, a digit at a time (strconv's
-// digits, then the padding, then a copy cost a sessions table row 20 ns
-// for each endpoint).
-func appendHexN(dst []byte, v uint32, digits int) []byte {
-	dst = append(dst, "0x"...)
-	for i := max((bits.Len32(v)+3)/4, digits, 1) - 1; i >= 0; i-- {
-		dst = append(dst, "0123456789abcdef"[v>>(4*i)&0xF])
-	}
-	return dst
+	return appendQPN(dst, e.QPN)
 }
 
 // DirStats counts what one side sent.

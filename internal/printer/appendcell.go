@@ -41,7 +41,7 @@ func appendDur(dst []byte, d time.Duration) []byte {
 	default:
 		unit, prec, scale = "ms", 6, 1e6
 	}
-	dst = strconv.AppendUint(dst, v/scale, 10)
+	dst = decode.AppendUint(dst, v/scale)
 	if frac := v % scale; frac != 0 {
 		var b [6]byte
 		n := prec

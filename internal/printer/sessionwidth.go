@@ -50,21 +50,19 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 	} else {
 		w[2] = max(w[2], len(p.String()))
 	}
-	w[3] = max(w[3], m.endpointWidth(&s.A))
-	w[4] = max(w[4], m.endpointWidth(&s.B))
-	first := s.First().UnixNano()
+	w[3] = max(w[3], s.A.Width())
+	w[4] = max(w[4], s.B.Width())
+	first := s.FirstUnixNano()
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
-	m.buf = appendDur(m.buf[:0], s.Duration())
-	w[9] = max(w[9], runeWidth(m.buf))
-	m.buf = flow.AppendBitRate(m.buf[:0], s.Throughput())
-	w[10] = max(w[10], len(m.buf))
+	w[9] = max(w[9], m.durWidth(s.Duration()))
+	w[10] = max(w[10], flow.BitRateWidth(s.Throughput()))
 }
 
 // finish sets t's widths from what m gathered.
 func (t *SessionsTable) finish(m *sessionMeasure) {
 	for i, v := range m.most {
 		if numericCol[i] {
-			t.width[i] = max(t.width[i], decimalWidth(v))
+			t.width[i] = max(t.width[i], decode.DecimalWidth(v))
 		}
 	}
 	for p := range 64 {
@@ -103,48 +101,34 @@ func (c *startClock) appendRel(dst []byte, ns int64) []byte {
 	return decode.AppendSeconds(dst, d, 6)
 }
 
-// endpointWidth returns the width of e's cell as Endpoint.AppendTo
-// writes it (ASCII): an IPv4 address's from the digits of its bytes, the
-// others' written.
-func (m *sessionMeasure) endpointWidth(e *flow.Endpoint) int {
-	addr := e.Addr().Unmap() // as Node writes an IPv4-mapped address
-	if !addr.Is4() {
-		m.buf = e.AppendTo(m.buf[:0])
-		return len(m.buf)
+// durWidth returns the width in runes of appendDur's d, from the digits
+// of its rounded value (under a second: the common case, written
+// otherwise).
+func (m *sessionMeasure) durWidth(d time.Duration) int {
+	r := d.Round(100 * time.Nanosecond)
+	if d == 0 || r <= 0 || r >= time.Second {
+		m.buf = appendDur(m.buf[:0], d)
+		return runeWidth(m.buf)
 	}
-	w := 2 // "/?"
-	if e.QPNKnown {
-		w = 3 + max(hexWidth(e.QPN), 6) // "/0x" and at least 6 digits
-	}
-	a := addr.As4()
-	return w + 3 + byteWidth(a[0]) + byteWidth(a[1]) + byteWidth(a[2]) + byteWidth(a[3])
-}
-
-// byteWidth returns the digits of b in decimal.
-func byteWidth(b byte) int {
+	v := uint64(r)
 	switch {
-	case b >= 100:
-		return 3
-	case b >= 10:
-		return 2
+	case v < 1e3:
+		return decode.DecimalWidth(v) + 2 // "ns"
+	case v < 1e6:
+		return decode.DecimalWidth(v/1e3) + fracWidth(v%1e3, 3) + 2 // "µs"
 	}
-	return 1
+	return decode.DecimalWidth(v/1e6) + fracWidth(v%1e6, 6) + 2 // "ms"
 }
 
-// hexWidth returns the hex digits of v.
-func hexWidth(v uint32) int {
-	n := 1
-	for ; v >= 16; v >>= 4 {
-		n++
+// fracWidth returns the width of frac's prec decimals as appendDur writes
+// them: a point and the digits but trailing zeros, nothing for none.
+func fracWidth(frac uint64, prec int) int {
+	if frac == 0 {
+		return 0
 	}
-	return n
-}
-
-// decimalWidth returns the digits of v in decimal.
-func decimalWidth(v uint64) int {
-	n := 1
-	for ; v >= 10; v /= 10 {
-		n++
+	for frac%10 == 0 {
+		frac /= 10
+		prec--
 	}
-	return n
+	return 1 + prec
 }

@@ -1,0 +1,125 @@
+package flow
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"strconv"
+
+	"github.com/rocetap/rocetap/decode"
+)
+
+// A session's cells, written and measured cheaply: a sessions table of a
+// million QP pairs writes two endpoints a row, and building the
+// netip.Addr, unmapping it and writing it a digit at a time was a fifth
+// of the row.
+
+// IPv4 returns e's IPv4 address, kept IPv4-mapped (::ffff:a.b.c.d, as
+// netip's Unmap reads it); false for an IPv6 address, a GID or a LID.
+func (e Endpoint) IPv4() (a [4]byte, ok bool) {
+	if !e.hasAddr || binary.LittleEndian.Uint64(e.addr[:8]) != 0 || binary.BigEndian.Uint32(e.addr[8:12]) != 0xffff {
+		return a, false
+	}
+	return [4]byte(e.addr[12:]), true
+}
+
+// decDot holds each byte value's decimal digits, a dot after them, and
+// their count with the dot.
+var decDot = func() (t [256]struct {
+	s [4]byte
+	n int
+}) {
+	for v := range t {
+		d := strconv.AppendUint(t[v].s[:0], uint64(v), 10)
+		t[v].n = len(append(d, '.'))
+	}
+	return t
+}()
+
+// appendIPv4 appends a in dotted decimal, as netip.Addr's AppendTo
+// writes an IPv4 address: each byte's digits and dot stored at once in
+// room grown once.
+func appendIPv4(dst []byte, a [4]byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 16)
+	b := dst[l : l+16]
+	*(*[4]byte)(b) = decDot[a[0]].s
+	n := decDot[a[0]].n
+	*(*[4]byte)(b[n:]) = decDot[a[1]].s
+	n += decDot[a[1]].n
+	*(*[4]byte)(b[n:]) = decDot[a[2]].s
+	n += decDot[a[2]].n
+	*(*[4]byte)(b[n:]) = decDot[a[3]].s
+	return dst[:l+n+decDot[a[3]].n-1]
+}
+
+// appendQPN appends "/" and q as hexN(q, 6) formats it: a QPN (24 bits)
+// stored at once into room grown once, wider values as appendHexN writes
+// them.
+func appendQPN(dst []byte, q uint32) []byte {
+	if q >= 1<<24 {
+		return appendHexN(append(dst, '/'), q, 6)
+	}
+	const hex = "0123456789abcdef"
+	l := len(dst)
+	dst = slices.Grow(dst, 9)[:l+9]
+	*(*[9]byte)(dst[l:]) = [9]byte{'/', '0', 'x', hex[q>>20], hex[q>>16&0xF], hex[q>>12&0xF], hex[q>>8&0xF], hex[q>>4&0xF], hex[q&0xF]}
+	return dst
+}
+
+// Width returns the length of what AppendTo appends for e: an IPv4
+// endpoint's from its bytes' digits (a sessions table measures two
+// endpoints of each of a million sessions before it writes them), the
+// others' written.
+func (e Endpoint) Width() int {
+	a, ok := e.IPv4()
+	if !ok {
+		var b [64]byte
+		return len(e.AppendTo(b[:0]))
+	}
+	w := 2 // "/?"
+	if e.QPNKnown {
+		w = 3 + max((bits.Len32(e.QPN)+3)/4, 6) // "/0x" and at least 6 digits
+	}
+	return w - 1 + decDot[a[0]].n + decDot[a[1]].n + decDot[a[2]].n + decDot[a[3]].n // the last dot not written
+}
+
+// appendHexN appends v as hexN formats it: "0x" and at least digits
+// digits.
+func appendHexN(dst []byte, v uint32, digits int) []byte {
+	return decode.AppendHex(dst, uint64(v), digits)
+}
+
+// FirstUnixNano returns the time of the session's first packet in Unix
+// nanoseconds (First's UnixNano, without making the time.Time).
+func (s *Session) FirstUnixNano() int64 { return s.first }
+
+// bitRateUnit returns bps in the unit AppendBitRate writes it in, the
+// decimals and the unit.
+func bitRateUnit(bps float64) (v float64, prec int, unit string) {
+	switch {
+	case bps >= 1e9:
+		return bps / 1e9, 2, " Gbit/s"
+	case bps >= 1e6:
+		return bps / 1e6, 2, " Mbit/s"
+	case bps >= 1e3:
+		return bps / 1e3, 2, " kbit/s"
+	}
+	return bps, 0, " bit/s"
+}
+
+// BitRateWidth returns the length of what AppendBitRate appends for bps,
+// from the rounded number's digits: a sessions table measures the
+// throughput of each of a million sessions.
+func BitRateWidth(bps float64) int {
+	v, prec, unit := bitRateUnit(bps)
+	n, ok := fixedRound(v, prec)
+	if !ok {
+		var b [64]byte
+		return len(AppendBitRate(b[:0], bps))
+	}
+	if prec == 0 {
+		return decode.DecimalWidth(n) + len(unit)
+	}
+	return decode.DecimalWidth(n/100) + 3 + len(unit)
+}
