@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/synth"
 )
 
 // trackPairs feeds tr n RC QP pairs as gencap -pairs makes them: each
@@ -21,51 +22,15 @@ func trackPairs(tr *Tracker, n int, at time.Time) time.Time {
 // trackPairsEach is trackPairs calling before and after (when not nil)
 // with each packet, before and after it is tracked.
 func trackPairsEach(tr *Tracker, n int, at time.Time, before, after func(*decode.Packet)) time.Time {
-	var p decode.Packet
-	data := make([]byte, 1024)
-	for i := range n {
-		h := byte(i % 64)
-		req, resp := [4]byte{10, 2, h, 1}, [4]byte{10, 2, h, 2}
-		qa, qb := uint32(0x1000+2*i), uint32(0x1001+2*i)
-		psn := uint32(i*7919) & decode.PSNMask
-		steps := [4]struct {
-			src, dst [4]byte
-			qp       uint32
-			op       decode.Opcode
-			psn      uint32
-		}{{req, resp, qb, rcWriteOnly, psn}, {resp, req, qa, rcAck, psn}, {req, resp, qb, rcReadReq, psn + 1}, {resp, req, qa, rcReadOnly, psn + 1}}
-		for k, st := range steps {
-			at = at.Add(time.Microsecond)
-			p = decode.Packet{Analysis: decode.Analysis{Acked: p.Analysis.Acked[:0]}} // its buffer kept, as stream does
-			p.Frame = decode.Frame{Number: 4*i + k + 1, Time: at, Len: 1100}
-			p.Has = decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH
-			p.Encap = decode.EncapRoCEv2
-			p.IPv4.Src, p.IPv4.Dst = st.src, st.dst
-			p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = st.op, st.qp, decode.PSNOf(st.psn)
-			switch st.op {
-			case rcWriteOnly:
-				p.Has |= decode.HdrRETH | decode.HdrPayload
-				p.RETH.DMALen, p.Payload = 1024, data
-			case rcReadReq:
-				p.Has |= decode.HdrRETH
-				p.RETH.DMALen = 1024
-			case rcAck:
-				p.Has |= decode.HdrAETH
-				p.AETH.Syndrome = ack
-			case rcReadOnly:
-				p.Has |= decode.HdrAETH | decode.HdrPayload
-				p.AETH.Syndrome, p.Payload = ack, data
-			}
-			if before != nil {
-				before(&p)
-			}
-			tr.Track(&p)
-			if after != nil {
-				after(&p)
-			}
+	return synth.QPPairs(n, at, func(p *decode.Packet) {
+		if before != nil {
+			before(p)
 		}
-	}
-	return at
+		tr.Track(p)
+		if after != nil {
+			after(p)
+		}
+	})
 }
 
 // The budget of a QP pair gone idle, so that a capture of millions of
