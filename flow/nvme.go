@@ -291,6 +291,9 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 		lost := *old // End reads none of its lists, which serve the next command once it is released
 		lost.Frames, lost.DataFrames, lost.ReadRequests = nil, nil, nil
 		l.lost = append(l.lost, lost)
+		if old == nc.identCmd {
+			nc.identCmd = nil // (its place serves the next command)
+		}
 		l.release(nc, old)
 	}
 	l.count(k, nc)

@@ -177,3 +177,8 @@ func nvmeMidStream() (File, error) {
 	c.completion("CQE cid 8: success, key invalidated", cqe(8, 4, 1, 0), 0x1008)
 	return c.b.done()
 }
+
+// NVMeSQE is sqe, for tests that feed a linker capsules directly.
+func NVMeSQE(opc uint8, cid uint16, nsid uint32, key uint32, addr uint64, ln uint32, slba uint64, nlb uint16) []byte {
+	return sqe(opc, cid, nsid, key, addr, ln, slba, nlb)
+}
