@@ -3,12 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/mpt"
 	"github.com/rocetap/rocetap/replay"
 	"github.com/rocetap/rocetap/stream"
@@ -23,6 +23,7 @@ type ReplayOptions struct {
 	Profile        string // --profile: overrides the MPT's profile
 	Output         string // -T text|json
 	JUnit          string // --junit FILE
+	Force          bool   // --force: --junit may replace an existing file
 	Filter         string // -Y
 	MaxDivergences int    // --max-divergences (0: all)
 	MaxCompletions int    // --max-completions (0: all)
@@ -92,7 +93,8 @@ divergence.`,
 	f.StringVar(&opts.Responder, "responder", "", "the responder: IPv4, IPv6 or GID address, or LID (lid:1); default: the MPT file's responder.address")
 	f.StringVar(&opts.Profile, "profile", "", "responder profile: ibta (the spec) or rxe (Linux Soft-RoCE); default: the MPT file's, else ibta")
 	f.StringVarP(&opts.Output, "output", "T", "text", "output format: text or json")
-	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (for CI)")
+	f.StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to this file (for CI); an existing file is kept unless --force")
+	f.BoolVar(&opts.Force, "force", false, "let --junit replace an existing file")
 	f.StringVarP(&opts.Filter, "display-filter", "Y", "", "replay only packets matching this display filter")
 	f.IntVar(&opts.MaxDivergences, "max-divergences", 1000, "list at most this many divergences (all are counted; 0: no limit)")
 	f.IntVar(&opts.MaxCompletions, "max-completions", 1000, "list at most this many completions in -T json (all are counted; 0: no limit)")
@@ -163,6 +165,17 @@ func replayRun(o *ReplayOptions, ios IO) error {
 	if err != nil {
 		return err
 	}
+	var junit *outfile.File // refused now, not after the replay, when it may not be written
+	if o.JUnit != "" {
+		inputs := []string{o.MPT}
+		if o.Path != "-" {
+			inputs = append(inputs, o.Path)
+		}
+		if junit, err = outfile.Create(o.JUnit, outfile.Options{Force: o.Force, Inputs: inputs, Flag: "--junit"}); err != nil {
+			return err
+		}
+		defer junit.Abort() // nothing after Commit
+	}
 	mo, err := o.modelFlags.options(st.profile)
 	if err != nil {
 		return err
@@ -226,9 +239,12 @@ func replayRun(o *ReplayOptions, ios IO) error {
 		out.b = rep.AppendText(out.b)
 	}
 	out.flush()
-	if o.JUnit != "" {
-		if err := writeJUnit(o.JUnit, rep); err != nil {
+	if junit != nil {
+		if err := rep.WriteJUnit(junit); err != nil {
 			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
+		}
+		if err := junit.Commit(); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -241,16 +257,4 @@ func replayRun(o *ReplayOptions, ios IO) error {
 			rep.DivergenceCount, map[bool]string{true: "", false: "s"}[rep.DivergenceCount == 1], st.profile, o.Path)}
 	}
 	return nil
-}
-
-func writeJUnit(path string, rep *replay.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rep.WriteJUnit(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

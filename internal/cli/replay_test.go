@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -153,8 +154,16 @@ func TestReplayJUnit(t *testing.T) {
 	if !strings.Contains(out, c.Failures[0].Message) {
 		t.Error("the text report and the JUnit failure say different things")
 	}
+	// The report is a user's file now: another replay keeps it, before
+	// replaying anything, unless --force.
+	if out, errOut, code := run(t, nil, replayArgs("pt_write", "--junit", path)...); code != ExitInput || out != "" || !strings.Contains(errOut, "--junit "+path+": file exists") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("a second --junit to the same file: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout and the file kept", code, out, errOut, ExitInput)
+	}
+	if kept, _ := os.ReadFile(path); !bytes.Equal(kept, data) {
+		t.Fatal("the refused replay changed the existing JUnit file")
+	}
 	// A passing replay writes a passing suite.
-	if _, errOut, code := run(t, nil, replayArgs("pt_write", "--junit", path)...); code != 0 {
+	if _, errOut, code := run(t, nil, replayArgs("pt_write", "--junit", path, "--force")...); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	data, _ = os.ReadFile(path)

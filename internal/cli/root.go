@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
@@ -81,6 +83,14 @@ func version() string {
 
 // NewRootCmd builds the rocetap command tree.
 func NewRootCmd(ios IO) *cobra.Command {
+	root, _ := newRootCmd(ios)
+	return root
+}
+
+// newRootCmd builds the command tree, and what stops a --cpuprofile
+// profile and writes it (after a command that failed too: cobra's
+// post-run hooks run only after one that succeeded).
+func newRootCmd(ios IO) (*cobra.Command, func()) {
 	root := &cobra.Command{
 		Use:   "rocetap",
 		Short: "Wireshark for RDMA: decode and analyze RoCEv2, RoCEv1 and InfiniBand captures",
@@ -98,22 +108,33 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 		if cpuProfile == "" {
 			return nil
 		}
-		f, err := os.Create(cpuProfile)
+		// (a user's file is never replaced: remove an old profile first)
+		f, err := outfile.Create(cpuProfile, outfile.Options{Flag: "--cpuprofile"})
+		if errors.Is(err, outfile.ErrExists) {
+			return fmt.Errorf("--cpuprofile %s: file exists; rocetap does not replace a file: remove it or choose another name", cpuProfile)
+		}
 		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return err
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
+			f.Abort()
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		stopProfile = func() {
+			pprof.StopCPUProfile()
+			if err := f.Commit(); err != nil {
+				fmt.Fprintln(ios.ErrOut, "rocetap:", err)
+			}
+		}
 		return nil
 	}
-	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
+	stop := func() {
 		if stopProfile != nil {
 			stopProfile()
+			stopProfile = nil
 		}
 	}
+	root.PersistentPostRun = func(cmd *cobra.Command, args []string) { stop() }
 	// Every command's help ends with the exit statuses.
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitTable + "\n")
 	root.SetIn(ios.In)
@@ -130,12 +151,13 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 	root.AddCommand(newCmdMan(ios))
 	root.AddCommand(newHelpTopics()...)
 	registerCompletions(root)
-	return root
+	return root, stop
 }
 
 // Main runs rocetap with args and returns the exit status (exitTable).
 func Main(args []string, ios IO) int {
-	root := NewRootCmd(ios)
+	root, stopProfile := newRootCmd(ios)
+	defer stopProfile()
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(err.Error()))
