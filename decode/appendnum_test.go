@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"net/netip"
 	"testing"
 )
 
@@ -69,4 +70,31 @@ func FuzzAppendSeconds(f *testing.F) {
 			t.Errorf("AppendSeconds(%d, %d) = %s, want %s", ns, d, got, want)
 		}
 	})
+}
+
+// AppendIPv4 writes what netip writes, on every byte value in every
+// position and on random addresses.
+func TestAppendIPv4(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 15))
+	var as [][4]byte
+	for pos := range 4 {
+		for v := range 256 {
+			a := [4]byte{byte(r.Uint32()), byte(r.Uint32()), byte(r.Uint32()), byte(r.Uint32())}
+			a[pos] = byte(v)
+			as = append(as, a)
+		}
+	}
+	for range 100000 {
+		u := r.Uint32()
+		as = append(as, [4]byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)})
+	}
+	for _, a := range as {
+		want := netip.AddrFrom4(a).String()
+		if got := string(AppendIPv4([]byte("x"), a)); got != "x"+want {
+			t.Fatalf("AppendIPv4(%v) = %s, want %s", a, got[1:], want)
+		}
+		if w := IPv4Width(a); w != len(want) {
+			t.Fatalf("IPv4Width(%v) = %d, want %d", a, w, len(want))
+		}
+	}
 }

@@ -503,13 +503,7 @@ func appendMAC(dst, b []byte) []byte {
 }
 
 func appendIPv4(dst []byte, a uint32) []byte {
-	dst = strconv.AppendUint(dst, uint64(a>>24), 10)
-	dst = append(dst, '.')
-	dst = strconv.AppendUint(dst, uint64(a>>16&0xFF), 10)
-	dst = append(dst, '.')
-	dst = strconv.AppendUint(dst, uint64(a>>8&0xFF), 10)
-	dst = append(dst, '.')
-	return strconv.AppendUint(dst, uint64(a&0xFF), 10)
+	return AppendIPv4(dst, [4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})
 }
 
 // appendRelTime appends nanoseconds as seconds with nine decimals.

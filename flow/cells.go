@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strconv"
 
 	"github.com/rocetap/rocetap/decode"
 )
@@ -21,36 +20,6 @@ func (e Endpoint) IPv4() (a [4]byte, ok bool) {
 		return a, false
 	}
 	return [4]byte(e.addr[12:]), true
-}
-
-// decDot holds each byte value's decimal digits, a dot after them, and
-// their count with the dot.
-var decDot = func() (t [256]struct {
-	s [4]byte
-	n int
-}) {
-	for v := range t {
-		d := strconv.AppendUint(t[v].s[:0], uint64(v), 10)
-		t[v].n = len(append(d, '.'))
-	}
-	return t
-}()
-
-// appendIPv4 appends a in dotted decimal, as netip.Addr's AppendTo
-// writes an IPv4 address: each byte's digits and dot stored at once in
-// room grown once.
-func appendIPv4(dst []byte, a [4]byte) []byte {
-	l := len(dst)
-	dst = slices.Grow(dst, 16)
-	b := dst[l : l+16]
-	*(*[4]byte)(b) = decDot[a[0]].s
-	n := decDot[a[0]].n
-	*(*[4]byte)(b[n:]) = decDot[a[1]].s
-	n += decDot[a[1]].n
-	*(*[4]byte)(b[n:]) = decDot[a[2]].s
-	n += decDot[a[2]].n
-	*(*[4]byte)(b[n:]) = decDot[a[3]].s
-	return dst[:l+n+decDot[a[3]].n-1]
 }
 
 // appendQPN appends "/" and q as hexN(q, 6) formats it: a QPN (24 bits)
@@ -81,7 +50,7 @@ func (e Endpoint) Width() int {
 	if e.QPNKnown {
 		w = 3 + max((bits.Len32(e.QPN)+3)/4, 6) // "/0x" and at least 6 digits
 	}
-	return w - 1 + decDot[a[0]].n + decDot[a[1]].n + decDot[a[2]].n + decDot[a[3]].n // the last dot not written
+	return w + decode.IPv4Width(a)
 }
 
 // appendHexN appends v as hexN formats it: "0x" and at least digits

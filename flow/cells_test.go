@@ -8,29 +8,6 @@ import (
 	"testing"
 )
 
-// appendIPv4 writes what netip writes, on every byte value in every
-// position and on random addresses.
-func TestAppendIPv4(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 15))
-	var as [][4]byte
-	for pos := range 4 {
-		for v := range 256 {
-			a := [4]byte{byte(r.Uint32()), byte(r.Uint32()), byte(r.Uint32()), byte(r.Uint32())}
-			a[pos] = byte(v)
-			as = append(as, a)
-		}
-	}
-	for range 100000 {
-		u := r.Uint32()
-		as = append(as, [4]byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)})
-	}
-	for _, a := range as {
-		if got, want := string(appendIPv4([]byte("x"), a)), "x"+netip.AddrFrom4(a).String(); got != want {
-			t.Fatalf("appendIPv4(%v) = %s, want %s", a, got[1:], want[1:])
-		}
-	}
-}
-
 // IPv4 finds the addresses netip's Unmap makes IPv4: each byte of the
 // ::ffff: prefix changed in turn makes an IPv6 address.
 func TestEndpointIPv4(t *testing.T) {

@@ -63,7 +63,7 @@ func (e Endpoint) AppendTo(dst []byte) []byte {
 	if a, ok := e.IPv4(); ok {
 		// the IPv4 (or IPv4-mapped) address Node would write, without
 		// making the Node: a fifth of an endpoint's cost
-		dst = appendIPv4(dst, a)
+		dst = decode.AppendIPv4(dst, a)
 	} else if n := e.Node(); !n.IsValid() {
 		dst = append(dst, "invalid node"...)
 	} else {
