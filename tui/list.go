@@ -145,9 +145,7 @@ func (rb *rowBuf) render(p *decode.Packet, e Entry, cols []column, tf printer.Ti
 	b = strconv.AppendInt(b, int64(p.Frame.Len), 10) // the frame's, as decode shows it (an ERF record's wire length, not the record's)
 	rb.ends[5] = len(b)
 	if p.Has&decode.HdrBTH != 0 {
-		const hx = "0123456789abcdef"
-		q := p.BTH.DestQP
-		b = append(b, '0', 'x', hx[q>>20&0xF], hx[q>>16&0xF], hx[q>>12&0xF], hx[q>>8&0xF], hx[q>>4&0xF], hx[q&0xF])
+		b = decode.AppendHex(b, uint64(p.BTH.DestQP), 6)
 		rb.ends[6] = len(b)
 		b = strconv.AppendUint(b, uint64(p.BTH.PSN), 10)
 	} else {

@@ -23,8 +23,8 @@ func appendULPSummary(dst []byte, u *decode.ULPInfo) []byte {
 	case u.RPC != nil && u.RPC.Linked && u.RPC.Chunk != decode.RPCChunkNone:
 		dst = append(dst, "RPC "...)
 		dst = append(dst, u.RPC.Chunk.String()...)
-		dst = append(dst, " chunk of xid=0x"...)
-		return appendHex4(appendHex4(dst, uint16(u.RPC.XID>>16)), uint16(u.RPC.XID))
+		dst = append(dst, " chunk of xid="...)
+		return decode.AppendHex(dst, uint64(u.RPC.XID), 8)
 	case u.ISER != nil:
 		return append(append(dst, "iSER "...), decode.ISEROpName(u.ISER.Opcode())...)
 	case u.SMBDirect != nil:
