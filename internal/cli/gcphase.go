@@ -60,6 +60,12 @@ func gcReportPhase() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
+	return startReportGC().restore
+}
+
+// startReportGC is gcReportPhase's own setting, when the environment
+// leaves the collector to it.
+func startReportGC() *reportGC {
 	g := &reportGC{prevPercent: debug.SetGCPercent(-1), prevLimit: debug.SetMemoryLimit(-1)}
 	h := heapBytes()
 	live := max(h.objects, h.marked)
@@ -67,7 +73,7 @@ func gcReportPhase() (restore func()) {
 	// the cleanup of an object nothing holds runs after a collection has
 	// found it unreachable
 	runtime.AddCleanup(new(gcSentinel), (*reportGC).collected, g)
-	return g.restore
+	return g
 }
 
 // reportGC is the report phase's collector setting (gcReportPhase).

@@ -102,12 +102,10 @@ func TestGCReportPhase(t *testing.T) {
 	}
 
 	// restored before its first collection, the phase leaves the
-	// settings alone when that collection comes
-	restore = gcReportPhase()
-	restore()
-	runtime.GC()
-	runtime.GC()
-	time.Sleep(50 * time.Millisecond) // (the cleanups' goroutine)
+	// settings alone when that collection's cleanup comes
+	g := startReportGC()
+	g.restore()
+	g.collected()
 	if p, l := gcSettings(); p != trackGCPercent || l != math.MaxInt64 {
 		t.Errorf("GOGC %d, memory limit %d after a collection past the report phase; want %d and none", p, l, trackGCPercent)
 	}
