@@ -145,6 +145,9 @@ func (l *NVMeLinker) frames(n, extra int) []int {
 // release forgets a completed command (unless every command is kept):
 // its place serves the next one.
 func (l *NVMeLinker) release(nc *nvmeConn, k *NVMeCommand) {
+	if k == nc.identCmd {
+		nc.identCmd = nil // an Identify lost to CID reuse (its place may serve the next command)
+	}
 	if l.keep {
 		return
 	}
@@ -291,9 +294,6 @@ func (l *NVMeLinker) command(c *ULPConn, nc *nvmeConn, m *ULPMessage, p *decode.
 		lost := *old // End reads none of its lists, which serve the next command once it is released
 		lost.Frames, lost.DataFrames, lost.ReadRequests = nil, nil, nil
 		l.lost = append(l.lost, lost)
-		if old == nc.identCmd {
-			nc.identCmd = nil // (its place serves the next command)
-		}
 		l.release(nc, old)
 	}
 	l.count(k, nc)
