@@ -56,10 +56,11 @@ func (c *nvmeConn) send(note string, side int, op decode.Opcode, t Transport) {
 	c.b.add("ACK", RoCEv2{Reverse: side == 0, T: ack})
 }
 
-// sqe returns a 64-byte NVMe command: opcode, cid, nsid, a keyed SGL
+// NVMeSQE returns a 64-byte NVMe command (for the captures here, and
+// for tests that feed a linker capsules directly): opcode, cid, nsid, a keyed SGL
 // (key, address, length; key 0: an offset SGL of length ln into the
 // capsule), SLBA and 0-based NLB.
-func sqe(opc uint8, cid uint16, nsid uint32, key uint32, addr uint64, ln uint32, slba uint64, nlb uint16) []byte {
+func NVMeSQE(opc uint8, cid uint16, nsid uint32, key uint32, addr uint64, ln uint32, slba uint64, nlb uint16) []byte {
 	b := make([]byte, 64)
 	b[0], b[1] = opc, 0x40
 	le := binary.LittleEndian
@@ -114,7 +115,7 @@ const nvmeHostBuf = 0xffff8a5700001000
 // SC 0x81): ulp_error_status.
 func nvmeError() (File, error) {
 	c := newNVMeConn("nvme_error_status.pcap")
-	c.command("NVMe Read cid 1, 1 block at LBA 100", sqe(0x02, 1, 1, 0x1001, nvmeHostBuf, 512, 100, 0))
+	c.command("NVMe Read cid 1, 1 block at LBA 100", NVMeSQE(0x02, 1, 1, 0x1001, nvmeHostBuf, 512, 100, 0))
 	c.completion("CQE cid 1: Unrecovered Read Error", cqe(1, 1, 1, 0x281), 0)
 	return c.b.done()
 }
@@ -123,9 +124,9 @@ func nvmeError() (File, error) {
 // completed, though a later Flush is (2 ms later): ulp_no_completion.
 func nvmeNoCompletion() (File, error) {
 	c := newNVMeConn("nvme_no_completion.pcap")
-	c.command("NVMe Write cid 2, 1 block in the capsule", append(sqe(0x01, 2, 1, 0, 0, 512, 8, 0), payload(512, 2)...))
+	c.command("NVMe Write cid 2, 1 block in the capsule", append(NVMeSQE(0x01, 2, 1, 0, 0, 512, 8, 0), payload(512, 2)...))
 	c.b.step = 2_000_000 // 2 ms
-	c.command("NVMe Flush cid 3", sqe(0x00, 3, 1, 0, 0, 0, 0, 0))
+	c.command("NVMe Flush cid 3", NVMeSQE(0x00, 3, 1, 0, 0, 0, 0, 0))
 	c.completion("CQE cid 3: success", cqe(3, 2, 1, 0), 0)
 	return c.b.done()
 }
@@ -135,7 +136,7 @@ func nvmeNoCompletion() (File, error) {
 // ulp_length_mismatch.
 func nvmeLength() (File, error) {
 	c := newNVMeConn("nvme_length_mismatch.pcap")
-	c.command("NVMe Read cid 4, 2 blocks", sqe(0x02, 4, 1, 0x1004, nvmeHostBuf, 1024, 0, 1))
+	c.command("NVMe Read cid 4, 2 blocks", NVMeSQE(0x02, 4, 1, 0x1004, nvmeHostBuf, 1024, 0, 1))
 	c.write("RDMA WRITE of 512 bytes: half the data", 0x1004, nvmeHostBuf, 512)
 	c.completion("CQE cid 4: success, key invalidated", cqe(4, 1, 1, 0), 0x1004)
 	return c.b.done()
@@ -145,7 +146,7 @@ func nvmeLength() (File, error) {
 // bytes past the SGL's address: ulp_outside_buffer.
 func nvmeOutside() (File, error) {
 	c := newNVMeConn("nvme_outside_sgl.pcap")
-	c.command("NVMe Read cid 5, 1 block", sqe(0x02, 5, 1, 0x1005, nvmeHostBuf, 512, 0, 0))
+	c.command("NVMe Read cid 5, 1 block", NVMeSQE(0x02, 5, 1, 0x1005, nvmeHostBuf, 512, 0, 0))
 	c.write("RDMA WRITE of 512 bytes at the SGL + 256: 256 bytes beyond it", 0x1005, nvmeHostBuf+256, 512)
 	c.completion("CQE cid 5: success, key invalidated", cqe(5, 1, 1, 0), 0x1005)
 	return c.b.done()
@@ -156,7 +157,7 @@ func nvmeOutside() (File, error) {
 // ulp_key_invalidated.
 func nvmeKeyAfterInvalidate() (File, error) {
 	c := newNVMeConn("nvme_key_after_invalidate.pcap")
-	c.command("NVMe Read cid 6, 1 block", sqe(0x02, 6, 1, 0x1006, nvmeHostBuf, 512, 0, 0))
+	c.command("NVMe Read cid 6, 1 block", NVMeSQE(0x02, 6, 1, 0x1006, nvmeHostBuf, 512, 0, 0))
 	c.write("RDMA WRITE of the block", 0x1006, nvmeHostBuf, 512)
 	c.completion("CQE cid 6: success, SEND with Invalidate of key 0x1006", cqe(6, 1, 1, 0), 0x1006)
 	c.write("RDMA WRITE with the invalidated key 0x1006", 0x1006, nvmeHostBuf, 512)
@@ -172,13 +173,8 @@ func nvmeMidStream() (File, error) {
 	c.psn = [2]uint32{0x2000, 0x9000}
 	c.write("RDMA WRITE for cid 7, sent before the capture", 0x1007, nvmeHostBuf, 512)
 	c.completion("CQE cid 7: its command is not in the capture", cqe(7, 3, 1, 0), 0x1007)
-	c.command("NVMe Read cid 8, 1 block at LBA 2048", sqe(0x02, 8, 1, 0x1008, nvmeHostBuf+4096, 512, 2048, 0))
+	c.command("NVMe Read cid 8, 1 block at LBA 2048", NVMeSQE(0x02, 8, 1, 0x1008, nvmeHostBuf+4096, 512, 2048, 0))
 	c.write("RDMA WRITE of the block", 0x1008, nvmeHostBuf+4096, 512)
 	c.completion("CQE cid 8: success, key invalidated", cqe(8, 4, 1, 0), 0x1008)
 	return c.b.done()
-}
-
-// NVMeSQE is sqe, for tests that feed a linker capsules directly.
-func NVMeSQE(opc uint8, cid uint16, nsid uint32, key uint32, addr uint64, ln uint32, slba uint64, nlb uint16) []byte {
-	return sqe(opc, cid, nsid, key, addr, ln, slba, nlb)
 }
