@@ -60,19 +60,24 @@ func (e Endpoint) String() string {
 // AppendTo appends e as String writes it (a report of millions of
 // sessions writes their endpoints without a string each).
 func (e Endpoint) AppendTo(dst []byte) []byte {
-	if a, ok := e.IPv4(); ok {
-		// the IPv4 (or IPv4-mapped) address Node would write, without
-		// making the Node: a fifth of an endpoint's cost
-		dst = decode.AppendIPv4(dst, a)
-	} else if n := e.Node(); !n.IsValid() {
-		dst = append(dst, "invalid node"...)
-	} else {
-		dst = n.AppendTo(dst)
-	}
+	dst = e.AppendNode(dst)
 	if !e.QPNKnown {
 		return append(dst, "/?"...)
 	}
 	return appendQPN(dst, e.QPN)
+}
+
+// AppendNode appends e's node as Node().String() writes it.
+func (e Endpoint) AppendNode(dst []byte) []byte {
+	if a, ok := e.IPv4(); ok {
+		// the IPv4 (or IPv4-mapped) address Node would write, without
+		// making the Node: a fifth of an endpoint's cost
+		return decode.AppendIPv4(dst, a)
+	}
+	if n := e.Node(); n.IsValid() {
+		return n.AppendTo(dst)
+	}
+	return append(dst, "invalid node"...)
 }
 
 // DirStats counts what one side sent.

@@ -378,55 +378,20 @@ func endpointJSON(e flow.Endpoint) EndpointJSON {
 	return j
 }
 
-// SessionToJSON converts a session for JSON output.
-func SessionToJSON(s *flow.Session, start time.Time) SessionJSON {
-	f := s.Findings()
-	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport.String(), PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
-		MTU: s.MTU, MTUFrom: s.MTUFrom(), Closed: s.Closed, Start: rel(s.First(), start), Duration: string(decode.AppendSeconds(nil, int64(s.Duration()), 9)),
-		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
-		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
-		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
-		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated, Congestion: congestionJSON(s)}
-	if s.Transport == decode.TransportUD {
-		q := fmt.Sprintf("0x%08x", s.QKey)
-		j.QKey = &q
-	}
-	if f.MPTChecked > 0 {
-		j.MPT = &MPTJSON{f.MPTChecked, f.MPTViolations, f.MPTAccepted, f.MPTRejected}
-	}
-	j.ULP = ulpJSON(s.ULP())
+// qpErrorsJSON returns the sides of s whose requester likely gave up.
+func qpErrorsJSON(s *flow.Session) []QPErrorJSON {
+	var q []QPErrorJSON
 	for side, g := range s.GaveUp() {
 		if g.Cause == 0 {
 			continue
 		}
 		name, _, _ := decode.EventInfo(g.Cause)
 		e := [2]flow.Endpoint{s.A, s.B}[side]
-		j.QPError = append(j.QPError, QPErrorJSON{Side: string("AB"[side]), QPN: endpointJSON(e).QPN, Cause: name, PSN: uint32(g.PSN),
+		q = append(q, QPErrorJSON{Side: string("AB"[side]), QPN: endpointJSON(e).QPN, Cause: name, PSN: uint32(g.PSN),
 			Sent: g.Sent, RNRNaks: g.RNRNaks, FirstFrame: g.FirstFrame, LastFrame: g.LastFrame, Frame: g.Frame,
 			Interval: string(decode.AppendSeconds(nil, int64(g.Interval), 6)), Silence: string(decode.AppendSeconds(nil, int64(g.Silence), 6))})
 	}
-	for k := decode.MsgKind(1); k < decode.NumMsgKinds; k++ {
-		if s.Messages(k) > 0 {
-			j.Messages[k.String()] = MessagesJSON{s.Messages(k), s.MessageBytes(k)}
-		}
-		if l := s.Latency(k); l.N > 0 {
-			if j.Latency == nil {
-				j.Latency = map[string]LatencyJSON{}
-			}
-			j.Latency[k.String()] = LatencyJSON{l.N, l.Min.Seconds(), l.Quantile(0.5).Seconds(), l.Quantile(0.99).Seconds(), l.Max.Seconds()}
-		}
-	}
-	for code, n := range f.NAKs {
-		if n > 0 {
-			j.NAKs[decode.SyndromeString(uint8(0x60|code))] = n
-		}
-	}
-	for code, n := range f.RNRNaks {
-		if n > 0 {
-			j.RNRNaks[decode.SyndromeString(uint8(0x20|code))] = n
-		}
-	}
-	return j
+	return q
 }
 
 // AppendSessionsJSON appends the sessions as a JSON array, one object per
@@ -445,9 +410,9 @@ func AppendSessionJSON(dst []byte, i int, s *flow.Session, start time.Time) []by
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	dst = append(dst, '\n')
-	b, _ := json.Marshal(SessionToJSON(s, start))
-	return append(dst, b...)
+	w := jsonOut{b: append(dst, '\n')}
+	w.session(s, start)
+	return w.b
 }
 
 // AppendSessionsJSONEnd closes the array of n sessions.
@@ -804,9 +769,10 @@ func AppendStatsJSONSession(dst []byte, i int, s *flow.Session, start time.Time)
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	dst = append(dst, "\n  "...)
-	b, _ := json.MarshalIndent(SessionToJSON(s, start), "  ", " ")
-	return append(dst, b...)
+	w := statsJSON
+	w.b = append(dst, "\n  "...)
+	w.session(s, start)
+	return w.b
 }
 
 // EvictedJSON is what the sessions evicted past --max-sessions counted.
