@@ -179,6 +179,43 @@ func TestEKLikeTshark(t *testing.T) {
 	}
 }
 
+// TestEKLayersLikeTshark: every-field -T ek has a layer for each header
+// tshark has a layer for, the headers inside an IPoIB payload included
+// (an IP header there is the packet's only one on RoCEv1).
+func TestEKLayersLikeTshark(t *testing.T) {
+	ts := testcap.Tshark(t)
+	headers := []string{"eth", "ip", "ipv6", "udp", "tcp", "icmp", "icmpv6", "arp", "infiniband"}
+	for _, name := range []string{"synth/summaries.pcap", "rxe/read_atomic.pcap", "synth/rocev1.pcap"} {
+		file := "../../testdata/" + name
+		want, err := exec.Command(ts, "-r", file, "-T", "ek").Output()
+		if err != nil {
+			t.Fatalf("tshark: %v", err)
+		}
+		got, err := rocetapOut("decode", "-r", file, "-T", "ek")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl, gl := lines(want), lines(got)
+		if len(wl) != len(gl) {
+			t.Fatalf("%s: tshark %d lines, rocetap %d", name, len(wl), len(gl))
+		}
+		for i := 1; i < len(gl); i += 2 {
+			var g, w struct{ Layers map[string]any }
+			if err := json.Unmarshal([]byte(gl[i]), &g); err != nil {
+				t.Fatalf("%s line %d: %v", name, i+1, err)
+			}
+			json.Unmarshal([]byte(wl[i]), &w)
+			for _, h := range headers {
+				if _, ok := w.Layers[h]; ok {
+					if _, ok := g.Layers[h]; !ok {
+						t.Errorf("%s packet %d: no %s layer; tshark has one", name, i/2+1, h)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestTimeFormatsLikeTshark: decode -t shows the summary's time as
 // tshark -t does, for every format, with a filter (dd counts from the
 // previous packet shown).

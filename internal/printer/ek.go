@@ -3,7 +3,6 @@ package printer
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rocetap/rocetap/decode"
@@ -50,22 +49,6 @@ func (ep *EKPrinter) Clone() *EKPrinter {
 	return &EKPrinter{fields: ep.fields, keys: ep.keys, vals: make([]decode.Value, 0, 16)}
 }
 
-var (
-	ekKeysOnce sync.Once
-	ekKeys     map[*decode.Field][]byte // "root_abbrev_with_underscores":
-)
-
-func ekKey(f *decode.Field) []byte {
-	ekKeysOnce.Do(func() {
-		ekKeys = map[*decode.Field][]byte{}
-		for _, jf := range jsonFields() {
-			k := jf.root.Abbrev + "_" + strings.ReplaceAll(jf.f.Abbrev, ".", "_")
-			ekKeys[jf.f] = append(appendJSONString(nil, k), ':')
-		}
-	})
-	return ekKeys[f]
-}
-
 // Append appends p's two lines.
 func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, `{"index":{"_index":"packets-`...)
@@ -90,24 +73,32 @@ func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 				if j > 0 {
 					dst = append(dst, ',')
 				}
-				dst = ep.appendString(dst, f, v)
+				dst = ep.appendString(dst, f, v, f.Type != decode.FTString)
 			}
 			dst = append(dst, ']')
 		}
 		return append(dst, "}}\n"...)
 	}
+	// Every field: the fields that may occur in a packet of p's shape,
+	// as -T json finds them (JSONPrinter.candidates).
 	var root *decode.Field
 	firstLayer, firstField := true, true
-	for i := range jsonFields() {
-		jf := &jsonFieldList[i]
-		if p.Has&jf.hdr != jf.hdr {
-			continue
+	for _, jc := range ep.jp.candidates(jsonShape{p.Has, p.Analysis.ULP != nil}) {
+		direct := jc.get != nil
+		var u uint64
+		n := 1
+		if direct {
+			if jc.cond != nil && !jc.cond(p) {
+				continue
+			}
+			u = jc.get(p)
+		} else {
+			ep.vals = jc.jf.f.Values(p, ep.vals[:0])
+			if n = len(ep.vals); n == 0 {
+				continue
+			}
 		}
-		f := jf.f
-		ep.vals = f.Values(p, ep.vals[:0])
-		if len(ep.vals) == 0 {
-			continue
-		}
+		jf := jc.jf
 		if jf.root != root {
 			if root != nil {
 				dst = append(dst, '}')
@@ -123,21 +114,21 @@ func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 			dst = append(dst, ',')
 		}
 		firstField = false
-		dst = append(dst, ekKey(f)...)
-		if len(ep.vals) > 1 {
+		dst = append(dst, jf.ek...)
+		if direct {
+			dst = ep.appendValue(dst, jf, decode.Value{U: u})
+			continue
+		}
+		if n > 1 {
 			dst = append(dst, '[')
 		}
 		for j, v := range ep.vals {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			if f.Type == decode.FTBoolean {
-				dst = strconv.AppendBool(dst, v.U != 0)
-				continue
-			}
-			dst = ep.appendString(dst, f, v)
+			dst = ep.appendValue(dst, jf, v)
 		}
-		if len(ep.vals) > 1 {
+		if n > 1 {
 			dst = append(dst, ']')
 		}
 	}
@@ -147,9 +138,19 @@ func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 	return append(dst, "}}\n"...)
 }
 
+// appendValue appends v of every-field output: a boolean as true or
+// false, anything else as appendString writes it.
+func (ep *EKPrinter) appendValue(dst []byte, jf *jsonField, v decode.Value) []byte {
+	if jf.f.Type == decode.FTBoolean {
+		return strconv.AppendBool(dst, v.U != 0)
+	}
+	return ep.appendString(dst, jf.f, v, jf.safe)
+}
+
 // appendString appends v as a JSON string, formatted as -T fields does
-// but for absolute times, which EK writes in ISO 8601 (UTC), as tshark.
-func (ep *EKPrinter) appendString(dst []byte, f *decode.Field, v decode.Value) []byte {
+// but for absolute times, which EK writes in ISO 8601 (UTC), as tshark;
+// safe: what AppendValue writes of f needs no escaping (jsonField.safe).
+func (ep *EKPrinter) appendString(dst []byte, f *decode.Field, v decode.Value, safe bool) []byte {
 	if f.Type == decode.FTAbsTime {
 		dst = append(dst, '"')
 		dst = decode.AppendRFC3339Nano(dst, time.Unix(0, int64(v.U)))
@@ -158,6 +159,8 @@ func (ep *EKPrinter) appendString(dst []byte, f *decode.Field, v decode.Value) [
 	dst = append(dst, '"')
 	mark := len(dst)
 	dst = f.AppendValue(dst, v)
-	dst = ep.jp.escape(dst, mark)
+	if !safe {
+		dst = ep.jp.escape(dst, mark)
+	}
 	return append(dst, '"')
 }

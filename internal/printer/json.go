@@ -2,6 +2,7 @@ package printer
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -76,6 +77,7 @@ type jsonField struct {
 	safe  bool
 	key   []byte // "abbrev":
 	layer []byte // "root":{
+	ek    []byte // -T ek's key: "root_abbrev_with_underscores":
 }
 
 var (
@@ -97,7 +99,8 @@ func jsonFields() []jsonField {
 			}
 			hdr, cond, get := f.UintAccessor()
 			jsonFieldList = append(jsonFieldList, jsonField{hdr: hdr, cond: cond, get: get, f: f, root: r, safe: f.Type != decode.FTString,
-				key: append(appendJSONString(nil, f.Abbrev), ':'), layer: append(appendJSONString(nil, r.Abbrev), ":{"...)})
+				key: append(appendJSONString(nil, f.Abbrev), ':'), layer: append(appendJSONString(nil, r.Abbrev), ":{"...),
+				ek: append(appendJSONString(nil, r.Abbrev+"_"+strings.ReplaceAll(f.Abbrev, ".", "_")), ':')})
 		}
 	})
 	return jsonFieldList
