@@ -2,6 +2,7 @@ package printer
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/rocetap/rocetap/decode"
 )
@@ -61,29 +62,109 @@ func linesInner(p, q *decode.Packet, vals []decode.Value) []Line {
 // when keep is nil).
 func lines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool) []Line {
 	var out []Line
+	walkLines(p, vals, keep, func(depth int, text []byte, f *decode.Field, off, n int) {
+		out = append(out, Line{Depth: depth, Text: string(text), Field: f, Off: off, Len: n})
+	}, func(depth int) { out = saLines(out, p, depth) })
+	return out
+}
+
+// vField is a field of the registry as the tree shows it: what does not
+// depend on the packet, worked out once (verboseFields).
+type vField struct {
+	f     *decode.Field
+	hdr   decode.Hdr // the headers it needs (decode.Field.UintAccessor)
+	depth int
+	sa    bool // an SA record's field (decode.IsSARecordField)
+}
+
+var (
+	vFieldsOnce sync.Once
+	vFieldList  []vField
+)
+
+// verboseFields returns the fields the tree may show, in registry order:
+// every field but the hidden ones. The tree used to work all this out,
+// and look the field up in two maps, for each of the registry's 974
+// fields on every packet: four fifths of -V's time. Each packet goes
+// through the fields its headers may have (verboseCandidates).
+func verboseFields() []vField {
+	vFieldsOnce.Do(func() {
+		for _, f := range decode.Fields() {
+			if f.Hidden {
+				continue
+			}
+			depth := 0
+			for a := f.Parent; a != nil; a = a.Parent {
+				depth++
+			}
+			if f.Parent == nil && f.Abbrev == "frame" {
+				depth = 0
+			}
+			hdr, _, _ := f.UintAccessor()
+			vFieldList = append(vFieldList, vField{f: f, hdr: hdr, depth: depth, sa: decode.IsSARecordField(f)})
+		}
+	})
+	return vFieldList
+}
+
+// vShapes caches verboseCandidates' lists, by the set of header bits
+// (decode.Packet.Has); a capture holds few. Bounded as JSONPrinter's
+// byHas is (maxHasSets), and locked: the TUI builds trees on several
+// goroutines.
+var vShapes struct {
+	sync.Mutex
+	m map[decode.Hdr][]int32
+}
+
+// verboseCandidates returns the indexes in verboseFields of the fields
+// that may occur in a packet with the headers has: those whose headers
+// it has, the inner-occurrence ones when it has HdrInner
+// (decode.Field.Multi), and the SA record fields (saLines finds the
+// records). Values finds nothing of the others.
+func verboseCandidates(has decode.Hdr) []int32 {
+	vShapes.Lock()
+	c, ok := vShapes.m[has]
+	vShapes.Unlock()
+	if ok {
+		return c
+	}
+	probe := decode.Packet{Has: has}
+	c = []int32{}
+	for i, vf := range verboseFields() {
+		if vf.sa || has&vf.hdr == vf.hdr || vf.f.Multi(&probe) {
+			c = append(c, int32(i))
+		}
+	}
+	vShapes.Lock()
+	if vShapes.m == nil || len(vShapes.m) >= maxHasSets {
+		vShapes.m = make(map[decode.Hdr][]int32)
+	}
+	vShapes.m[has] = c
+	vShapes.Unlock()
+	return c
+}
+
+// walkLines calls line for each line of p's fields that keep accepts
+// (every field when keep is nil), in order; text is valid only during
+// the call. At the first SA record field it calls records instead (an SA
+// MAD's records, each with its fields: saLines).
+func walkLines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool,
+	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
 	var b []byte
 	recordsShown := false
-	for _, f := range decode.Fields() {
-		if keep != nil && !keep(f) {
-			continue
-		}
-		depth := 0
-		for a := f.Parent; a != nil; a = a.Parent {
-			depth++
-		}
-		if f.Parent == nil && f.Abbrev == "frame" {
-			depth = 0
-		}
-		if f.Hidden {
-			continue
-		}
-		if decode.IsSARecordField(f) {
+	for _, i := range verboseCandidates(p.Has) {
+		vf := &vFieldList[i]
+		f := vf.f
+		if vf.sa {
 			// SA records: each record's fields together, not each field's
 			// records (saLines).
-			if !recordsShown {
-				out = saLines(out, p, depth)
+			if !recordsShown && (keep == nil || keep(f)) {
+				records(vf.depth)
 				recordsShown = true
 			}
+			continue
+		}
+		if keep != nil && !keep(f) {
 			continue
 		}
 		vals = f.Values(p, vals[:0])
@@ -115,10 +196,9 @@ func lines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool)
 					b = f.AppendDisplay(b, v)
 				}
 			}
-			out = append(out, Line{Depth: depth, Text: string(b), Field: f, Off: off, Len: n})
+			line(vf.depth, b, f, off, n)
 		}
 	}
-	return out
 }
 
 // AppendVerbose appends the -V tree of one packet: every present header
@@ -132,21 +212,38 @@ func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 	dst = append(dst, " bytes on wire, "...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.CapLen), 10)
 	dst = append(dst, " bytes captured\n"...)
-	for _, l := range Lines(p, vals) {
-		for range l.Depth {
-			dst = append(dst, "    "...)
+	if p.Inner() != nil || p.Err != nil {
+		for _, l := range Lines(p, vals) {
+			dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
 		}
-		dst = append(dst, l.Text...)
-		if l.Field != nil && l.Off >= 0 {
-			dst = append(dst, "  ["...)
-			dst = strconv.AppendInt(dst, int64(l.Off), 10)
-			dst = append(dst, '+')
-			dst = strconv.AppendInt(dst, int64(l.Len), 10)
-			dst = append(dst, ']')
-		}
-		dst = append(dst, '\n')
+		return dst
 	}
+	// The common packet: its lines written as they are made, without a
+	// string each.
+	walkLines(p, vals, nil, func(depth int, text []byte, f *decode.Field, off, n int) {
+		dst = appendVerboseLine(dst, depth, text, f, off, n)
+	}, func(depth int) {
+		for _, l := range saLines(nil, p, depth) {
+			dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
+		}
+	})
 	return dst
+}
+
+// appendVerboseLine appends one line of the -V tree.
+func appendVerboseLine[T string | []byte](dst []byte, depth int, text T, f *decode.Field, off, n int) []byte {
+	for range depth {
+		dst = append(dst, "    "...)
+	}
+	dst = append(dst, text...)
+	if f != nil && off >= 0 {
+		dst = append(dst, "  ["...)
+		dst = strconv.AppendInt(dst, int64(off), 10)
+		dst = append(dst, '+')
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, ']')
+	}
+	return append(dst, '\n')
 }
 
 // isContainer reports whether some registered field has f as its parent.

@@ -1,0 +1,56 @@
+package printer
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/testcap"
+)
+
+// verbosePackets decodes every packet of the synthetic, rxe and ULP
+// captures.
+func verbosePackets(t testing.TB) []decode.Packet {
+	t.Helper()
+	var ps []decode.Packet
+	for _, f := range testcap.Glob(t, 10, "../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap", "../../testdata/ulp/*.pcap", "../../testdata/ulp/synth/*.pcap") {
+		for _, fr := range testcap.ReadFile(t, f) {
+			var p decode.Packet
+			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
+			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// -V writes a packet's lines as it makes them (walkLines); the TUI's
+// detail pane takes them as Lines. Both give the same tree.
+func TestAppendVerboseMatchesLines(t *testing.T) {
+	ps := verbosePackets(t)
+	for i := range ps {
+		p := &ps[i]
+		want := []byte("Frame " + strconv.Itoa(p.Frame.Number) + ": " + strconv.Itoa(p.Frame.Len) + " bytes on wire, " + strconv.Itoa(p.Frame.CapLen) + " bytes captured\n")
+		for _, l := range Lines(p, nil) {
+			want = appendVerboseLine(want, l.Depth, l.Text, l.Field, l.Off, l.Len)
+		}
+		if got := AppendVerbose(nil, p, nil); string(got) != string(want) {
+			t.Fatalf("frame %d: AppendVerbose:\n%s\nLines:\n%s", p.Frame.Number, got, want)
+		}
+	}
+	t.Logf("%d packets", len(ps))
+}
+
+// BenchmarkVerbose writes the -V tree of every test packet.
+func BenchmarkVerbose(b *testing.B) {
+	ps := verbosePackets(b)
+	buf := make([]byte, 0, 1<<20)
+	vals := make([]decode.Value, 0, 16)
+	b.ReportAllocs()
+	for range b.N {
+		for i := range ps {
+			buf = AppendVerbose(buf[:0], &ps[i], vals)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/packet")
+}
