@@ -336,7 +336,18 @@ func estimate(caps [2]*Capture, idx [2]*index, flows []flowKey) (map[pair]decode
 func samples(caps [2]*Capture, idx [2]*index) []sample {
 	var ss []sample
 	var la, lb []int32
-	for k := range idx[A].head {
+	// The keys in the order of their first frame in A, not in the map's
+	// (random) order: the clock fit takes the first of equal delays, so
+	// the samples' order must not change from run to run.
+	for i := range caps[A].recs {
+		x := &caps[A].recs[i]
+		if !x.ib {
+			continue
+		}
+		k := key{x.g, x.psn, x.op}
+		if idx[A].head[k] != int32(i) {
+			continue
+		}
 		la, lb = idx[A].list(k, la), idx[B].list(k, lb)
 		if len(la) != len(lb) {
 			continue
