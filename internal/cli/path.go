@@ -136,9 +136,22 @@ func pathRun(opts *PathOptions, ios IO) error {
 	defer out.flush()
 	switch opts.Output {
 	case "text":
-		out.b = printer.AppendPath(out.b, r)
+		// a flow at a time: a million QP pairs make two million
+		t := printer.NewPathTable(r)
+		out.b = t.AppendHead(printer.AppendPathHead(out.b, r))
+		for _, f := range r.Flows {
+			out.b = t.AppendRow(out.b, f)
+			out.maybeFlush()
+		}
+		out.b = printer.AppendPathTail(out.b, r)
 	case "json":
-		out.b = printer.AppendPathJSON(out.b, r)
+		head, tail := printer.PathJSONParts(r)
+		out.b = append(out.b, head...)
+		for i, f := range r.Flows {
+			out.b = printer.AppendPathJSONFlow(out.b, i, f)
+			out.maybeFlush()
+		}
+		out.b = append(out.b, tail...)
 	case "fields":
 		if fo.Header {
 			out.b = fp.AppendHeader(out.b)

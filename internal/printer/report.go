@@ -752,10 +752,20 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	if fj := ToFabricJSON(tt.Fabric); fj != nil {
 		v["fabric"] = fj
 	}
+	return splitJSONArray(v, "sessions", n)
+}
+
+// splitJSONArray writes v as json.MarshalIndent(v, "", " ") does, and a
+// newline, and splits it inside its top-level member key, an empty
+// array, for the caller to write that array's n elements in between
+// (each one after ",\n  " but the first, after "\n  ", as MarshalIndent
+// would place them): a report of millions of sessions or flows is
+// written an element at a time.
+func splitJSONArray(v any, key string, n int) (head, tail []byte) {
 	b, _ := json.MarshalIndent(v, "", " ")
 	b = append(b, '\n')
-	const key = "\n \"sessions\": ["
-	i := bytes.Index(b, []byte(key)) + len(key)
+	k := "\n \"" + key + "\": ["
+	i := bytes.Index(b, []byte(k)) + len(k)
 	head, tail = b[:i], b[i:]
 	if n > 0 {
 		tail = append([]byte("\n "), tail...) // the indent of the closing ]
