@@ -186,7 +186,7 @@ func Compare(a, b *Capture, o Options) *Result {
 			}
 		}
 	}
-	idx := [2]*index{newIndex(a), newIndex(b)}
+	idx := [2]*index{newIndex(a, len(flows)), newIndex(b, len(flows))}
 	dirs, ck := estimate(caps, idx, flows)
 	r.Clock = ck.Clock
 	m := &matcher{caps: caps, idx: idx, flows: flows, dirs: dirs, ck: &ck, window: int64(o.Window)}
@@ -196,51 +196,98 @@ func Compare(a, b *Capture, o Options) *Result {
 	return r
 }
 
-// index finds the frames of each key in a capture: head[k] is the first
-// (an index into its recs), next[i] the one after frame i (-1: none),
-// chained in capture order. A map of slices would cost an allocation a
-// key.
+// index groups a capture's frames by key: order holds the indexes of its
+// frames with a BTH (into its recs), flow by flow (start[g] is where
+// flow g's begin), within a flow by PSN and opcode, and each key's in
+// time order (capture order for equal times). Built by counting and
+// sorting, not in a map: a map keyed by every packet's key made half of
+// rocetap path's time at a million QP pairs.
 type index struct {
-	c    *Capture
-	head map[key]int32
-	next []int32
+	c     *Capture
+	order []int32
+	start []int32 // len(flows)+1
 }
 
-func newIndex(c *Capture) *index {
-	ix := &index{c: c, head: map[key]int32{}, next: make([]int32, len(c.recs))}
-	for i := len(c.recs) - 1; i >= 0; i-- {
-		x := &c.recs[i]
-		ix.next[i] = -1
-		if !x.ib {
-			continue
+func newIndex(c *Capture, nflows int) *index {
+	ix := &index{c: c, start: make([]int32, nflows+1)}
+	for i := range c.recs {
+		if x := &c.recs[i]; x.ib {
+			ix.start[x.g+1]++
 		}
-		k := key{x.g, x.psn, x.op}
-		if h, ok := ix.head[k]; ok {
-			ix.next[i] = h
+	}
+	for g := range nflows {
+		ix.start[g+1] += ix.start[g]
+	}
+	ix.order = make([]int32, ix.start[nflows])
+	next := slices.Clone(ix.start[:nflows])
+	for i := range c.recs {
+		if x := &c.recs[i]; x.ib {
+			ix.order[next[x.g]] = int32(i)
+			next[x.g]++
 		}
-		ix.head[k] = int32(i)
+	}
+	byKey := func(i, j int32) int {
+		x, y := &c.recs[i], &c.recs[j]
+		if c := cmp.Compare(x.psn, y.psn); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.op, y.op); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.t, y.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	}
+	for g := range nflows {
+		if run := ix.order[ix.start[g]:ix.start[g+1]]; !slices.IsSortedFunc(run, byKey) {
+			slices.SortFunc(run, byKey)
+		}
 	}
 	return ix
 }
 
-// list appends the frames of k to buf[:0], in time order.
-func (ix *index) list(k key, buf []int32) []int32 {
-	buf = buf[:0]
-	h, ok := ix.head[k]
-	if !ok {
-		return buf
-	}
-	sorted := true
-	for i := h; i >= 0; i = ix.next[i] {
-		if n := len(buf); n > 0 && ix.c.recs[i].t < ix.c.recs[buf[n-1]].t {
-			sorted = false
+// key returns the key of frame i.
+func (ix *index) key(i int32) key {
+	x := &ix.c.recs[i]
+	return key{x.g, x.psn, x.op}
+}
+
+// keyRuns calls fn with each key that has frames in either capture and
+// its frames in each, in time order (nil where a capture has none):
+// flow by flow, a flow's keys by PSN and opcode.
+func keyRuns(idx [2]*index, fn func(k key, runs [2][]int32)) {
+	for g := range len(idx[A].start) - 1 {
+		a := idx[A].order[idx[A].start[g]:idx[A].start[g+1]]
+		b := idx[B].order[idx[B].start[g]:idx[B].start[g+1]]
+		for len(a) > 0 || len(b) > 0 {
+			var k key
+			switch {
+			case len(b) == 0:
+				k = idx[A].key(a[0])
+			case len(a) == 0:
+				k = idx[B].key(b[0])
+			default:
+				ka, kb := idx[A].key(a[0]), idx[B].key(b[0])
+				k = ka
+				if kb.psn < ka.psn || kb.psn == ka.psn && kb.op < ka.op {
+					k = kb
+				}
+			}
+			na, nb := idx[A].runOf(a, k), idx[B].runOf(b, k)
+			fn(k, [2][]int32{a[:na], b[:nb]})
+			a, b = a[na:], b[nb:]
 		}
-		buf = append(buf, i)
 	}
-	if !sorted {
-		slices.SortStableFunc(buf, func(i, j int32) int { return cmp.Compare(ix.c.recs[i].t, ix.c.recs[j].t) })
+}
+
+// runOf returns how many frames at the start of run have key k.
+func (ix *index) runOf(run []int32, k key) int {
+	n := 0
+	for n < len(run) && ix.key(run[n]) == k {
+		n++
 	}
-	return buf
+	return n
 }
 
 // compatible: the two frames may be the same packet (same ICRC, or one
@@ -335,22 +382,10 @@ func estimate(caps [2]*Capture, idx [2]*index, flows []flowKey) (map[pair]decode
 // when the captures cover different spans) and left out.
 func samples(caps [2]*Capture, idx [2]*index) []sample {
 	var ss []sample
-	var la, lb []int32
-	// The keys in the order of their first frame in A, not in the map's
-	// (random) order: the clock fit takes the first of equal delays, so
-	// the samples' order must not change from run to run.
-	for i := range caps[A].recs {
-		x := &caps[A].recs[i]
-		if !x.ib {
-			continue
-		}
-		k := key{x.g, x.psn, x.op}
-		if idx[A].head[k] != int32(i) {
-			continue
-		}
-		la, lb = idx[A].list(k, la), idx[B].list(k, lb)
+	keyRuns(idx, func(k key, runs [2][]int32) {
+		la, lb := runs[A], runs[B]
 		if len(la) != len(lb) {
-			continue
+			return
 		}
 		ok := true
 		var dmin, dmax, gap int64
@@ -372,13 +407,13 @@ func samples(caps [2]*Capture, idx [2]*index) []sample {
 			}
 		}
 		if !ok || len(la) > 1 && dmax-dmin > gap/2 {
-			continue
+			return
 		}
 		for i := range la {
 			x, y := &caps[A].recs[la[i]], &caps[B].recs[lb[i]]
 			ss = append(ss, sample{x.t, y.t - x.t, k.g})
 		}
-	}
+	})
 	return ss
 }
 

@@ -60,15 +60,7 @@ func (m *matcher) match() {
 			}
 		}
 	}
-	var lu, ld []int32
-	for p := range m.idx {
-		for k := range m.idx[p].head {
-			if _, seen := m.idx[A].head[k]; p == int(B) && seen {
-				continue // done with A's keys
-			}
-			lu, ld = m.matchKey(k, lu, ld)
-		}
-	}
+	keyRuns(m.idx, m.matchKey)
 	for _, st := range m.per {
 		if st != nil && len(st.delays) > 0 {
 			st.median = median64(st.delays)
@@ -76,15 +68,16 @@ func (m *matcher) match() {
 	}
 }
 
-// matchKey matches the copies of key k; lu and ld are buffers it returns.
-func (m *matcher) matchKey(k key, lu, ld []int32) ([]int32, []int32) {
+// matchKey matches the copies of key k, runs[p] its frames at point p in
+// time order.
+func (m *matcher) matchKey(k key, runs [2][]int32) {
 	st := m.per[k.g]
 	if st.dir == decode.PathDirUnknown {
-		return lu, ld
+		return
 	}
 	up, down := upDown(st.dir)
 	cu, cd := m.caps[up], m.caps[down]
-	lu, ld = m.idx[up].list(k, lu), m.idx[down].list(k, ld)
+	lu, ld := runs[up], runs[down]
 	// i: the next unmatched upstream copy; last: the last matched; at:
 	// the last sent before the current downstream copy arrived, hi: the
 	// last within the clock's tolerance after it (both only move on: a
@@ -139,7 +132,6 @@ func (m *matcher) matchKey(k key, lu, ld []int32) ([]int32, []int32) {
 			}
 		}
 	}
-	return lu, ld
 }
 
 // classify labels the frames matching left alone, the reordered ones and
