@@ -32,6 +32,8 @@
 #   SCALE_FORCE  1 runs a pair count even when the peak RSS predicted from
 #                the previous row would not fit in MemAvailable
 #   SCALE_DIR    where the scaling captures go (default a mktemp -d)
+#   REPORT_RUNS  runs of sessions -T json, stats -T json and path at the
+#                largest scale (section 4b; default 3)
 #   SAMPLE       packets compared field by field with tshark (default 10000)
 #   GEN_TOL      percent by which rocetap's packets per CPU-second on the
 #                two generators' captures may differ and count as the
@@ -69,6 +71,7 @@ SCALE_MAX=${SCALE_MAX:-1000000}
 SCALE_RUNS=${SCALE_RUNS:-$((RUNS > 7 ? RUNS : 7))}
 SCALE_CORES=${SCALE_CORES:-all}
 SCALE_FORCE=${SCALE_FORCE:-0}
+REPORT_RUNS=${REPORT_RUNS:-3}
 SAMPLE=${SAMPLE:-10000}
 TUI=${TUI:-0}
 CAPBENCH=${CAPBENCH:-0}
@@ -87,7 +90,7 @@ LIMITPROBE_SRC=${LIMITPROBE_SRC:-../shared/bench/limitprobe}
 # limitprobe's four fields, so its output and rocetap's can be compared.
 F4=(-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.reth.r_key)
 # The command line that made this run, for RESULTS.md.
-RUN_CMD="N=$N RUNS=$RUNS SCAPY_N=$SCAPY_N SCALE='$SCALE' SCALE_MAX=$SCALE_MAX SCALE_RUNS=$SCALE_RUNS SCALE_CORES='$SCALE_CORES' TUI=$TUI CAPBENCH=$CAPBENCH${SKIP:+ SKIP=\"$SKIP\"} bash bench/run.sh"
+RUN_CMD="N=$N RUNS=$RUNS SCAPY_N=$SCAPY_N SCALE='$SCALE' SCALE_MAX=$SCALE_MAX SCALE_RUNS=$SCALE_RUNS SCALE_CORES='$SCALE_CORES' REPORT_RUNS=$REPORT_RUNS TUI=$TUI CAPBENCH=$CAPBENCH${SKIP:+ SKIP=\"$SKIP\"} bash bench/run.sh"
 
 mkdir -p "$OUT"
 : >"$OUT/stderr.log"
@@ -253,6 +256,11 @@ mkdir -p "$SCALE_DIR"
 # kvmed FILE KEY: the median of tuibench's KEY=value lines in FILE.
 kvmed() { grep "^$2=" "$1" | cut -d= -f2 | awk '{ print 0, $1 }' >"$1.med"; med "$1.med" 2; }
 SCALE_CMDS=(stats sessions expert decode tui)
+# At the largest scale measured, the reports that write every session or
+# flow (section 4b): no target, their output grows with the sessions.
+SCALE_LAST=${SCALE##* }
+REPORT_CMDS=(sessions_json stats_json path)
+report_rows=""
 prev_p="" prev_rss=0
 for P in $SCALE; do
 	pk=$((4 * P))
@@ -324,6 +332,28 @@ for P in $SCALE; do
 		done
 		prev_rss=$row_rss
 	done
+	if [ "$P" = "$SCALE_LAST" ]; then
+		rnames=()
+		for which in q b; do
+			f=$QF
+			[ "$which" = b ] && f=$BF
+			eval "r_sessions_json_$which=(\"\$BIN\" sessions -T json -r \"\$f\")"
+			eval "r_stats_json_$which=(\"\$BIN\" stats -T json -r \"\$f\")"
+			eval "r_path_$which=(\"\$BIN\" path -r \"\$f\" -r \"\$f\")"
+		done
+		for c in "${REPORT_CMDS[@]}"; do rnames+=("r_${c}_q" "r_${c}_b"); done
+		interleave "$REPORT_RUNS" all "${rnames[@]}"
+		for c in "${REPORT_CMDS[@]}"; do
+			q=$(samples "r_${c}_q" all) b=$(samples "r_${c}_b" all)
+			case $c in
+			sessions_json) what="rocetap sessions -T json -r F" ;;
+			stats_json) what="rocetap stats -T json -r F" ;;
+			path) what="rocetap path -r F -r F" ;;
+			esac
+			bad=$(($(failed "$q") + $(failed "$b")))
+			report_rows+="| $(grp "$P") | \`$what\`$([ "$bad" -gt 0 ] && echo " ($bad runs failed)") | $(mmm "$q" 2) | $(mmm "$q" 1) | $(grp "$(peak "$q")") | $(mmm "$b" 2) | $(grp "$(peak "$b")") |"$'\n'
+		done
+	fi
 	prev_p=$P
 	rm -f "$QF" "$BF"
 done
@@ -587,6 +617,18 @@ gen_verdict() {
 		echo "Not measured, so the 1M-pair targets are not shown to pass:"
 		echo
 		printf '%s' "$scale_notes"
+	fi
+	echo
+	echo "### 4b. Reports of every session at the largest scale"
+	echo
+	if [ -n "$report_rows" ]; then
+	echo "The reports whose output grows with the sessions, on the $(grp "$SCALE_LAST")-pair capture of the table above and its 8-pair capture of as many packets (no target: at a million pairs \`sessions -T json\` writes about 0.9 GB and \`stats -T json\` 1.3 GB; \`path\` compares the capture with itself, two flows a pair, and writes a line for each flow). Each ran $REPORT_RUNS times, interleaved, on all cores, output to /dev/null; CPU and wall s median (min–max)."
+	echo
+	echo "| QP pairs | command | CPU s | wall s | peak RSS MiB | CPU s, 8 pairs | peak RSS MiB, 8 pairs |"
+	echo "|---:|---|---:|---:|---:|---:|---:|"
+	printf '%s' "$report_rows"
+	else
+	echo "Not measured: the largest scale in SCALE ($(grp "$SCALE_LAST") pairs) was skipped."
 	fi
 	else
 		skipped scale
