@@ -107,23 +107,26 @@ func verboseFields() []vField {
 	return vFieldList
 }
 
-// vShapes caches verboseCandidates' lists, by the set of header bits
-// (decode.Packet.Has); a capture holds few. Bounded as JSONPrinter's
+// vShapes caches verboseCandidates' lists, by packet shape (the set of
+// header bits, decode.Packet.Has, and whether it has an upper-layer
+// protocol); a capture holds few. Bounded as JSONPrinter's
 // byHas is (maxHasSets), and locked: the TUI builds trees on several
 // goroutines.
 var vShapes struct {
 	sync.Mutex
-	m map[decode.Hdr][]int32
+	m map[jsonShape][]int32
 }
 
 // verboseCandidates returns the indexes in verboseFields of the fields
-// that may occur in a packet with the headers has: those whose headers
-// it has, the inner-occurrence ones when it has HdrInner
-// (decode.Field.Multi), and the SA record fields (saLines finds the
-// records). Values finds nothing of the others.
-func verboseCandidates(has decode.Hdr) []int32 {
+// that may occur in a packet of shape sh (as JSONPrinter.candidates finds
+// them): those whose headers it has, the inner-occurrence ones when it
+// has HdrInner (decode.Field.Multi), those of upper-layer protocols only
+// when it has one (decode.Field.NeedsULP), and the SA record fields
+// (saLines finds the records). Values finds nothing of the others.
+func verboseCandidates(sh jsonShape) []int32 {
+	has := sh.has
 	vShapes.Lock()
-	c, ok := vShapes.m[has]
+	c, ok := vShapes.m[sh]
 	vShapes.Unlock()
 	if ok {
 		return c
@@ -131,15 +134,18 @@ func verboseCandidates(has decode.Hdr) []int32 {
 	probe := decode.Packet{Has: has}
 	c = []int32{}
 	for i, vf := range verboseFields() {
+		if vf.f.NeedsULP() && !sh.ulp {
+			continue
+		}
 		if vf.sa || has&vf.hdr == vf.hdr || vf.f.Multi(&probe) {
 			c = append(c, int32(i))
 		}
 	}
 	vShapes.Lock()
 	if vShapes.m == nil || len(vShapes.m) >= maxHasSets {
-		vShapes.m = make(map[decode.Hdr][]int32)
+		vShapes.m = make(map[jsonShape][]int32)
 	}
-	vShapes.m[has] = c
+	vShapes.m[sh] = c
 	vShapes.Unlock()
 	return c
 }
@@ -152,7 +158,7 @@ func walkLines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) b
 	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
 	var b []byte
 	recordsShown := false
-	for _, i := range verboseCandidates(p.Has) {
+	for _, i := range verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}) {
 		vf := &vFieldList[i]
 		f := vf.f
 		if vf.sa {
