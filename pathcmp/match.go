@@ -272,10 +272,21 @@ func (m *matcher) report(r *Result, maxEvents int) []*Flow {
 			}
 		}
 	}
+	// A capture has few addresses and many flows between them: each
+	// address is written once, its string shared by its flows.
+	names := map[addr]string{}
+	name := func(a addr) string {
+		s, ok := names[a]
+		if !ok {
+			s = a.String()
+			names[a] = s
+		}
+		return s
+	}
 	for _, g := range m.order {
 		st := m.per[g]
 		k := m.flows[g]
-		f := &Flow{Src: k.src.String(), Dst: k.dst.String(), DestQP: k.qp, Dir: decode.PathDirUnknown}
+		f := &Flow{Src: name(k.src), Dst: name(k.dst), DestQP: k.qp, Dir: decode.PathDirUnknown}
 		if s := session[g]; s[A] != 0 {
 			f.Session, f.SessionPoint = s[A], A
 		} else {
