@@ -133,7 +133,6 @@ func pathRun(opts *PathOptions, ios IO) error {
 	r := pathcmp.Compare(caps[0], caps[1], pathcmp.Options{Window: opts.Window})
 
 	out := newOutBuf(ios.Out)
-	defer out.flush()
 	switch opts.Output {
 	case "text":
 		// a flow at a time: a million QP pairs make two million
@@ -141,7 +140,9 @@ func pathRun(opts *PathOptions, ios IO) error {
 		out.b = t.AppendHead(printer.AppendPathHead(out.b, r))
 		for _, f := range r.Flows {
 			out.b = t.AppendRow(out.b, f)
-			out.maybeFlush()
+			if out.maybeFlush(); out.err != nil {
+				break // a closed pipe or a full disk: stop writing
+			}
 		}
 		out.b = printer.AppendPathTail(out.b, r)
 	case "json":
@@ -149,7 +150,9 @@ func pathRun(opts *PathOptions, ios IO) error {
 		out.b = append(out.b, head...)
 		for i, f := range r.Flows {
 			out.b = printer.AppendPathJSONFlow(out.b, i, f)
-			out.maybeFlush()
+			if out.maybeFlush(); out.err != nil {
+				break
+			}
 		}
 		out.b = append(out.b, tail...)
 	case "fields":
@@ -171,9 +174,13 @@ func pathRun(opts *PathOptions, ios IO) error {
 			})
 			src.Close()
 			if err != nil && !isDamaged(err) {
+				if err == out.err {
+					break
+				}
 				return err
 			}
 		}
 	}
-	return damaged
+	out.flush()
+	return errors.Join(damaged, out.err)
 }
