@@ -382,6 +382,9 @@ func estimate(caps [2]*Capture, idx [2]*index, flows []flowKey) (map[pair]decode
 // when the captures cover different spans) and left out.
 func samples(caps [2]*Capture, idx [2]*index) []sample {
 	var ss []sample
+	// In key order (flow, PSN, opcode), the same from run to run: the
+	// clock fit takes the first of equal delays in a time slice, so the
+	// samples' order must not depend on a map's.
 	keyRuns(idx, func(k key, runs [2][]int32) {
 		la, lb := runs[A], runs[B]
 		if len(la) != len(lb) {

@@ -204,7 +204,9 @@ func TestEKLayersLikeTshark(t *testing.T) {
 			if err := json.Unmarshal([]byte(gl[i]), &g); err != nil {
 				t.Fatalf("%s line %d: %v", name, i+1, err)
 			}
-			json.Unmarshal([]byte(wl[i]), &w)
+			if err := json.Unmarshal([]byte(wl[i]), &w); err != nil {
+				t.Fatalf("%s line %d: tshark's is not JSON: %v", name, i+1, err)
+			}
 			for _, h := range headers {
 				if _, ok := w.Layers[h]; ok {
 					if _, ok := g.Layers[h]; !ok {

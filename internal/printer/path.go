@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/pathcmp"
@@ -100,12 +99,12 @@ type PathTable struct {
 func NewPathTable(r *pathcmp.Result) *PathTable {
 	t := &PathTable{}
 	for i, h := range pathHead {
-		t.width[i] = utf8.RuneCountInString(h)
+		t.width[i] = len(h) // ASCII
 	}
 	for _, f := range r.Flows {
 		t.cells = t.appendCells(t.cells[:0], f)
 		for i, from := 0, 0; i < pathCols; i++ {
-			t.width[i] = max(t.width[i], utf8.RuneCount(t.cells[from:t.ends[i]]))
+			t.width[i] = max(t.width[i], runeWidth(t.cells[from:t.ends[i]]))
 			from = t.ends[i]
 		}
 	}
@@ -158,7 +157,7 @@ func (t *PathTable) appendCells(b []byte, f *pathcmp.Flow) []byte {
 // AppendHead appends the table's head row.
 func (t *PathTable) AppendHead(dst []byte) []byte {
 	for i, h := range pathHead {
-		dst = appendRight(dst, h, t.width[i]+2-utf8.RuneCountInString(h))
+		dst = append(appendSpaces(dst, t.width[i]+2-len(h)), h...)
 	}
 	return append(dst, '\n')
 }
@@ -168,18 +167,10 @@ func (t *PathTable) AppendRow(dst []byte, f *pathcmp.Flow) []byte {
 	t.cells = t.appendCells(t.cells[:0], f)
 	for i, from := 0, 0; i < pathCols; i++ {
 		c := t.cells[from:t.ends[i]]
-		dst = appendRight(dst, c, t.width[i]+2-utf8.RuneCount(c))
+		dst = append(appendSpaces(dst, t.width[i]+2-runeWidth(c)), c...)
 		from = t.ends[i]
 	}
 	return append(dst, '\n')
-}
-
-// appendRight appends pad spaces, then s.
-func appendRight[T string | []byte](dst []byte, s T, pad int) []byte {
-	for range pad {
-		dst = append(dst, ' ')
-	}
-	return append(dst, s...)
 }
 
 // writePathCaptures writes a line for each capture point.

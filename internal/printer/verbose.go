@@ -156,9 +156,15 @@ func verboseCandidates(sh jsonShape) []int32 {
 // MAD's records, each with its fields: saLines).
 func walkLines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool,
 	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
+	walkFields(p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}), vals, keep, line, records)
+}
+
+// walkFields is walkLines over the fields of verboseFields at cands.
+func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(*decode.Field) bool,
+	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
 	var b []byte
 	recordsShown := false
-	for _, i := range verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}) {
+	for _, i := range cands {
 		vf := &vFieldList[i]
 		f := vf.f
 		if vf.sa {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
@@ -39,6 +40,50 @@ func TestAppendVerboseMatchesLines(t *testing.T) {
 		}
 	}
 	t.Logf("%d packets", len(ps))
+}
+
+// The tree goes through the fields a packet's shape allows
+// (verboseCandidates); through every field it shows the same lines. The
+// packets are tracked, so that those of an upper-layer protocol (the
+// ULP captures' NVMe-oF and NFS, learned from their CM exchanges) have
+// their fields, and every packet its analysis fields.
+func TestVerboseCandidatesMissNoLine(t *testing.T) {
+	all := make([]int32, len(verboseFields()))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	render := func(p *decode.Packet, cands []int32) string {
+		var dst []byte
+		walkFields(p, cands, nil, nil, func(depth int, text []byte, f *decode.Field, off, n int) {
+			dst = appendVerboseLine(dst, depth, text, f, off, n)
+		}, func(depth int) {
+			for _, l := range saLines(nil, p, depth) {
+				dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
+			}
+		})
+		return string(dst)
+	}
+	n, ulp := 0, 0
+	for _, f := range testcap.Glob(t, 10, "../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap", "../../testdata/ulp/*.pcap", "../../testdata/ulp/synth/*.pcap") {
+		tr := flow.New(flow.Options{})
+		for _, fr := range testcap.ReadFile(t, f) {
+			var p decode.Packet
+			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
+			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
+			tr.Track(&p)
+			n++
+			if p.Analysis.ULP != nil {
+				ulp++
+			}
+			if got, want := render(&p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil})), render(&p, all); got != want {
+				t.Fatalf("%s frame %d: through the candidates:\n%s\nthrough every field:\n%s", f, fr.Number, got, want)
+			}
+		}
+	}
+	if ulp == 0 {
+		t.Fatal("no packet with an upper-layer protocol: the test covers none of their fields")
+	}
+	t.Logf("%d packets, %d with an upper-layer protocol", n, ulp)
 }
 
 // BenchmarkVerbose writes the -V tree of every test packet.
