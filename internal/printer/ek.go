@@ -3,7 +3,6 @@ package printer
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rocetap/rocetap/decode"
 )
@@ -73,94 +72,14 @@ func (ep *EKPrinter) Append(dst []byte, p *decode.Packet) []byte {
 				if j > 0 {
 					dst = append(dst, ',')
 				}
-				dst = ep.appendString(dst, f, v, f.Type != decode.FTString)
+				dst = ep.jp.appendQuoted(dst, f, v, f.Type != decode.FTString, true)
 			}
 			dst = append(dst, ']')
 		}
 		return append(dst, "}}\n"...)
 	}
 	// Every field: the fields that may occur in a packet of p's shape,
-	// as -T json finds them (JSONPrinter.candidates).
-	var root *decode.Field
-	firstLayer, firstField := true, true
-	for _, jc := range ep.jp.candidates(jsonShape{p.Has, p.Analysis.ULP != nil}) {
-		direct := jc.get != nil
-		var u uint64
-		n := 1
-		if direct {
-			if jc.cond != nil && !jc.cond(p) {
-				continue
-			}
-			u = jc.get(p)
-		} else {
-			ep.vals = jc.jf.f.Values(p, ep.vals[:0])
-			if n = len(ep.vals); n == 0 {
-				continue
-			}
-		}
-		jf := jc.jf
-		if jf.root != root {
-			if root != nil {
-				dst = append(dst, '}')
-			}
-			if !firstLayer {
-				dst = append(dst, ',')
-			}
-			firstLayer, firstField = false, true
-			root = jf.root
-			dst = append(dst, jf.layer...)
-		}
-		if !firstField {
-			dst = append(dst, ',')
-		}
-		firstField = false
-		dst = append(dst, jf.ek...)
-		if direct {
-			dst = ep.appendValue(dst, jf, decode.Value{U: u})
-			continue
-		}
-		if n > 1 {
-			dst = append(dst, '[')
-		}
-		for j, v := range ep.vals {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = ep.appendValue(dst, jf, v)
-		}
-		if n > 1 {
-			dst = append(dst, ']')
-		}
-	}
-	if root != nil {
-		dst = append(dst, '}')
-	}
+	// as -T json finds and writes them, with EK's keys and values.
+	dst = ep.jp.appendLayers(dst, p, true)
 	return append(dst, "}}\n"...)
-}
-
-// appendValue appends v of every-field output: a boolean as true or
-// false, anything else as appendString writes it.
-func (ep *EKPrinter) appendValue(dst []byte, jf *jsonField, v decode.Value) []byte {
-	if jf.f.Type == decode.FTBoolean {
-		return strconv.AppendBool(dst, v.U != 0)
-	}
-	return ep.appendString(dst, jf.f, v, jf.safe)
-}
-
-// appendString appends v as a JSON string, formatted as -T fields does
-// but for absolute times, which EK writes in ISO 8601 (UTC), as tshark;
-// safe: what AppendValue writes of f needs no escaping (jsonField.safe).
-func (ep *EKPrinter) appendString(dst []byte, f *decode.Field, v decode.Value, safe bool) []byte {
-	if f.Type == decode.FTAbsTime {
-		dst = append(dst, '"')
-		dst = decode.AppendRFC3339Nano(dst, time.Unix(0, int64(v.U)))
-		return append(dst, '"')
-	}
-	dst = append(dst, '"')
-	mark := len(dst)
-	dst = f.AppendValue(dst, v)
-	if !safe {
-		dst = ep.jp.escape(dst, mark)
-	}
-	return append(dst, '"')
 }
