@@ -133,6 +133,7 @@ func pathRun(opts *PathOptions, ios IO) error {
 	r := pathcmp.Compare(caps[0], caps[1], pathcmp.Options{Window: opts.Window})
 
 	out := newOutBuf(ios.Out)
+	defer out.flush() // what was written before an early return
 	switch opts.Output {
 	case "text":
 		// a flow at a time: a million QP pairs make two million

@@ -44,19 +44,11 @@ func linkNames(m map[decode.LinkType]int) string {
 	return strings.Join(s, ", ")
 }
 
-// AppendPath appends the text report of a two-point comparison: the
-// captures, the clock estimate, a table of the flows (one direction of
-// a QP each) and the expert events. A caller that writes as it goes
-// (a million QPs make two million flows) uses AppendPathHead, a
-// PathTable's rows and AppendPathTail instead.
-func AppendPath(dst []byte, r *pathcmp.Result) []byte {
-	t := NewPathTable(r)
-	dst = t.AppendHead(AppendPathHead(dst, r))
-	for _, f := range r.Flows {
-		dst = t.AppendRow(dst, f)
-	}
-	return AppendPathTail(dst, r)
-}
+// The text report of a two-point comparison: the captures, the clock
+// estimate (AppendPathHead), a table of the flows, one direction of a QP
+// each (PathTable, a row at a time: a million QPs make two million
+// flows), the totals by direction and the expert events
+// (AppendPathTail).
 
 // AppendPathHead appends the report up to its table of flows: the
 // captures, the clock and the table's title.
@@ -350,16 +342,6 @@ func flowJSON(f *pathcmp.Flow) PathFlowJSON {
 		j.Delay = &PathDelayJSON{d.N, d.Min.Seconds(), d.Median.Seconds(), d.P99.Seconds(), d.Max.Seconds()}
 	}
 	return j
-}
-
-// AppendPathJSON appends the report as one JSON object.
-func AppendPathJSON(dst []byte, r *pathcmp.Result) []byte {
-	head, tail := PathJSONParts(r)
-	dst = append(dst, head...)
-	for i, f := range r.Flows {
-		dst = AppendPathJSONFlow(dst, i, f)
-	}
-	return append(dst, tail...)
 }
 
 // PathJSONParts returns the JSON report of r but its flows, split where

@@ -13,7 +13,7 @@ import (
 )
 
 // pathTableTabwriter is the table of flows as text/tabwriter writes it,
-// which is how AppendPath wrote it before PathTable: the reference.
+// which is how the path report wrote it before PathTable: the reference.
 func pathTableTabwriter(flows []*pathcmp.Flow) string {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -394,18 +394,8 @@ func qpErrorsJSON(s *flow.Session) []QPErrorJSON {
 	return q
 }
 
-// AppendSessionsJSON appends the sessions as a JSON array, one object per
-// line.
-func AppendSessionsJSON(dst []byte, sessions []*flow.Session, start time.Time) []byte {
-	dst = append(dst, '[')
-	for i, s := range sessions {
-		dst = AppendSessionJSON(dst, i, s, start)
-	}
-	return AppendSessionsJSONEnd(dst, len(sessions))
-}
-
-// AppendSessionJSON appends s as element i of the array
-// AppendSessionsJSON prints (after its '[').
+// AppendSessionJSON appends s as element i of sessions -T json's array
+// (after its '['; AppendSessionsJSONEnd closes it), one object a line.
 func AppendSessionJSON(dst []byte, i int, s *flow.Session, start time.Time) []byte {
 	if i > 0 {
 		dst = append(dst, ',')
