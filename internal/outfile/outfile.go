@@ -130,14 +130,34 @@ func (f *File) Commit() error {
 }
 
 // place puts the finished temporary file at the destination. Without
-// Force it links it there, as a link, unlike a rename, fails on a file
-// that appeared since Create; on a file system without hard links it
-// renames, having checked again that nothing is there.
+// Force it must not replace a file that appeared since Create, and must
+// not leave a moment where one could appear between a check and the move:
+// it renames with RENAME_NOREPLACE (Linux renameat2, one atomic step that
+// fails on an existing destination); where the file system or the system
+// has no such rename, it links the file there (a link, unlike a rename,
+// fails on an existing file) and removes the temporary name; only on a
+// file system with neither does it check again, then rename.
 func (f *File) place(tmp string) error {
 	if f.force {
 		return os.Rename(tmp, f.path)
 	}
-	err := os.Link(tmp, f.path)
+	for _, p := range placers {
+		if err := p(tmp, f.path); !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
+	}
+	return errors.ErrUnsupported
+}
+
+// placers are the ways place tries, in turn, to move tmp to path without
+// replacing a file there; each returns errors.ErrUnsupported to pass on
+// to the next, and fs.ErrExist (wrapped) when a file is there. A test
+// swaps them to run each one.
+var placers = []func(tmp, path string) error{renameNoReplace, linkInPlace, checkThenRename}
+
+// linkInPlace links tmp at path, then removes tmp.
+func linkInPlace(tmp, path string) error {
+	err := os.Link(tmp, path)
 	switch {
 	case err == nil:
 		os.Remove(tmp)
@@ -145,12 +165,18 @@ func (f *File) place(tmp string) error {
 	case errors.Is(err, fs.ErrExist):
 		return err
 	}
-	if _, err := os.Lstat(f.path); err == nil {
+	return errors.ErrUnsupported
+}
+
+// checkThenRename is the last resort: a file that appears between the
+// check and the rename is replaced.
+func checkThenRename(tmp, path string) error {
+	if _, err := os.Lstat(path); err == nil {
 		return fs.ErrExist
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return os.Rename(tmp, f.path)
+	return os.Rename(tmp, path)
 }
 
 // Abort closes and removes the temporary file; the destination is left
