@@ -514,11 +514,11 @@ func registerCMFields(ib *Field) {
 	// holds: "CM ConnectRequest".
 	cm := hdrField("infiniband.smplid.smpdata", "SMP Data", FTBytes, HdrCM, func(p *Packet) []byte { return p.CM.Contents })
 	cm.Parent = ib
-	cm.label = func(p *Packet) string {
+	cm.label = func(b []byte, p *Packet) []byte {
 		if name := CMAttrString(p.CM.AttributeID); name != "" {
-			return "CM " + name
+			return append(append(b, "CM "...), name...)
 		}
-		return "CM (Unknown CM Attribute)" // tshark's words
+		return append(b, "CM (Unknown CM Attribute)"...) // tshark's words
 	}
 	stringField(cm, "rocetap.cm.attribute", "CM attribute", HdrCM, func(p *Packet) string { return CMAttrName(p.CM.AttributeID) })
 

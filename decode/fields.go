@@ -113,9 +113,9 @@ type Field struct {
 	// present when hdr bits are set and cond (if any) holds.
 	uint  func(p *Packet) uint64
 	cond  func(p *Packet) bool
-	span  func(p *Packet) []byte // headers: the bytes they cover
-	names func(v uint64) string  // value names for the verbose tree
-	label func(p *Packet) string // the verbose tree's name for it in p, if not Name
+	span  func(p *Packet) []byte           // headers: the bytes they cover
+	names func(v uint64) string            // value names for the verbose tree
+	label func(b []byte, p *Packet) []byte // appends the verbose tree's name for it in p, nothing to keep Name
 	id    int
 	// inner: an ip.*, ipv6.* or udp.* field, which occurs a second time
 	// in a packet with HdrInner (IPoIB over RoCEv2, see Multi).
@@ -189,12 +189,31 @@ func (f *Field) Span(p *Packet) []byte {
 // Wireshark's proto_item_set_text does (the item registered as "SMP Data"
 // reads "CM ConnectRequest" in a CM REQ).
 func (f *Field) Label(p *Packet) string {
+	if f.label == nil {
+		return f.Name
+	}
+	return string(f.AppendLabel(nil, p))
+}
+
+// AppendLabel appends Label(p) to b, allocating nothing (the verbose
+// tree labels every header of every packet).
+func (f *Field) AppendLabel(b []byte, p *Packet) []byte {
 	if f.label != nil {
-		if s := f.label(p); s != "" {
-			return s
+		n := len(b)
+		if b = f.label(b, p); len(b) > n {
+			return b
 		}
 	}
-	return f.Name
+	return append(b, f.Name...)
+}
+
+// appendNamed appends "NAME (WHAT)", the label of an item whose value has
+// a name, or nothing when what is "" (the item keeps its Name).
+func appendNamed(b []byte, name, what string) []byte {
+	if what == "" {
+		return b
+	}
+	return append(append(append(append(b, name...), " ("...), what...), ')')
 }
 
 // ID returns the field's index in Fields().

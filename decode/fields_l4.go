@@ -87,7 +87,9 @@ func registerIPoIBFields() {
 
 func registerARPFields() {
 	arp := hdrField("arp", "Address Resolution Protocol", FTProtocol, HdrARP, func(p *Packet) []byte { return p.ARP.Contents })
-	arp.label = func(p *Packet) string { return "Address Resolution Protocol (" + ARPOpName(p.ARP.Operation) + ")" }
+	arp.label = func(b []byte, p *Packet) []byte {
+		return append(append(append(b, "Address Resolution Protocol ("...), ARPOpName(p.ARP.Operation)...), ')')
+	}
 	uintField(arp, "arp.hw.type", "Hardware type", FTUint16, BaseDec, 0, 0, 2, func(p *Packet) uint64 { return uint64(p.ARP.AddrType) })
 	uintField(arp, "arp.proto.type", "Protocol type", FTUint16, BaseHex, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.ARP.Protocol) })
 	uintField(arp, "arp.hw.size", "Hardware size", FTUint8, BaseDec, 0, 4, 1, func(p *Packet) uint64 { return uint64(p.ARP.HwAddressSize) })
@@ -270,8 +272,8 @@ func ICMPv6TypeName(t uint8) string {
 
 func registerTCPFields() {
 	tcp := hdrField("tcp", "Transmission Control Protocol", FTProtocol, HdrTCP, func(p *Packet) []byte { return p.TCP.Contents })
-	tcp.label = func(p *Packet) string {
-		return "Transmission Control Protocol, Src Port: " + strconv.Itoa(int(p.TCP.SrcPort)) + ", Dst Port: " + strconv.Itoa(int(p.TCP.DstPort))
+	tcp.label = func(b []byte, p *Packet) []byte {
+		return appendPortsLabel(b, "Transmission Control Protocol", uint16(p.TCP.SrcPort), uint16(p.TCP.DstPort))
 	}
 	uintField(tcp, "tcp.srcport", "Source Port", FTUint16, BasePortTCP, 0, 0, 2, func(p *Packet) uint64 { return uint64(p.TCP.SrcPort) })
 	uintField(tcp, "tcp.dstport", "Destination Port", FTUint16, BasePortTCP, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.TCP.DstPort) })

@@ -64,8 +64,9 @@ func registerNetFields() {
 	ethType := uintField(eth, "eth.type", "Type", FTUint16, BaseHex, 0, 12, 2, func(p *Packet) uint64 { return uint64(p.Eth.EtherType) })
 	ethType.names = func(v uint64) string { return etherTypeNames[uint16(v)] }
 	// The -V tree names a header with its addresses, as tshark does.
-	eth.label = func(p *Packet) string {
-		return "Ethernet II, Src: " + macString(p.Eth.Src[:]) + ", Dst: " + macString(p.Eth.Dst[:])
+	eth.label = func(b []byte, p *Packet) []byte {
+		b = appendMAC(append(b, "Ethernet II, Src: "...), p.Eth.Src[:])
+		return appendMAC(append(b, ", Dst: "...), p.Eth.Dst[:])
 	}
 
 	vlan := hdrField("vlan", "802.1Q Virtual LAN", FTProtocol, HdrVLAN, nil)
@@ -121,8 +122,8 @@ func registerNetFields() {
 
 	ip := hdrField("ip", "Internet Protocol Version 4", FTProtocol, HdrIPv4, nil)
 	ip.span = func(p *Packet) []byte { return ipHeader(p) }
-	ip.label = func(p *Packet) string {
-		return "Internet Protocol Version 4, Src: " + netip.AddrFrom4(p.IPv4.Src).String() + ", Dst: " + netip.AddrFrom4(p.IPv4.Dst).String()
+	ip.label = func(b []byte, p *Packet) []byte {
+		return appendAddrsLabel(b, "Internet Protocol Version 4", netip.AddrFrom4(p.IPv4.Src), netip.AddrFrom4(p.IPv4.Dst))
 	}
 	// Wireshark's IP dissector reads the version nibble before handing
 	// IPv6 to its own dissector, so ip.version is 6 on IPv6 packets too.
@@ -155,8 +156,8 @@ func registerNetFields() {
 
 	ip6 := hdrField("ipv6", "Internet Protocol Version 6", FTProtocol, HdrIPv6, nil)
 	ip6.span = func(p *Packet) []byte { return ipHeader(p) }
-	ip6.label = func(p *Packet) string {
-		return "Internet Protocol Version 6, Src: " + netip.AddrFrom16(p.IPv6.Src).String() + ", Dst: " + netip.AddrFrom16(p.IPv6.Dst).String()
+	ip6.label = func(b []byte, p *Packet) []byte {
+		return appendAddrsLabel(b, "Internet Protocol Version 6", netip.AddrFrom16(p.IPv6.Src), netip.AddrFrom16(p.IPv6.Dst))
 	}
 	uintField(ip6, "ipv6.version", "Version", FTUint8, BaseDec, 0, 0, 1, func(p *Packet) uint64 { return uint64(p.IPv6.Version) })
 	uintField(ip6, "ipv6.tclass", "Traffic Class", FTUint32, BaseHex, 0x0ff00000, 0, 2, func(p *Packet) uint64 { return uint64(p.IPv6.TrafficClass) })
@@ -174,8 +175,8 @@ func registerNetFields() {
 	})
 
 	udp := hdrField("udp", "User Datagram Protocol", FTProtocol, HdrUDP, func(p *Packet) []byte { return p.Frame.Data[p.L4Off : p.L4Off+8] })
-	udp.label = func(p *Packet) string {
-		return "User Datagram Protocol, Src Port: " + strconv.Itoa(int(p.UDP.SrcPort)) + ", Dst Port: " + strconv.Itoa(int(p.UDP.DstPort))
+	udp.label = func(b []byte, p *Packet) []byte {
+		return appendPortsLabel(b, "User Datagram Protocol", p.UDP.SrcPort, p.UDP.DstPort)
 	}
 	uintField(udp, "udp.srcport", "Source Port", FTUint16, BasePortUDP, 0, 0, 2, func(p *Packet) uint64 { return uint64(p.UDP.SrcPort) })
 	uintField(udp, "udp.dstport", "Destination Port", FTUint16, BasePortUDP, 0, 2, 2, func(p *Packet) uint64 { return uint64(p.UDP.DstPort) })
@@ -271,5 +272,16 @@ var (
 	ipProtoNames = map[uint8]string{1: "ICMP", 2: "IGMP", 6: "TCP", 17: "UDP", 41: "IPv6", 47: "GRE", 50: "ESP", 58: "ICMPv6", 132: "SCTP"}
 )
 
-// macString is "02:00:0a:4d:00:01".
-func macString(b []byte) string { return string(appendMAC(nil, b)) }
+// appendAddrsLabel appends an IP header's verbose label, "NAME, Src: A,
+// Dst: B", as Wireshark writes it.
+func appendAddrsLabel(b []byte, name string, src, dst netip.Addr) []byte {
+	b = src.AppendTo(append(append(b, name...), ", Src: "...))
+	return dst.AppendTo(append(b, ", Dst: "...))
+}
+
+// appendPortsLabel appends a UDP or TCP header's verbose label, "NAME,
+// Src Port: S, Dst Port: D".
+func appendPortsLabel(b []byte, name string, src, dst uint16) []byte {
+	b = strconv.AppendUint(append(append(b, name...), ", Src Port: "...), uint64(src), 10)
+	return strconv.AppendUint(append(b, ", Dst Port: "...), uint64(dst), 10)
+}

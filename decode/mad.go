@@ -308,11 +308,8 @@ func registerMADFields(ib *Field) {
 	// An attribute ID's name depends on the class: the tree's label says
 	// it ("Attribute ID (NodeInfo)").
 	ai := uintField(mad, "infiniband.mad.attributeid", "Attribute ID", FTUint16, BaseHex, 0, 16, 2, func(p *Packet) uint64 { return uint64(p.MAD.AttributeID) })
-	ai.label = func(p *Packet) string {
-		if n := MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID); n != "" {
-			return "Attribute ID (" + n + ")"
-		}
-		return ""
+	ai.label = func(b []byte, p *Packet) []byte {
+		return appendNamed(b, "Attribute ID", MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID))
 	}
 	uintField(mad, "rocetap.mad.reserved", "Reserved", FTUint16, BaseHex, 0, 18, 2, func(p *Packet) uint64 { return uint64(p.MAD.Reserved) })
 	uintField(mad, "infiniband.mad.attributemodifier", "Attribute Modifier", FTUint32, BaseHex, 0, 20, 4, func(p *Packet) uint64 { return uint64(p.MAD.AttributeModifier) })

@@ -73,11 +73,11 @@ func registerNVMeFields(rt *Field) {
 	})
 	u(nvme, "nvme.fabrics.cmd.cid", "Command Identifier", FTUint16, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).CID) })
 	fct := u(nvme, "nvme.fabrics.cmd.fctype", "Fabric Command Type", FTUint8, BaseHex, 0, fabrics, func(p *Packet) uint64 { return uint64(c(p).FCType) })
-	fct.label = func(p *Packet) string {
+	fct.label = func(b []byte, p *Packet) []byte {
 		if !fabrics(p) {
-			return "" // Label of a packet without the field (it must not panic)
+			return b // Label of a packet without the field (it must not panic)
 		}
-		return "Fabric Command Type (" + c(p).OpName() + ")"
+		return appendNamed(b, "Fabric Command Type", c(p).OpName())
 	}
 	conn := fc(NVMeFCConnect)
 	u(nvme, "nvme.fabrics.cmd.connect.recfmt", "Record Format", FTUint16, BaseDec, 0, conn, func(p *Packet) uint64 { return uint64(uint16(c(p).CDW[0])) })
@@ -110,11 +110,11 @@ func registerNVMeFields(rt *Field) {
 
 	// NVMe commands
 	opc := u(nvme, "nvme.cmd.opc", "Opcode", FTUint8, BaseHex, 0, plain, func(p *Packet) uint64 { return uint64(c(p).Opcode) })
-	opc.label = func(p *Packet) string {
+	opc.label = func(b []byte, p *Packet) []byte {
 		if !plain(p) {
-			return "" // Label of a packet without the field (it must not panic)
+			return b // Label of a packet without the field (it must not panic)
 		}
-		return "Opcode (" + c(p).OpName() + ")"
+		return appendNamed(b, "Opcode", c(p).OpName())
 	}
 	u(nvme, "nvme.cmd.fuse_op", "Fuse Operation", FTUint8, BaseHex, 0x03, plain, func(p *Packet) uint64 { return uint64(c(p).Fuse) })
 	u(nvme, "nvme.cmd.psdt", "PRP Or SGL", FTUint8, BaseHex, 0xC0, plain, func(p *Packet) uint64 { return uint64(c(p).PSDT) })
@@ -182,14 +182,11 @@ func registerNVMeFields(rt *Field) {
 	u(nvme, "nvme.cqe.status.p", "Phase Tag", FTUint16, BaseHex, 0x0001, ncqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
 	u(nvme, "nvme.cqe.status.rsvd", "Reserved", FTUint16, BaseHex, 0x0001, fcqe, func(p *Packet) uint64 { return uint64(q(p).Status & 1) })
 	sc := u(nvme, "nvme.cqe.status.sc", "Status Code", FTUint16, BaseHex, 0x01FE, cqe, func(p *Packet) uint64 { return uint64(q(p).SC()) })
-	sc.label = func(p *Packet) string {
+	sc.label = func(b []byte, p *Packet) []byte {
 		if !cqe(p) {
-			return ""
+			return b
 		}
-		if n := NVMeStatusName(q(p).SCT(), q(p).SC()); n != "" {
-			return "Status Code (" + n + ")"
-		}
-		return ""
+		return appendNamed(b, "Status Code", NVMeStatusName(q(p).SCT(), q(p).SC()))
 	}
 	u(nvme, "nvme.cqe.status.sct", "Status Code Type", FTUint16, BaseHex, 0x0E00, cqe, func(p *Packet) uint64 { return uint64(q(p).SCT()) })
 	u(nvme, "nvme.cqe.status.crd", "Command Retry Delay", FTUint16, BaseHex, 0x3000, cqe, func(p *Packet) uint64 { return uint64(q(p).Status>>12) & 3 })

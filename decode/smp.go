@@ -336,11 +336,11 @@ func registerSMPFields(ib *Field) {
 		}
 		return out
 	}
-	sd.label = func(p *Packet) string {
+	sd.label = func(b []byte, p *Packet) []byte {
 		if p.Has&HdrMAD == 0 || p.MAD.MgmtClass == MgmtClassCM {
-			return cmLabel(p)
+			return cmLabel(b, p)
 		}
-		return ""
+		return b
 	}
 	// The attribute fields hang under an item of their own, registered
 	// after the SMP header (the verbose tree nests in registration order),
@@ -349,11 +349,8 @@ func registerSMPFields(ib *Field) {
 	at := hdrField("rocetap.smp.attribute", "Attribute", FTBytes, HdrMAD, smpData)
 	at.Parent = ib
 	at.SetPresence(HdrMAD, func(p *Packet) bool { return smpData(p) != nil })
-	at.label = func(p *Packet) string {
-		if n := MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID); n != "" {
-			return "Attribute (" + n + ")"
-		}
-		return ""
+	at.label = func(b []byte, p *Packet) []byte {
+		return appendNamed(b, "Attribute", MADAttrString(p.MAD.MgmtClass, p.MAD.AttributeID))
 	}
 	nd := smpAttr(SMPAttrNodeDescription)
 	stringField(at, "infiniband.nodedescription.nodestring", "NodeString", HdrMAD, func(p *Packet) string { return nodeString(nd(p)) })

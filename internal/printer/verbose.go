@@ -159,10 +159,17 @@ func walkLines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) b
 	walkFields(p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}), vals, keep, line, records)
 }
 
+// lineBufs holds the buffers walkFields makes lines in.
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
 // walkFields is walkLines over the fields of verboseFields at cands.
 func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(*decode.Field) bool,
 	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
-	var b []byte
+	// Each line is made in a buffer kept from packet to packet: a new
+	// one grew (and allocated) several times a packet.
+	bp := lineBufs.Get().(*[]byte)
+	b := *bp
+	defer func() { *bp = b[:0]; lineBufs.Put(bp) }()
 	recordsShown := false
 	for _, i := range cands {
 		vf := &vFieldList[i]
@@ -198,7 +205,7 @@ func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(
 				b = appendBits(b, p.Frame.Data[off:off+n], f.Bitmask)
 				b = append(b, " = "...)
 			}
-			b = append(b, f.Label(p)...)
+			b = f.AppendLabel(b, p)
 			if !isHeader {
 				b = append(b, ": "...)
 				if f.Type == decode.FTBytes && len(v.B) > 64 {
@@ -324,7 +331,7 @@ func saLines(out []Line, p *decode.Packet, depth int) []Line {
 		text := decode.MADAttrString(decode.MgmtClassSubnAdm, attr) + " " + strconv.Itoa(i+1)
 		out = append(out, Line{Depth: depth, Text: text, Off: -1})
 	}, func(f *decode.Field, v decode.Value) {
-		b := append([]byte(f.Label(p)), ": "...)
+		b := append(f.AppendLabel(nil, p), ": "...)
 		if f.Type == decode.FTBytes && len(v.B) > 64 {
 			b = f.AppendValue(b, decode.Value{B: v.B[:64]})
 			b = append(b, "…"...)
