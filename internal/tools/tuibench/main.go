@@ -15,6 +15,11 @@
 //   - row1_s: from OpenIndex to the first screen whose list shows packet
 //     1 at the top ("never" if none did by a second after indexing).
 //   - indexed_s: from OpenIndex until the index is complete (Done).
+//   - indexed_cpu_s: the CPU time (user+sys) the process spent in that
+//     while, on every goroutine: the index and its tracker, the UI's
+//     draws, the garbage collector (bench/run.sh's primary measure, as
+//     for the other commands: wall time on two cores depends on what
+//     else runs).
 //   - heap_bytes_per_packet: the heap then, over the packet count (index,
 //     tracker and UI).
 //   - filter_s, filter_shown: from the Enter that applies -filter (typed
@@ -31,6 +36,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -125,6 +131,15 @@ func main() {
 	}
 }
 
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func heap() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -167,6 +182,7 @@ func run(path, expr string, timeout time.Duration) error {
 		return false
 	})
 	t0 = time.Now()
+	cpu0 := cpuTime()
 	ix, err = tui.OpenIndex(path)
 	if err != nil {
 		return err
@@ -174,10 +190,14 @@ func run(path, expr string, timeout time.Duration) error {
 	defer ix.Close()
 	app := tui.New(tui.Options{Index: ix, NewTracker: newTracker, Screen: scr})
 	tui.AddStandardViews(app)
-	built := make(chan time.Time, 1)
+	type end struct {
+		t   time.Time
+		cpu time.Duration
+	}
+	built := make(chan end, 1)
 	go func() {
 		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
-		built <- time.Now()
+		built <- end{time.Now(), cpuTime()}
 	}()
 	ran := make(chan error, 1)
 	go func() { ran <- app.Run() }()
@@ -192,16 +212,16 @@ func run(path, expr string, timeout time.Duration) error {
 	case <-giveUp:
 		return fmt.Errorf("no row 1 after %v:\n%s", timeout, scr.screen())
 	}
-	var t1 time.Time
+	var e end
 	select {
-	case t1 = <-built:
+	case e = <-built:
 	case <-giveUp:
 		return fmt.Errorf("not indexed after %v", timeout)
 	}
 	if _, err := ix.Done(); err != nil {
 		return err
 	}
-	fmt.Printf("indexed_s=%.3f\n", t1.Sub(t0).Seconds())
+	fmt.Printf("indexed_s=%.3f\nindexed_cpu_s=%.3f\n", e.t.Sub(t0).Seconds(), (e.cpu - cpu0).Seconds())
 	time.Sleep(time.Second) // the last Notify's draw
 	scr.mu.Lock()
 	if scr.row1.IsZero() {
