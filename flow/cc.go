@@ -117,7 +117,7 @@ func (t *Tracker) cc(s *Session) *Congestion {
 			// moved), or they would pile up; the next pruning waits for
 			// as many again
 			t.ccIDs = slices.DeleteFunc(t.ccIDs, func(id uint32) bool {
-				s := t.sessions[id-1]
+				s := t.sessions.at(int(id) - 1)
 				return s == nil || s.MergedInto != 0
 			})
 			t.ccPrune = 2*len(t.ccIDs) + 1024

@@ -123,7 +123,7 @@ type Tracker struct {
 	ud       map[udKey]*Session
 	unpaired [][]*Session // by address pair (addrPairs): the sessions not yet paired
 	cmReqs   map[cmKey]cmReq
-	sessions []*Session
+	sessions sessTable // by ID - 1
 	slab     []Session // where the next sessions go (newSession)
 	end      time.Time // time of the last packet
 	now      int64     // the same, in Unix nanoseconds
@@ -144,9 +144,8 @@ type Tracker struct {
 	merges int
 
 	// With MaxSessions: the sessions kept, in a ring the eviction clock
-	// goes round (from resHead), and what was evicted.
-	resQ     []uint32
-	resHead  int
+	// goes round, and what was evicted.
+	resQ     idQueue
 	resident int
 	evicted  Evicted
 
@@ -272,7 +271,7 @@ func (t *Tracker) lookup(k halfKey) (half, bool) {
 
 // half unpacks a halves value.
 func (t *Tracker) half(v uint32) half {
-	return half{t.sessions[v>>1-1], uint8(v & 1)}
+	return half{t.sessions.at(int(v>>1) - 1), uint8(v & 1)}
 }
 
 // get returns the session a direction maps to.
@@ -385,12 +384,14 @@ func (t *Tracker) Sessions() []*Session {
 	if t.merges == 0 && t.evicted.Sessions == 0 {
 		// every session is one: none is read (a million of them would
 		// each be read from memory)
-		return slices.Clone(t.sessions)
+		return t.sessions.appendTo(make([]*Session, 0, t.sessions.len()))
 	}
-	out := make([]*Session, 0, len(t.sessions))
-	for _, s := range t.sessions {
-		if s != nil && s.MergedInto == 0 {
-			out = append(out, s)
+	out := make([]*Session, 0, t.sessions.len())
+	for _, c := range t.sessions.chunks {
+		for _, s := range c {
+			if s != nil && s.MergedInto == 0 {
+				out = append(out, s)
+			}
 		}
 	}
 	return out
@@ -407,7 +408,7 @@ func (t *Tracker) sessionsOf(ids []uint32) iter.Seq[*Session] {
 			if i > 0 && id == ids[i-1] {
 				continue
 			}
-			if s := t.sessions[id-1]; s != nil && !yield(s) {
+			if s := t.sessions.at(int(id) - 1); s != nil && !yield(s) {
 				return
 			}
 		}
@@ -426,10 +427,10 @@ func (t *Tracker) Resolve(id uint32) uint32 {
 
 // Session returns the session with the given ID, or nil.
 func (t *Tracker) Session(id uint32) *Session {
-	if id == 0 || int(id) > len(t.sessions) {
+	if id == 0 || int(id) > t.sessions.len() {
 		return nil
 	}
-	return t.sessions[id-1]
+	return t.sessions.at(int(id) - 1)
 }
 
 // addrs returns the packet's source and destination: IP addresses
@@ -616,7 +617,7 @@ func (t *Tracker) newSession(transport decode.Transport, now time.Time) *Session
 	// memory (Options.MaxSessions) is returned with its slab's, once no
 	// session of the slab is kept.
 	if len(t.slab) == 0 {
-		n := min(slabMax, max(4, len(t.sessions)))
+		n := min(slabMax, max(4, t.sessions.len()))
 		if t.evicted.Sessions > 0 {
 			// A slab lives as long as the longest-lived of its sessions:
 			// once MaxSessions is reached, one of them kept could keep
@@ -632,13 +633,13 @@ func (t *Tracker) newSession(transport decode.Transport, now time.Time) *Session
 	}
 	s := &t.slab[0] // zero (make): set field by field, not rewritten whole
 	t.slab = t.slab[1:]
-	s.ID, s.Transport, s.first, s.last, s.flags = uint32(len(t.sessions)+1), transport, ns, ns, flagRef
-	t.sessions = append(t.sessions, s)
+	s.ID, s.Transport, s.first, s.last, s.flags = uint32(t.sessions.len()+1), transport, ns, ns, flagRef
+	t.sessions.add(s)
 	if t.opts.MaxSessions > 0 {
 		if t.resident >= t.opts.MaxSessions {
 			t.evictOne()
 		}
-		t.resQ = append(t.resQ, s.ID)
+		t.resQ.push(s.ID)
 		t.resident++
 	}
 	return s
@@ -1038,7 +1039,7 @@ func (t *Tracker) sweep() {
 		}
 		work--
 		t.liveHead++
-		s := t.sessions[e.id-1]
+		s := t.sessions.at(int(e.id) - 1)
 		if s == nil {
 			continue
 		}
@@ -1075,23 +1076,18 @@ func (t *Tracker) Evicted() Evicted { return t.evicted }
 // round the sessions kept, sparing (once) those with a packet since it
 // last passed.
 func (t *Tracker) evictOne() {
-	for range 2*len(t.resQ) + 1 {
-		if t.resHead >= len(t.resQ) {
+	for range 2*t.resQ.len() + 1 {
+		id, ok := t.resQ.pop()
+		if !ok {
 			return
 		}
-		id := t.resQ[t.resHead]
-		t.resHead++
-		if t.resHead > 4096 && t.resHead > len(t.resQ)/2 {
-			t.resQ = append(t.resQ[:0], t.resQ[t.resHead:]...)
-			t.resHead = 0
-		}
-		s := t.sessions[id-1]
+		s := t.sessions.at(int(id) - 1)
 		if s == nil || s.MergedInto != 0 {
 			continue // evicted, or merged into another (which the ring holds)
 		}
 		if s.flags&flagRef != 0 {
 			s.flags &^= flagRef
-			t.resQ = append(t.resQ, id)
+			t.resQ.push(id)
 			continue
 		}
 		t.evict(s)
@@ -1137,6 +1133,6 @@ func (t *Tracker) evict(s *Session) {
 			*c = cacheEntry{}
 		}
 	}
-	t.sessions[s.ID-1] = nil
+	t.sessions.drop(int(s.ID) - 1)
 	t.resident--
 }
