@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"io"
 
 	"github.com/rocetap/rocetap/stream"
 )
@@ -24,11 +25,12 @@ const (
 	// ExitDivergence: replay ran to the end and the responder in the
 	// capture did not answer as the reference model does.
 	ExitDivergence = 3
-	// ExitOutput: stopped with the output incomplete: a capture whose
-	// output did not take what was left (a reader that stopped reading, a
-	// stalled file system) within half a second of the stop, which
-	// rocetap left saying how many packets reached it; or decode -w
-	// interrupted before its file was complete (none is left).
+	// ExitOutput: stopped with the output incomplete: standard output
+	// could not be written (a full disk); a capture whose output did not
+	// take what was left (a reader that stopped reading, a stalled file
+	// system) within half a second of the stop, which rocetap left saying
+	// how many packets reached it; or decode -w interrupted before its
+	// file was complete (none is left).
 	ExitOutput = 4
 )
 
@@ -41,9 +43,10 @@ const exitTable = `Exit status:
   2  the capture is damaged part-way: every packet before the damage was
      processed and printed; the error names the packet and byte offset
   3  replay: the responder did not answer as the reference model does
-  4  stopped with the output incomplete: capture's output did not take the
-     last packets within half a second of the stop (a reader that stopped
-     reading, a stalled file system); decode -w interrupted (no file left)`
+  4  stopped with the output incomplete: standard output could not be
+     written (a full disk); capture's output did not take the last packets
+     within half a second of the stop (a reader that stopped reading, a
+     stalled file system); decode -w interrupted (no file left)`
 
 // exitError carries an exit status.
 type exitError struct {
@@ -54,12 +57,17 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// exitStatus is err's exit status: the one it carries, ExitDamaged for a
-// capture damaged part-way, else ExitInput.
+// exitStatus is err's exit status: the one it carries, ExitOutput when
+// standard output could not be written, ExitDamaged for a capture damaged
+// part-way, else ExitInput.
 func exitStatus(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var oe *outputError
+	if errors.As(err, &oe) {
+		return ExitOutput
 	}
 	if isDamaged(err) {
 		return ExitDamaged
@@ -72,4 +80,33 @@ func exitStatus(err error) int {
 func isDamaged(err error) bool {
 	var ce *stream.CorruptError
 	return errors.As(err, &ce)
+}
+
+// outputError is a failed write to standard output, as outWatch returns
+// it: whatever a command does with it, it exits with ExitOutput.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string {
+	return "writing the output: " + e.err.Error() + " (what was written is incomplete)"
+}
+func (e *outputError) Unwrap() error { return e.err }
+
+// outWatch is standard output as the commands see it: it marks write
+// errors as outputErrors and keeps the first, so that Main reports one a
+// command did not return.
+type outWatch struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWatch) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		e := &outputError{err}
+		if o.err == nil {
+			o.err = e
+		}
+		return n, e
+	}
+	return n, nil
 }

@@ -20,7 +20,6 @@ PREFIX, only fields whose abbreviation starts with it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := bufio.NewWriter(ios.Out)
-			defer w.Flush()
 			prefix := ""
 			if len(args) == 1 {
 				prefix = args[0]
@@ -44,7 +43,7 @@ PREFIX, only fields whose abbreviation starts with it.`,
 			if n == 0 {
 				return fmt.Errorf("no field starts with %q; try `rocetap fields infiniband`", prefix)
 			}
-			return nil
+			return w.Flush() // (bufio keeps the first write error)
 		},
 	}
 }

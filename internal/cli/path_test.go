@@ -136,7 +136,7 @@ func (w *failWriter) Write([]byte) (int, error) {
 	return 0, errors.New("no space left on device")
 }
 
-// A report that cannot be written is an error (exit 1, saying why), not
+// A report that cannot be written is an error (exit 4, saying why), not
 // a success: rocetap path used to drop its write errors.
 func TestPathWriteError(t *testing.T) {
 	a, b := td+"path/a.pcapng", td+"path/b.pcapng"
@@ -147,8 +147,8 @@ func TestPathWriteError(t *testing.T) {
 	} {
 		var w failWriter
 		var errOut bytes.Buffer
-		if code := Main(args, IO{Out: &w, ErrOut: &errOut}); code != 1 || !strings.Contains(errOut.String(), "no space left on device") {
-			t.Errorf("%v: exit %d, %q; want 1 and the write error", args, code, errOut.String())
+		if code := Main(args, IO{Out: &w, ErrOut: &errOut}); code != ExitOutput || !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("%v: exit %d, %q; want 4 and the write error", args, code, errOut.String())
 		}
 		if w.writes == 0 {
 			t.Errorf("%v: nothing was written", args)

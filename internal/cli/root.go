@@ -156,10 +156,16 @@ native InfiniBand captures, with Wireshark's field names and tshark's flags.`,
 
 // Main runs rocetap with args and returns the exit status (exitTable).
 func Main(args []string, ios IO) int {
+	out := &outWatch{w: ios.Out}
+	ios.Out = out
 	root, stopProfile := newRootCmd(ios)
 	defer stopProfile()
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	if err == nil && out.err != nil {
+		err = out.err // a write error the command did not return
+	}
+	if err != nil {
 		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(err.Error()))
 		return exitStatus(err)
 	}
