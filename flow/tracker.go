@@ -39,7 +39,8 @@ type Options struct {
 	// what it has in flight ends as at the end of the capture (its
 	// unanswered requests and incomplete messages are reported), its
 	// counts go to Evicted, it leaves Sessions, and a later packet of its
-	// QPs starts a new session. 0: no bound.
+	// QPs starts a new session. 0: no bound. The commands' default is
+	// DefaultMaxSessions.
 	MaxSessions int
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.
@@ -1071,6 +1072,15 @@ type Evicted struct {
 // Evicted returns what the sessions evicted past Options.MaxSessions
 // counted.
 func (t *Tracker) Evicted() Evicted { return t.evicted }
+
+// DefaultMaxSessions is the commands' --max-sessions (and the TUI's): it
+// keeps the tracker near half a gigabyte, an idle session taking about
+// 470 bytes (TestIdleSessionBudget).
+const DefaultMaxSessions = 1000000
+
+// MaxSessions returns Options.MaxSessions: how many sessions it keeps (0:
+// no limit).
+func (t *Tracker) MaxSessions() int { return t.opts.MaxSessions }
 
 // evictOne evicts the least recently active session: the clock goes
 // round the sessions kept, sparing (once) those with a packet since it

@@ -49,6 +49,7 @@ type statsResult struct {
 	span     time.Duration // from the first packet to the last
 	sessions []sessionRate // busiest first
 	reports  string        // their message and latency tables, as rocetap stats prints them
+	evicted  string        // rocetap stats' Evicted: line, when sessions were evicted past --max-sessions
 }
 
 // statsView computes in the background (bgJob): the totals go on from
@@ -137,6 +138,7 @@ func (v *statsView) compute() {
 			return
 		}
 		r.totals.Fabric = t.Fabric().Clone() // DCQCN and PFC, with their time series (printer.AppendFabric)
+		r.evicted = evictedLine(t)
 		for _, sr := range r.sessions {
 			if s := t.Session(t.Resolve(sr.id)); s != nil {
 				rep = printer.AppendStatsSession(rep, s, start)
@@ -228,6 +230,9 @@ func renderStats(r *statsResult, w int) string {
 	fmt.Fprintf(&b, "Packets: %d (%d bytes), InfiniBand transport: %d, other: %d", tt.Packets, tt.Bytes, tt.IB, tt.Other)
 	if !r.complete {
 		fmt.Fprintf(&b, "  [yellow]counting… %d of %d packets[-]", r.counted, r.indexed)
+	}
+	if r.evicted != "" {
+		b.WriteString("\n" + tview.Escape(strings.TrimSuffix(r.evicted, "\n")))
 	}
 	b.WriteString("\n\n[yellow::b]Opcodes[-::-]\n")
 	var ops []histBar
@@ -339,4 +344,14 @@ func statsDur(d time.Duration) string {
 		return "0"
 	}
 	return d.Round(100 * time.Nanosecond).String()
+}
+
+// evictedLine is rocetap stats' Evicted: line for t's sessions evicted
+// past --max-sessions, "" when none was.
+func evictedLine(t *flow.Tracker) string {
+	e := t.Evicted()
+	if e.Sessions == 0 {
+		return ""
+	}
+	return string(printer.AppendEvicted(nil, printer.ToEvictedJSON(&e, t.MaxSessions())))
 }

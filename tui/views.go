@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/gdamore/tcell/v2"
@@ -33,7 +34,7 @@ type sessionsView struct {
 
 func newSessionsView(a *App) *sessionsView {
 	v := &sessionsView{}
-	v.tableView = newTableView("sessions", " Sessions (Enter: show its packets, l: ladder, Esc: back) ", func(i int) {
+	v.tableView = newTableView("sessions", sessionsTitle, func(i int) {
 		a.SetFilter(v.filters[i])
 		a.ShowView("main")
 	})
@@ -44,6 +45,7 @@ func newSessionsView(a *App) *sessionsView {
 // columns (printer.SessionColumns), the same cells.
 func (v *sessionsView) Refresh(a *App) {
 	v.reset(printer.SessionColumns())
+	title := sessionsTitle
 	start := a.ix.Start()
 	v.filters = v.filters[:0]
 	a.ix.WithTracker(func(t *flow.Tracker, _ *flow.ExpertLog) {
@@ -70,8 +72,15 @@ func (v *sessionsView) Refresh(a *App) {
 				}
 			})
 		}
+		if e := t.Evicted(); e.Sessions > 0 {
+			// as rocetap sessions says it, on its Evicted: line
+			title = fmt.Sprintf(" Sessions: %d more evicted past --max-sessions %d, their later packets started new sessions (Enter: show its packets, l: ladder, Esc: back) ", e.Sessions, t.MaxSessions())
+		}
 	})
+	v.table.SetTitle(title)
 }
+
+const sessionsTitle = " Sessions (Enter: show its packets, l: ladder, Esc: back) "
 
 // expertView lists the tracker's findings by severity and kind.
 type expertView struct {

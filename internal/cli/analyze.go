@@ -300,9 +300,9 @@ rocetap.pfc.*; --storm-threshold, --link-speed, --prio-map).`,
   rocetap expert -r cap.pcap -Y 'rocetap.session.id == 3'`,
 		func(an *analysis, o *AnalyzeOptions, out *outBuf) {
 			if o.Output == "json" {
-				out.b = printer.AppendExpertJSON(out.b, an.expert.Groups(), an.start)
+				out.b = printer.AppendExpertJSON(out.b, an.expert.Groups(), an.start, an.evicted(o))
 				return
 			}
-			out.b = printer.AppendExpert(out.b, an.expert.Groups(), an.start)
+			out.b = printer.AppendExpert(out.b, an.expert.Groups(), an.start, an.evicted(o))
 		}, twoPointReport{printer.AppendPathExpert, printer.AppendPathExpertJSON})
 }

@@ -18,9 +18,8 @@ type trackFlags struct {
 	fabricFlags
 }
 
-// defaultMaxSessions keeps the tracker near half a gigabyte: an idle
-// session takes about 470 bytes (flow's TestIdleSessionBudget).
-const defaultMaxSessions = 1000000
+// defaultMaxSessions is flow.DefaultMaxSessions.
+const defaultMaxSessions = flow.DefaultMaxSessions
 
 func (tf *trackFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&tf.MaxSessions, "max-sessions", defaultMaxSessions,

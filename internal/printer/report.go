@@ -640,14 +640,17 @@ func appendManySpaces(dst []byte, n int) []byte {
 }
 
 // AppendExpert appends the expert events grouped by severity and kind,
-// like Wireshark's Expert Information dialog.
-func AppendExpert(dst []byte, groups []flow.ExpertGroup, start time.Time) []byte {
+// like Wireshark's Expert Information dialog, and, when sessions were
+// evicted past --max-sessions (ev not nil), the line that says so: their
+// events are here, and their later packets started new sessions.
+func AppendExpert(dst []byte, groups []flow.ExpertGroup, start time.Time, ev *EvictedJSON) []byte {
 	var b bytes.Buffer
 	var total uint64
 	for _, g := range groups {
 		total += g.Count
 	}
 	fmt.Fprintf(&b, "Expert events: %d\n", total)
+	b.Write(AppendEvicted(nil, ev))
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n%s\n", ExpertGroupLine(&g))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -673,8 +676,9 @@ type ExpertJSON struct {
 	Text     string `json:"text"`
 }
 
-// AppendExpertJSON appends the groups as a JSON object.
-func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []byte {
+// AppendExpertJSON appends the groups as a JSON object, with an
+// "evicted" member when sessions were evicted (ev not nil).
+func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time, ev *EvictedJSON) []byte {
 	type group struct {
 		Severity string       `json:"severity"`
 		Kind     string       `json:"kind"`
@@ -690,7 +694,11 @@ func AppendExpertJSON(dst []byte, groups []flow.ExpertGroup, start time.Time) []
 		}
 		out = append(out, gj)
 	}
-	b, _ := json.MarshalIndent(map[string]any{"groups": out}, "", " ")
+	doc := map[string]any{"groups": out}
+	if ev != nil {
+		doc["evicted"] = ev
+	}
+	b, _ := json.MarshalIndent(doc, "", " ")
 	dst = append(dst, b...)
 	return append(dst, '\n')
 }

@@ -169,7 +169,10 @@ func run(path, expr string, timeout time.Duration) error {
 
 	// The UI, as rocetap tui sets it up.
 	before = heap()
-	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker { return flow.New(flow.Options{OnEvent: onEvent}) }
+	// as rocetap tui makes its trackers by default (internal/cli/tui.go)
+	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
+		return flow.New(flow.Options{OnEvent: onEvent, ULPOps: true, MaxSessions: flow.DefaultMaxSessions})
+	}
 	scr := &recScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	var firstShown string
 	painted := scr.await(func(lines []string) bool {
