@@ -358,7 +358,11 @@ func AppendPathJSONFlow(dst []byte, i int, f *pathcmp.Flow) []byte {
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	b, _ := json.MarshalIndent(flowJSON(f), "  ", " ")
+	b, err := json.MarshalIndent(flowJSON(f), "  ", " ")
+	if err != nil { // (a NaN would not marshal): the flow says why, the document stays valid
+		msg, _ := json.Marshal("rocetap could not write this flow: " + err.Error())
+		b = fmt.Appendf(nil, "{\"error\": %s}", msg)
+	}
 	return append(append(dst, "\n  "...), b...)
 }
 

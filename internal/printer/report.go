@@ -758,12 +758,23 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 // array, for the caller to write that array's n elements in between
 // (each one after ",\n  " but the first, after "\n  ", as MarshalIndent
 // would place them): a report of millions of sessions or flows is
-// written an element at a time.
+// written an element at a time. Should v not marshal (a NaN would not),
+// the document says why in an "error" member instead of its other
+// members, and stays valid.
 func splitJSONArray(v any, key string, n int) (head, tail []byte) {
-	b, _ := json.MarshalIndent(v, "", " ")
-	b = append(b, '\n')
+	b, err := json.MarshalIndent(v, "", " ")
 	k := "\n \"" + key + "\": ["
-	i := bytes.Index(b, []byte(k)) + len(k)
+	i := bytes.Index(b, []byte(k))
+	if err != nil || i < 0 {
+		if err == nil {
+			err = fmt.Errorf("no %q member", key)
+		}
+		msg, _ := json.Marshal("rocetap could not write this report: " + err.Error())
+		b = fmt.Appendf(nil, "{\n \"error\": %s,\n \"%s\": []\n}", msg, key)
+		i = bytes.Index(b, []byte(k))
+	}
+	b = append(b, '\n')
+	i += len(k)
 	head, tail = b[:i], b[i:]
 	if n > 0 {
 		tail = append([]byte("\n "), tail...) // the indent of the closing ]

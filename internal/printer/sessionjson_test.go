@@ -254,3 +254,27 @@ func BenchmarkSessionJSONMany(b *testing.B) {
 		})
 	}
 }
+
+// TestSplitJSONArrayUnmarshalable: a report that does not marshal (a NaN)
+// gives a valid document that says why, with the array the elements go
+// into, and no panic (splitJSONArray sliced at -1 before).
+func TestSplitJSONArrayUnmarshalable(t *testing.T) {
+	for _, n := range []int{0, 2} {
+		head, tail := splitJSONArray(map[string]any{"x": math.NaN(), "sessions": []int{}}, "sessions", n)
+		doc := append([]byte(nil), head...)
+		for i := range n {
+			if i > 0 {
+				doc = append(doc, ',')
+			}
+			doc = append(doc, "\n  1"...)
+		}
+		doc = append(doc, tail...)
+		var v struct {
+			Error    string `json:"error"`
+			Sessions []int  `json:"sessions"`
+		}
+		if err := json.Unmarshal(doc, &v); err != nil || !strings.Contains(v.Error, "NaN") || len(v.Sessions) != n {
+			t.Errorf("n=%d: %v, %+v:\n%s", n, err, v, doc)
+		}
+	}
+}
