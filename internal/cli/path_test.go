@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,33 +123,5 @@ func TestPathREADME(t *testing.T) {
 	out = strings.ReplaceAll(out, td, "testdata/")
 	if strings.TrimSpace(out) != strings.TrimSpace(want) {
 		t.Errorf("the README's example differs from the output:\n--- output\n%s\n--- README\n%s", out, want)
-	}
-}
-
-// failWriter fails every write, as a full disk or a closed pipe does.
-type failWriter struct{ writes int }
-
-func (w *failWriter) Write([]byte) (int, error) {
-	w.writes++
-	return 0, errors.New("no space left on device")
-}
-
-// A report that cannot be written is an error (exit 4, saying why), not
-// a success: rocetap path used to drop its write errors.
-func TestPathWriteError(t *testing.T) {
-	a, b := td+"path/a.pcapng", td+"path/b.pcapng"
-	for _, args := range [][]string{
-		{"path", "-r", a, "-r", b},
-		{"path", "-r", a, "-r", b, "-T", "json"},
-		{"path", "-r", a, "-r", b, "-T", "fields", "-e", "frame.number"},
-	} {
-		var w failWriter
-		var errOut bytes.Buffer
-		if code := Main(args, IO{Out: &w, ErrOut: &errOut}); code != ExitOutput || !strings.Contains(errOut.String(), "no space left on device") {
-			t.Errorf("%v: exit %d, %q; want 4 and the write error", args, code, errOut.String())
-		}
-		if w.writes == 0 {
-			t.Errorf("%v: nothing was written", args)
-		}
 	}
 }

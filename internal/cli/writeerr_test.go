@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +13,15 @@ import (
 // incomplete) when the output cannot be written (a full disk), whatever
 // the output's size: decode and fields threw away the error of their
 // last write, so a short output to a full disk ended with exit 0 and
-// nothing on standard error.
+// nothing on standard error; path (before 1875a52) went on formatting
+// its report after a broken pipe and exited 0.
 func TestWriteErrorExits(t *testing.T) {
 	f := td + "rxe/pt_write.pcap"
+	a, b := td+"path/a.pcapng", td+"path/b.pcapng"
 	for _, args := range [][]string{
+		{"path", "-r", a, "-r", b},
+		{"path", "-r", a, "-r", b, "-T", "json"},
+		{"path", "-r", a, "-r", b, "-T", "fields", "-e", "frame.number"},
 		{"decode", "-r", f},
 		{"decode", "-r", f, "-V"},
 		{"decode", "-r", f, "-x"},
@@ -46,4 +52,12 @@ func TestWriteErrorExits(t *testing.T) {
 			t.Errorf("%v: nothing was written", args)
 		}
 	}
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{ writes int }
+
+func (w *failWriter) Write([]byte) (int, error) {
+	w.writes++
+	return 0, errors.New("no space left on device")
 }
