@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
 )
 
@@ -17,26 +16,11 @@ import (
 // of the file and every MTT its runs; the issue asked for 200 at most.
 const BytesPerMR = 160
 
-// manyMRsFile writes, with Marshal, an MPT file of one QP and n MRs of 4
-// KiB to 256 KiB, as a large application registers them, and returns its
-// path.
+// manyMRsFile writes, with Marshal, the MPT file of n MRs Synthetic
+// makes, and returns its path.
 func manyMRsFile(tb testing.TB, n int) string {
 	tb.Helper()
-	resp, _ := decode.ParseNode("10.77.0.2")
-	peer, _ := decode.ParseNode("10.77.0.1")
-	f := &File{Version: 1, Profile: "rxe", Config: hca.Config{
-		Responder: resp,
-		PDs:       []hca.PDConfig{{ID: 1}},
-		QPs: []hca.QPConfig{{QPN: 0x11, PD: 1, Type: decode.TransportRC, Access: hca.RemoteRead | hca.RemoteWrite,
-			MTU: 1024, Remote: &hca.Peer{Addr: peer, QPN: 0x12}}},
-		MRs: make([]hca.MRConfig, n),
-	}}
-	lens := []uint64{4096, 8192, 65536, 262144}
-	for i := range f.MRs {
-		k := uint32(0x10000000 + i)
-		f.MRs[i] = hca.MRConfig{RKey: k, LKey: k, VA: 0x7f0000000000 + uint64(i)<<20, Length: lens[i%4], PD: 1,
-			Access: hca.LocalWrite | hca.RemoteWrite | hca.RemoteRead}
-	}
+	f := Synthetic(n)
 	data, err := Marshal(f)
 	if err != nil {
 		tb.Fatal(err)

@@ -33,6 +33,11 @@
 //
 //	go run ./internal/tools/gencap -nvme 8 -n 1000000 -o nvme1m.pcap
 //
+// With -mrs M, it writes no capture but an MPT file of M memory regions
+// (mpt.Synthetic), for the cost of loading one (bench/run.sh, section 9).
+//
+//	go run ./internal/tools/gencap -mrs 1000000 -o mrs1m.mpt.json
+//
 // Frames are built once per (QP pair, packet kind) with gopacket and the
 // decode layers; each packet then patches a template in place (timestamp,
 // IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
@@ -165,6 +170,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed (same seed, same file)")
 	mpt := flag.String("mpt", "", "one responder for every pair, READ data consistent with WRITEs, and its MPT file written here (for rocetap replay)")
 	scale := flag.Int("pairs", 0, "QP-scaling capture instead: this many RC QP pairs, each its own QPNs and PSNs, each doing WRITE Only + ACK and READ + READ Response Only (4 packets; -n defaults to 4×pairs)")
+	mrs := flag.Int("mrs", 0, "an MPT file of this many MRs instead of a capture (mpt.Synthetic), written to -o")
 	nvmeQueues := flag.Int("nvme", 0, "NVMe-oF capture instead: this many I/O queues running 4 KiB Reads and Writes (nvme.go; decode with -d infiniband.bth.destqp==0x13,nvme-rdma)")
 	flag.Parse()
 	set := map[string]bool{}
@@ -173,7 +179,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE]")
 		fmt.Fprintln(os.Stderr, "       gencap -pairs PAIRS -o FILE [-n PACKETS] [-seed S]")
 		fmt.Fprintln(os.Stderr, "       gencap -nvme QUEUES -o FILE [-n PACKETS] [-seed S]")
+		fmt.Fprintln(os.Stderr, "       gencap -mrs MRS -o MPTFILE")
 		os.Exit(2)
+	}
+	if set["mrs"] {
+		if *out == "" || *out == "-" || *mrs < 1 || len(set) != 2 || flag.NArg() > 0 {
+			usage()
+		}
+		if err := writeMRs(*out, *mrs); err != nil {
+			fmt.Fprintln(os.Stderr, "gencap:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if set["nvme"] {
 		if *out == "" || *n < 0 || *nvmeQueues < 1 || *nvmeQueues > 200 || set["pairs"] || set["qps"] || set["mpt"] || flag.NArg() > 0 {
@@ -206,6 +223,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gencap:", err)
 		os.Exit(1)
 	}
+}
+
+// writeMRs writes the MPT file of n MRs mpt.Synthetic makes to path.
+func writeMRs(path string, n int) error {
+	b, err := mpt.Marshal(mpt.Synthetic(n))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 func run(path string, n, npairs int, seed uint64, mptPath string) error {

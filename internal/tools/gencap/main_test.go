@@ -12,6 +12,8 @@ import (
 	"github.com/rocetap/rocetap/capture"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/mpt"
 )
 
 func fileHash(t *testing.T, path string) string {
@@ -148,5 +150,25 @@ func TestPairs(t *testing.T) {
 				t.Errorf("%d expert events, want 0 (a clean stream)", events)
 			}
 		})
+	}
+}
+
+// TestWriteMRs: -mrs writes an MPT file that rocetap loads (mpt.Load and
+// the model --mpt builds), with every MR.
+func TestWriteMRs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mrs.mpt.json")
+	if err := writeMRs(path, 1000); err != nil {
+		t.Fatal(err)
+	}
+	f, err := mpt.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hca.NewModel(&f.Config, hca.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.MRs) != 1000 || m.MRByKey(0x10000000+999) == nil {
+		t.Errorf("%d MRs loaded; the last one's rkey found: %v", len(f.MRs), m.MRByKey(0x10000000+999) != nil)
 	}
 }
