@@ -217,9 +217,9 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			do.sep = nil // the dump ends with a blank line
 		}
 		do.newRender = func() stream.Render {
-			vals := make([]decode.Value, 0, 16)
+			v := printer.NewVerbose()
 			return func(dst []byte, p *decode.Packet) []byte {
-				dst = printer.AppendVerbose(dst, p, vals)
+				dst = v.Append(dst, p)
 				if opts.Hex {
 					dst = printer.AppendHexDump(append(dst, '\n'), p)
 				}

@@ -64,7 +64,7 @@ func lines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool)
 	var out []Line
 	walkLines(p, vals, keep, func(depth int, text []byte, f *decode.Field, off, n int) {
 		out = append(out, Line{Depth: depth, Text: string(text), Field: f, Off: off, Len: n})
-	}, func(depth int) { out = saLines(out, p, depth) })
+	}, func(depth int) { out = saLines(out, p, depth) }, nil)
 	return out
 }
 
@@ -153,23 +153,16 @@ func verboseCandidates(sh jsonShape) []int32 {
 // walkLines calls line for each line of p's fields that keep accepts
 // (every field when keep is nil), in order; text is valid only during
 // the call. At the first SA record field it calls records instead (an SA
-// MAD's records, each with its fields: saLines).
+// MAD's records, each with its fields: saLines). Lines are made in b,
+// which it returns, grown: a caller that keeps it allocates nothing.
 func walkLines(p *decode.Packet, vals []decode.Value, keep func(*decode.Field) bool,
-	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
-	walkFields(p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}), vals, keep, line, records)
+	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int), b []byte) []byte {
+	return walkFields(p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil}), vals, keep, line, records, b)
 }
-
-// lineBufs holds the buffers walkFields makes lines in.
-var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // walkFields is walkLines over the fields of verboseFields at cands.
 func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(*decode.Field) bool,
-	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int)) {
-	// Each line is made in a buffer kept from packet to packet: a new
-	// one grew (and allocated) several times a packet.
-	bp := lineBufs.Get().(*[]byte)
-	b := *bp
-	defer func() { *bp = b[:0]; lineBufs.Put(bp) }()
+	line func(depth int, text []byte, f *decode.Field, off, n int), records func(depth int), b []byte) []byte {
 	recordsShown := false
 	for _, i := range cands {
 		vf := &vFieldList[i]
@@ -218,12 +211,33 @@ func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(
 			line(vf.depth, b, f, off, n)
 		}
 	}
+	return b
 }
 
 // AppendVerbose appends the -V tree of one packet: every present header
 // and field, indented under its parent, with its byte range in the frame
-// ([offset+length]) where the field has one.
+// ([offset+length]) where the field has one. vals is scratch (may be
+// nil); a loop over many packets uses a Verbose instead, which allocates
+// nothing.
 func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
+	v := Verbose{vals: vals}
+	return v.Append(dst, p)
+}
+
+// Verbose writes -V trees, keeping its scratch from packet to packet. It
+// is not safe for concurrent use: one a goroutine.
+type Verbose struct {
+	vals []decode.Value
+	line []byte // where each line is made
+}
+
+// NewVerbose returns a Verbose with room for the common packet.
+func NewVerbose() *Verbose {
+	return &Verbose{vals: make([]decode.Value, 0, 16), line: make([]byte, 0, 256)}
+}
+
+// Append appends the -V tree of p, as AppendVerbose does.
+func (v *Verbose) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, "Frame "...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)
 	dst = append(dst, ": "...)
@@ -232,20 +246,20 @@ func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
 	dst = strconv.AppendInt(dst, int64(p.Frame.CapLen), 10)
 	dst = append(dst, " bytes captured\n"...)
 	if p.Inner() != nil || p.Err != nil {
-		for _, l := range Lines(p, vals) {
+		for _, l := range Lines(p, v.vals) {
 			dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
 		}
 		return dst
 	}
 	// The common packet: its lines written as they are made, without a
 	// string each.
-	walkLines(p, vals, nil, func(depth int, text []byte, f *decode.Field, off, n int) {
+	v.line = walkLines(p, v.vals, nil, func(depth int, text []byte, f *decode.Field, off, n int) {
 		dst = appendVerboseLine(dst, depth, text, f, off, n)
 	}, func(depth int) {
 		for _, l := range saLines(nil, p, depth) {
 			dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
 		}
-	})
+	}, v.line[:0])
 	return dst
 }
 

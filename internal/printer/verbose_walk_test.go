@@ -60,7 +60,7 @@ func TestVerboseCandidatesMissNoLine(t *testing.T) {
 			for _, l := range saLines(nil, p, depth) {
 				dst = appendVerboseLine(dst, l.Depth, l.Text, l.Field, l.Off, l.Len)
 			}
-		})
+		}, nil)
 		return string(dst)
 	}
 	n, ulp := 0, 0
@@ -90,11 +90,11 @@ func TestVerboseCandidatesMissNoLine(t *testing.T) {
 func BenchmarkVerbose(b *testing.B) {
 	ps := verbosePackets(b)
 	buf := make([]byte, 0, 1<<20)
-	vals := make([]decode.Value, 0, 16)
+	v := NewVerbose()
 	b.ReportAllocs()
 	for range b.N {
 		for i := range ps {
-			buf = AppendVerbose(buf[:0], &ps[i], vals)
+			buf = v.Append(buf[:0], &ps[i])
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/packet")
@@ -106,7 +106,7 @@ func BenchmarkVerbose(b *testing.B) {
 // …") allocated a string each, and each line's buffer grew anew.
 func TestAppendVerboseDoesNotAllocate(t *testing.T) {
 	buf := make([]byte, 0, 64<<10)
-	vals := make([]decode.Value, 0, 16)
+	v := NewVerbose()
 	for _, path := range []string{"../../testdata/rxe/read_atomic.pcap", "../../testdata/rxe/write_imm.pcap"} {
 		tr := flow.New(flow.Options{}) // tracked, as -V shows them: with rocetap.* analysis
 		for _, fr := range testcap.ReadFile(t, path) {
@@ -114,7 +114,7 @@ func TestAppendVerboseDoesNotAllocate(t *testing.T) {
 			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
 			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
 			tr.Track(&p)
-			if n := testing.AllocsPerRun(20, func() { buf = AppendVerbose(buf[:0], &p, vals) }); n != 0 {
+			if n := testing.AllocsPerRun(20, func() { buf = v.Append(buf[:0], &p) }); n != 0 {
 				t.Fatalf("%s frame %d: %v allocations per packet", path, fr.Number, n)
 			}
 		}
