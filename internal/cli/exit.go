@@ -86,8 +86,16 @@ func isDamaged(err error) bool {
 // it: whatever a command does with it, it exits with ExitOutput.
 type outputError struct{ err error }
 
-func (e *outputError) Error() string {
-	return "writing the output: " + e.err.Error() + " (what was written is incomplete)"
+func (e *outputError) Error() string { return e.err.Error() }
+
+// message is what Main prints for err: an output error alone says what
+// failed, which an error that wraps one (capture's) says already.
+func message(err error) string {
+	var oe *outputError
+	if errors.As(err, &oe) && err.Error() == oe.Error() {
+		return "writing the output: " + err.Error() + " (what was written is incomplete)"
+	}
+	return err.Error()
 }
 func (e *outputError) Unwrap() error { return e.err }
 

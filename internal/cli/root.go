@@ -166,7 +166,7 @@ func Main(args []string, ios IO) int {
 		err = out.err // a write error the command did not return
 	}
 	if err != nil {
-		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(err.Error()))
+		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(message(err)))
 		return exitStatus(err)
 	}
 	return ExitOK
