@@ -155,16 +155,18 @@ func (a *App) find(text string) {
 			return
 		}
 		var b []byte
+		v := printer.NewVerbose()
 		match = func(p *decode.Packet, _ []byte) bool {
-			b = printer.AppendVerbose(printer.AppendSummary(b[:0], p), p, nil)
+			b = v.Append(printer.AppendSummary(b[:0], p), p)
 			return re.Match(b)
 		}
 	default:
 		want := strings.ToLower(text)
 		var b []byte
+		v := printer.NewVerbose()
 		match = func(p *decode.Packet, _ []byte) bool {
 			// The summary and the detail tree (what -V prints).
-			b = printer.AppendVerbose(printer.AppendSummary(b[:0], p), p, nil)
+			b = v.Append(printer.AppendSummary(b[:0], p), p)
 			return strings.Contains(strings.ToLower(string(b)), want)
 		}
 	}

@@ -3,7 +3,10 @@ package cli
 import (
 	"errors"
 	"io"
+	"strings"
 
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/stream"
 )
 
@@ -25,8 +28,9 @@ const (
 	// ExitDivergence: replay ran to the end and the responder in the
 	// capture did not answer as the reference model does.
 	ExitDivergence = 3
-	// ExitOutput: stopped with the output incomplete: standard output
-	// could not be written (a full disk); a capture whose output did not
+	// ExitOutput: stopped with the output incomplete: standard output or
+	// a file given with -w or -o could not be written (a full disk, the
+	// file-size limit), whatever else happened; a capture whose output did not
 	// take what was left (a reader that stopped reading, a stalled file
 	// system) within half a second of the stop, which rocetap left saying
 	// how many packets reached it; or decode -w interrupted before its
@@ -43,8 +47,8 @@ const exitTable = `Exit status:
   2  the capture is damaged part-way: every packet before the damage was
      processed and printed; the error names the packet and byte offset
   3  replay: the responder did not answer as the reference model does
-  4  stopped with the output incomplete: standard output could not be
-     written (a full disk); capture's output did not take the last packets
+  4  stopped with the output incomplete: standard output or a -w/-o file
+     could not be written (a full disk); capture's output did not take the last packets
      within half a second of the stop (a reader that stopped reading, a
      stalled file system); decode -w interrupted (no file left)`
 
@@ -57,17 +61,20 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// exitStatus is err's exit status: the one it carries, ExitOutput when
-// standard output could not be written, ExitDamaged for a capture damaged
-// part-way, else ExitInput.
+// exitStatus is err's exit status: ExitOutput when the output (standard
+// output, a -w or -o file, a capture file) could not be written, whatever
+// else happened, then the status it carries, ExitDamaged for a capture
+// damaged part-way, else ExitInput.
 func exitStatus(err error) int {
+	var oe *outputError
+	var fe *outfile.WriteError
+	var ce *capture.WriteError
+	if errors.As(err, &oe) || errors.As(err, &fe) || errors.As(err, &ce) {
+		return ExitOutput
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
-	}
-	var oe *outputError
-	if errors.As(err, &oe) {
-		return ExitOutput
 	}
 	if isDamaged(err) {
 		return ExitDamaged
@@ -88,9 +95,17 @@ type outputError struct{ err error }
 
 func (e *outputError) Error() string { return e.err.Error() }
 
-// message is what Main prints for err: an output error alone says what
-// failed, which an error that wraps one (capture's) says already.
+// message is what Main prints for err, a line for each error joined in
+// it: an output error alone says what failed, which an error that wraps
+// one (capture's) says already.
 func message(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var parts []string
+		for _, e := range j.Unwrap() {
+			parts = append(parts, message(e))
+		}
+		return strings.Join(parts, "\n")
+	}
 	var oe *outputError
 	if errors.As(err, &oe) && err.Error() == oe.Error() {
 		return "writing the output: " + err.Error() + " (what was written is incomplete)"

@@ -162,8 +162,11 @@ func Main(args []string, ios IO) int {
 	defer stopProfile()
 	root.SetArgs(args)
 	err := root.Execute()
-	if err == nil && out.err != nil {
-		err = out.err // a write error the command did not return
+	var oe *outputError
+	if out.err != nil && !errors.As(err, &oe) {
+		// a write error the command did not return, alone or beside
+		// another (a capture damaged part-way, a divergence)
+		err = errors.Join(err, out.err)
 	}
 	if err != nil {
 		fmt.Fprintln(ios.ErrOut, "rocetap:", sanitizeLines(message(err)))

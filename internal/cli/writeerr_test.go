@@ -3,9 +3,16 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/rocetap/rocetap/capture"
+	"github.com/rocetap/rocetap/internal/outfile"
+	"github.com/rocetap/rocetap/stream"
 )
 
 // TestWriteErrorExits: every command that writes a report or packets to
@@ -60,4 +67,34 @@ type failWriter struct{ writes int }
 func (w *failWriter) Write([]byte) (int, error) {
 	w.writes++
 	return 0, errors.New("no space left on device")
+}
+
+// TestWriteErrorWithDamage: a capture damaged part-way whose report cannot
+// be written either exits 4 and says both: the output error was lost, and
+// exit 2 ("every packet before the damage was printed") was untrue.
+func TestWriteErrorWithDamage(t *testing.T) {
+	damaged, _, _ := corruptCapture(t)
+	for _, cmd := range []string{"decode", "stats", "sessions", "expert"} {
+		var w failWriter
+		var errOut bytes.Buffer
+		code := Main([]string{cmd, "-r", damaged}, IO{Out: &w, ErrOut: &errOut})
+		if code != ExitOutput || !strings.Contains(errOut.String(), "writing the output: no space left on device") || !strings.Contains(errOut.String(), "packet 9") {
+			t.Errorf("%s: exit %d, %q; want 4, the write error and the damage", cmd, code, errOut.String())
+		}
+	}
+}
+
+// TestExitStatusOutputFiles: a -w or -o file, or a capture file, that
+// could not be written is exit 4, like standard output.
+func TestExitStatusOutputFiles(t *testing.T) {
+	for _, err := range []error{
+		&outfile.WriteError{Path: "out.pcap", Err: syscall.EFBIG},
+		fmt.Errorf("-o x: %w", &outfile.WriteError{Path: "x", Err: syscall.ENOSPC}),
+		&capture.WriteError{File: "cap.pcapng", Err: syscall.ENOSPC},
+		errors.Join(&stream.CorruptError{Err: io.ErrUnexpectedEOF}, &outputError{syscall.ENOSPC}),
+	} {
+		if got := exitStatus(err); got != ExitOutput {
+			t.Errorf("%v: exit %d, want %d", err, got, ExitOutput)
+		}
+	}
 }

@@ -156,3 +156,28 @@ func TestCreateDanglingSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteErrorType: a failed write of the output, and a Commit that
+// cannot make it durable, are *WriteError (the CLI exits 4 on them),
+// naming the destination; a file that appeared is not one.
+func TestWriteErrorType(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.pcap")
+	f, err := Create(out, Options{Flag: "-w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.File.Close() // every write now fails
+	var we *WriteError
+	if _, err := f.Write([]byte("x")); !errors.As(err, &we) || we.Path != out {
+		t.Errorf("Write: %v (%T), want a *WriteError for %s", err, err, out)
+	}
+	if _, err := f.WriteString("x"); !errors.As(err, &we) {
+		t.Errorf("WriteString: %v (%T), want a *WriteError", err, err)
+	}
+	if err := f.Commit(); !errors.As(err, &we) {
+		t.Errorf("Commit: %v (%T), want a *WriteError", err, err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s exists after a failed Commit: %v", out, err)
+	}
+}

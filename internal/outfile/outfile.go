@@ -97,6 +97,31 @@ func Create(path string, o Options) (*File, error) {
 // Path is the destination.
 func (f *File) Path() string { return f.path }
 
+// WriteError is a failed write of the output (a full disk, the file-size
+// limit): what Write returns, and what Commit returns when the data could
+// not be made durable or put in place. The command stopped with its output
+// incomplete, which the CLI's exit status says (4).
+type WriteError struct {
+	Path string // the destination
+	Err  error
+}
+
+func (e *WriteError) Error() string { return "writing " + e.Path + ": " + e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// WriteString is Write of s (not *os.File's, which would not wrap its
+// error).
+func (f *File) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
+
+// Write writes to the temporary file; its errors are *WriteError.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	if err != nil {
+		return n, &WriteError{f.path, err}
+	}
+	return n, nil
+}
+
 // Commit closes the temporary file and renames it to the destination.
 // Without Force, a file that appeared at the destination since Create is
 // left as it is: Commit's error wraps ErrExists and names the temporary
@@ -110,21 +135,21 @@ func (f *File) Commit() error {
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", f.path, err)
+		return &WriteError{f.path, err}
 	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", f.path, err)
+		return &WriteError{f.path, err}
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", f.path, err)
+		return &WriteError{f.path, err}
 	}
 	if err := f.place(tmp); errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s%s: %w: a file of that name appeared while rocetap was writing it, and rocetap does not replace a file unless told to; what it wrote is kept in %s: rename it, or run again with another name or --force", f.flag, f.path, ErrExists, tmp)
 	} else if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", f.path, err)
+		return &WriteError{f.path, err}
 	}
 	return nil
 }
