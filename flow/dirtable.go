@@ -82,7 +82,7 @@ func (t *dirTable) set(k dirKey, v uint32) {
 
 func (t *dirTable) grow() {
 	old, oldMem := t.slots, t.mem
-	t.slots, t.mem = allocSlots(max(dirTableMin, growFactor(len(old))*len(old)))
+	t.slots, t.mem = allocSlots(max(dirTableMin, 2*len(old)))
 	defer oldMem.free()
 	m := len(t.slots) - 1
 	for _, s := range old {
@@ -124,21 +124,3 @@ func (t *dirTable) delete(k dirKey) {
 
 // len returns the number of keys.
 func (t *dirTable) len() int { return t.n }
-
-// growFactor is how many times larger grow makes a table of n slots: 2,
-// and 4 from growBy4 slots (3 MiB) on. At a million QP pairs the table
-// grew to 4M slots through 2M, 1M, 512K and 256K, each new one faulted in
-// and every key moved again; growing 4× at that size touches a third less
-// memory and moves a third of the keys, for a table up to twice as large
-// as doubling makes (16/3 slots a key at worst, against 8/3):
-// rocetap sessions at 1M pairs, 2.18 -> 2.05 CPU s (median of 7
-// interleaved runs; 2.00 with the table made at its final size at once),
-// peak RSS the same.
-func growFactor(n int) int {
-	if n >= growBy4 {
-		return 4
-	}
-	return 2
-}
-
-const growBy4 = 1 << 18
