@@ -22,35 +22,30 @@ func TestInfoNoAllocs(t *testing.T) {
 		"../../testdata/ulp/nfs_rdma_v41.pcap",
 		"../../testdata/synth/iser_smb_direct.pcap",
 	} {
-		tr := flow.New(flow.Options{})
-		var p decode.Packet
-		for _, fr := range testcap.ReadFile(t, path) {
-			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
-			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
-			tr.Track(&p)
-			buf = AppendInfo(buf[:0], &p)
+		eachTracked(testcap.ReadFile(t, path), flow.Options{}, func(fr testcap.Frame, p *decode.Packet) {
+			buf = AppendInfo(buf[:0], p)
 			want = append(want[:0], buf...)
-			text = AppendULPText(text[:0], &p)
+			text = AppendULPText(text[:0], p)
 			u := p.Analysis.ULP
 			if u != nil {
 				seen[u.Proto]++
 			}
-			if n := testing.AllocsPerRun(5, func() { buf = AppendInfo(buf[:0], &p) }); n != 0 {
+			if n := testing.AllocsPerRun(5, func() { buf = AppendInfo(buf[:0], p) }); n != 0 {
 				t.Errorf("%s frame %d: AppendInfo allocates %v times (%s)", path, fr.Number, n, want)
 			}
-			if n := testing.AllocsPerRun(5, func() { text = AppendULPText(text[:0], &p) }); n != 0 {
+			if n := testing.AllocsPerRun(5, func() { text = AppendULPText(text[:0], p) }); n != 0 {
 				t.Errorf("%s frame %d: AppendULPText allocates %v times (%s)", path, fr.Number, n, text)
 			}
 			s := string(text)
 			p.Analysis.ULP = nil
-			if n := testing.AllocsPerRun(5, func() { buf = AppendInfoULP(buf[:0], &p, s) }); n != 0 {
+			if n := testing.AllocsPerRun(5, func() { buf = AppendInfoULP(buf[:0], p, s) }); n != 0 {
 				t.Errorf("%s frame %d: AppendInfoULP allocates %v times (%s)", path, fr.Number, n, want)
 			}
 			if string(buf) != string(want) {
 				t.Errorf("%s frame %d: AppendInfoULP %q, AppendInfo %q", path, fr.Number, buf, want)
 			}
 			p.Analysis.ULP = u
-		}
+		})
 	}
 	for _, proto := range []decode.ULP{decode.ULPNVMe, decode.ULPRPCRDMA, decode.ULPISER, decode.ULPSMBDirect} {
 		if seen[proto] == 0 {

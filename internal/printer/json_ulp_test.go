@@ -48,28 +48,23 @@ func TestJSONTrackedMatchesReference(t *testing.T) {
 		if filepath.Base(filepath.Dir(path)) == "synth" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "ulp" {
 			opts.DecodeAs = []flow.DecodeAs{da}
 		}
-		tr := flow.New(opts)
-		var p decode.Packet
-		for _, fr := range testcap.ReadFile(t, path) {
-			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
-			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
-			tr.Track(&p)
+		eachTracked(testcap.ReadFile(t, path), opts, func(fr testcap.Frame, p *decode.Packet) {
 			frames++
 			if p.Analysis.ULP != nil {
 				ulpFrames++
 			} else {
 				for _, f := range ulpFields {
-					if f.Present(&p) {
+					if f.Present(p) {
 						t.Fatalf("frame %d of %s: %s present without an upper-layer protocol", fr.Number, path, f.Abbrev)
 					}
 				}
 			}
-			got = jp.Append(got[:0], &p)
-			want = appendJSONRef(want[:0], &p, nil)
+			got = jp.Append(got[:0], p)
+			want = appendJSONRef(want[:0], p, nil)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("frame %d of %s:\n got %s\nwant %s", fr.Number, path, got, want)
 			}
-		}
+		})
 	}
 	if ulpFrames == 0 {
 		t.Fatal("no frame with an upper-layer protocol: the test checks nothing of NeedsULP")

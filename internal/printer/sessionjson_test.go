@@ -89,13 +89,7 @@ func trackFile(t *testing.T, file string, opts flow.Options) capSessions {
 
 // trackFrames tracks frames as a capture of their own.
 func trackFrames(name string, frames []testcap.Frame, opts flow.Options) capSessions {
-	tr := flow.New(opts)
-	var p decode.Packet
-	for i, f := range frames {
-		p.Frame.Number, p.Frame.Len, p.Frame.Time = i+1, f.Len, f.Time
-		decode.Decode(&p, f.Data, decode.LinkType(f.LinkType))
-		tr.Track(&p)
-	}
+	tr := eachTracked(frames, opts, nil)
 	tr.Flush()
 	c := capSessions{name: name, sessions: tr.Sessions()}
 	if len(frames) > 0 {

@@ -65,20 +65,15 @@ func TestVerboseCandidatesMissNoLine(t *testing.T) {
 	}
 	n, ulp := 0, 0
 	for _, f := range testcap.Glob(t, 10, "../../testdata/synth/*.pcap*", "../../testdata/rxe/*.pcap", "../../testdata/ulp/*.pcap", "../../testdata/ulp/synth/*.pcap") {
-		tr := flow.New(flow.Options{})
-		for _, fr := range testcap.ReadFile(t, f) {
-			var p decode.Packet
-			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
-			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
-			tr.Track(&p)
+		eachTracked(testcap.ReadFile(t, f), flow.Options{}, func(fr testcap.Frame, p *decode.Packet) {
 			n++
 			if p.Analysis.ULP != nil {
 				ulp++
 			}
-			if got, want := render(&p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil})), render(&p, all); got != want {
+			if got, want := render(p, verboseCandidates(jsonShape{p.Has, p.Analysis.ULP != nil})), render(p, all); got != want {
 				t.Fatalf("%s frame %d: through the candidates:\n%s\nthrough every field:\n%s", f, fr.Number, got, want)
 			}
-		}
+		})
 	}
 	if ulp == 0 {
 		t.Fatal("no packet with an upper-layer protocol: the test covers none of their fields")
@@ -108,15 +103,11 @@ func TestAppendVerboseDoesNotAllocate(t *testing.T) {
 	buf := make([]byte, 0, 64<<10)
 	v := NewVerbose()
 	for _, path := range []string{"../../testdata/rxe/read_atomic.pcap", "../../testdata/rxe/write_imm.pcap"} {
-		tr := flow.New(flow.Options{}) // tracked, as -V shows them: with rocetap.* analysis
-		for _, fr := range testcap.ReadFile(t, path) {
-			var p decode.Packet
-			p.Frame.Number, p.Frame.Len, p.Frame.Time = fr.Number, fr.Len, fr.Time
-			decode.Decode(&p, fr.Data, decode.LinkType(fr.LinkType))
-			tr.Track(&p)
-			if n := testing.AllocsPerRun(20, func() { buf = v.Append(buf[:0], &p) }); n != 0 {
+		// tracked, as -V shows them: with rocetap.* analysis
+		eachTracked(testcap.ReadFile(t, path), flow.Options{}, func(fr testcap.Frame, p *decode.Packet) {
+			if n := testing.AllocsPerRun(20, func() { buf = v.Append(buf[:0], p) }); n != 0 {
 				t.Fatalf("%s frame %d: %v allocations per packet", path, fr.Number, n)
 			}
-		}
+		})
 	}
 }
