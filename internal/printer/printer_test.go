@@ -56,7 +56,7 @@ func TestSummaryOfEmptyPacket(t *testing.T) {
 	if !strings.Contains(line, "[truncated]") {
 		t.Fatalf("%q", line)
 	}
-	_ = AppendVerbose(nil, &p, nil)
+	_ = NewVerbose().Append(nil, &p)
 	_ = AppendJSON(nil, &p, nil)
 }
 

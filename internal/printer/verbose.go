@@ -214,18 +214,9 @@ func walkFields(p *decode.Packet, cands []int32, vals []decode.Value, keep func(
 	return b
 }
 
-// AppendVerbose appends the -V tree of one packet: every present header
-// and field, indented under its parent, with its byte range in the frame
-// ([offset+length]) where the field has one. vals is scratch (may be
-// nil); a loop over many packets uses a Verbose instead, which allocates
-// nothing.
-func AppendVerbose(dst []byte, p *decode.Packet, vals []decode.Value) []byte {
-	v := Verbose{vals: vals}
-	return v.Append(dst, p)
-}
-
-// Verbose writes -V trees, keeping its scratch from packet to packet. It
-// is not safe for concurrent use: one a goroutine.
+// Verbose writes -V trees, keeping its scratch from packet to packet, so
+// that it allocates nothing a packet. It is not safe for concurrent use:
+// one a goroutine.
 type Verbose struct {
 	vals []decode.Value
 	line []byte // where each line is made
@@ -236,7 +227,9 @@ func NewVerbose() *Verbose {
 	return &Verbose{vals: make([]decode.Value, 0, 16), line: make([]byte, 0, 256)}
 }
 
-// Append appends the -V tree of p, as AppendVerbose does.
+// Append appends the -V tree of p: every present header and field,
+// indented under its parent, with its byte range in the frame
+// ([offset+length]) where the field has one.
 func (v *Verbose) Append(dst []byte, p *decode.Packet) []byte {
 	dst = append(dst, "Frame "...)
 	dst = strconv.AppendInt(dst, int64(p.Frame.Number), 10)

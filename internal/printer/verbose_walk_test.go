@@ -35,8 +35,8 @@ func TestAppendVerboseMatchesLines(t *testing.T) {
 		for _, l := range Lines(p, nil) {
 			want = appendVerboseLine(want, l.Depth, l.Text, l.Field, l.Off, l.Len)
 		}
-		if got := AppendVerbose(nil, p, nil); string(got) != string(want) {
-			t.Fatalf("frame %d: AppendVerbose:\n%s\nLines:\n%s", p.Frame.Number, got, want)
+		if got := NewVerbose().Append(nil, p); string(got) != string(want) {
+			t.Fatalf("frame %d: Verbose.Append:\n%s\nLines:\n%s", p.Frame.Number, got, want)
 		}
 	}
 	t.Logf("%d packets", len(ps))
