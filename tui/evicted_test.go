@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/flow"
 )
 
@@ -22,21 +20,10 @@ func TestEvictedShown(t *testing.T) {
 		newTracker := func(on func(*flow.Event)) *flow.Tracker {
 			return flow.New(flow.Options{OnEvent: on, MaxSessions: c.max})
 		}
-		ix, err := OpenIndex(filepath.Join("..", "testdata", "rxe", "pt_write.pcap"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim := tcell.NewSimulationScreen("UTF-8")
-		if err := sim.Init(); err != nil {
-			t.Fatal(err)
-		}
-		a := New(Options{Index: ix, NewTracker: newTracker, Screen: sim})
-		AddStandardViews(a)
-		sim.SetSize(200, 40)
-		rh := &rvHarness{t: t, sim: sim, app: a, ix: ix, newTracker: newTracker, done: make(chan error, 1)}
-		ix.Build(BuildOptions{NewTracker: newTracker})
+		rh := rvNewTrackers(t, "pt_write.pcap", newTracker, 200, 40)
+		rh.ix.Build(BuildOptions{NewTracker: newTracker})
 		rh.run()
-		rh.app.Refresh()
+		rh.app.Refresh() // as the index's last Notify does
 		rh.press('S')
 		s := rh.wait("the statistics", func(s *rvScreen) bool { return s.line("Packets: ") >= 0 && s.line("counting") < 0 })
 		if got := s.line("Evicted: 2 sessions, the least recently active past --max-sessions 1") >= 0; got != c.want {
@@ -47,6 +34,5 @@ func TestEvictedShown(t *testing.T) {
 		if got := s.line("Sessions: 2 more evicted past --max-sessions 1, their later packets started new sessions") >= 0; got != c.want {
 			t.Errorf("max %d: the sessions title says evicted %v, want %v:\n%s", c.max, got, c.want, s)
 		}
-		ix.Close()
 	}
 }

@@ -91,7 +91,13 @@ func rvNew(t *testing.T, name, mpt string, w, h int) *rvHarness {
 	if mpt != "" && !filepath.IsAbs(mpt) {
 		mpt = filepath.Join("..", "testdata", "rxe", mpt)
 	}
-	newTracker := rvTrackers(t, mpt)
+	return rvNewTrackers(t, name, rvTrackers(t, mpt), w, h)
+}
+
+// rvNewTrackers is rvNew with the App's and the index's trackers made by
+// newTracker.
+func rvNewTrackers(t *testing.T, name string, newTracker func(func(*flow.Event)) *flow.Tracker, w, h int) *rvHarness {
+	t.Helper()
 	ix, err := OpenIndex(filepath.Join("..", "testdata", "rxe", name))
 	if err != nil {
 		t.Fatal(err)
