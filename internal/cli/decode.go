@@ -157,7 +157,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	out := newOutBuf(ios.Out)
 	out.each = opts.LineBuffered
 	opts.readOptions.out = out
-	defer out.flush() // what was made before an early return
+	defer out.flush() // its write error reaches Main through standard output's watch (outWatch)
 	var do decodeOutput
 	switch {
 	case opts.Output == "fields":
@@ -313,12 +313,6 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 	if do.closing != nil {
 		do.closing(n) // JSON: a valid document whatever happened
 	}
-	out.flush()
-	if out.err != nil && !errors.Is(err, out.err) {
-		// the last write's error too: a short output to a full disk
-		// fails at the end only
-		err = errors.Join(err, out.err)
-	}
 	return err
 }
 
@@ -389,7 +383,7 @@ func decodeWrite(opts *DecodeOptions, ios IO, flt *filter.Filter, mpt *hca.Model
 		tr = flow.New(opts.trackFlags.options(flow.Options{MPT: mpt}))
 	}
 	out := newOutBuf(ios.Out)
-	defer out.flush()
+	defer out.flush() // its write error reaches Main through outWatch
 	var werr error
 	_, err = runTracked(&opts.readOptions, ios, tr == nil, stream.TrackOptions{Pass: stream.Pass{
 		Tracker: tr,
@@ -426,8 +420,5 @@ func decodeWrite(opts *DecodeOptions, ios IO, flt *filter.Filter, mpt *hca.Model
 	if cerr := f.Commit(); cerr != nil {
 		return cerr
 	}
-	// nil, or a capture damaged part-way (the file holds the packets
-	// before the damage), and -P's last lines' write error
-	out.flush()
-	return errors.Join(err, out.err)
+	return err // nil, or a capture damaged part-way: the file holds the packets before the damage
 }
