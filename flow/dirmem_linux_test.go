@@ -7,18 +7,18 @@ import (
 	"testing"
 )
 
-// A table past hugeSlotsMin lives outside the heap and keeps its keys
+// A table past mapSlotsMin lives outside the heap and keeps its keys
 // across the grows that unmap its predecessors. Rounds of tables dropped
 // unreachable run their cleanups (runtime.GC) without harm; that a
 // cleanup unmaps is not checked here.
 func TestDirTableOutsideHeap(t *testing.T) {
 	for round := range 3 {
 		var tab dirTable
-		const n = hugeSlotsMin // grows to 2·hugeSlotsMin slots and past
+		const n = mapSlotsMin // grows to 2·mapSlotsMin slots and past
 		for k := range n {
 			tab.set(dirKey(k)<<24|dirKey(k&3), uint32(k))
 		}
-		if tab.mem == nil || len(tab.slots) < hugeSlotsMin {
+		if tab.mem == nil || len(tab.slots) < mapSlotsMin {
 			t.Fatalf("round %d: %d slots, mapped %v: want them outside the heap", round, len(tab.slots), tab.mem != nil)
 		}
 		for k := range n {

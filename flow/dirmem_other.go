@@ -2,8 +2,8 @@
 
 package flow
 
-// hugeSlotsMin: elsewhere every table is in the Go heap.
-const hugeSlotsMin = 1 << 62
+// mapSlotsMin: elsewhere every table is in the Go heap.
+const mapSlotsMin = 1 << 62
 
 type slotMem struct{}
 
