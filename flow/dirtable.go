@@ -15,6 +15,12 @@ type dirTable struct {
 	slots []dirSlot // len a power of 2 (or 0), at most 3/4 full
 	n     int
 	mem   *slotMem // the mapping of slots when it is outside the Go heap (dirmem_linux.go)
+	// miss is the key+1 that get last did not find, and the empty slot
+	// where it would go (0: none): a new direction is looked up, then
+	// added, and set need not look for its slot again. Any change to
+	// the slots clears it.
+	miss   uint64
+	missAt int
 }
 
 // dirSlot is a slot: key+1 (0: empty), as two halves so that a slot
@@ -62,6 +68,9 @@ func (t *dirTable) find(k dirKey) (i int, ok bool) {
 func (t *dirTable) get(k dirKey) (uint32, bool) {
 	i, ok := t.find(k)
 	if !ok {
+		if i >= 0 {
+			t.miss, t.missAt = uint64(k)+1, i
+		}
 		return 0, false
 	}
 	return t.slots[i].val, true
@@ -69,7 +78,14 @@ func (t *dirTable) get(k dirKey) (uint32, bool) {
 
 // set maps k to v.
 func (t *dirTable) set(k dirKey, v uint32) {
-	i, ok := t.find(k)
+	var i int
+	var ok bool
+	if t.miss == uint64(k)+1 {
+		i = t.missAt // (and not ok)
+	} else {
+		i, ok = t.find(k)
+	}
+	t.miss = 0
 	if !ok {
 		if 4*(t.n+1) > 3*len(t.slots) {
 			t.grow()
@@ -100,6 +116,7 @@ func (t *dirTable) grow() {
 // delete removes k, shifting back the slots after it that its place
 // would have held (no tombstones: lookups stay one probe run long).
 func (t *dirTable) delete(k dirKey) {
+	t.miss = 0
 	i, ok := t.find(k)
 	if !ok {
 		return

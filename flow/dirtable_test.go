@@ -61,7 +61,8 @@ func homeTwins(groups, per int, r *rand.Rand) []dirKey {
 }
 
 // dirTable against a Go map: random gets, sets (new keys and updates),
-// deletes and lens, interleaved, over few keys, over keys sharing home
+// deletes and lens, interleaved (a set right after the get that missed
+// its key, as for a new direction, and later, after other changes), over few keys, over keys sharing home
 // slots (long probe runs, deletes in the middle of them, runs that wrap
 // round the end of the table), over more and over many (grows).
 func TestDirTableMatchesMap(t *testing.T) {
@@ -111,6 +112,10 @@ func TestDirTableMatchesMap(t *testing.T) {
 					want, wok := ref[k]
 					if got, ok := tab.get(k); ok != wok || got != want {
 						t.Fatalf("op %d: get(%d) = %d, %v, want %d, %v", op, k, got, ok, want, wok)
+					}
+					if !wok && r.IntN(2) == 0 { // a new direction: looked up, then added (dirTable.miss)
+						tab.set(k, uint32(op))
+						ref[k] = uint32(op)
 					}
 				case 7:
 					if tab.len() != len(ref) {

@@ -12,8 +12,8 @@ import (
 // table in memory (it is 48 MB at a million QP pairs, ~200 ns a miss);
 // called while p is still being decoded (decode.Decoder.Headers, before
 // the ICRC), the miss is served as the ICRC is computed. What it works
-// out (the direction, and its session when cached) Track then takes as
-// it is (pre), so that a packet on a known direction costs no more.
+// out (the direction, its session when cached, else its table key)
+// Track then takes as it is (pre), so that no packet costs more.
 func (t *Tracker) Prefetch(p *decode.Packet) {
 	t.pre.ok = false
 	if len(t.halves.slots) < prefetchMinSlots || p.Has&decode.HdrBTH == 0 || p.BTH.Opcode == decode.CNP || p.BTH.Opcode.Transport() == decode.TransportUD {
@@ -26,8 +26,9 @@ func (t *Tracker) Prefetch(p *decode.Packet) {
 		t.pre.h = h
 		return
 	}
-	if dk, ok := t.dirKey(k, false); ok {
-		t.halves.prefetch(dk)
+	t.pre.dk, t.pre.interned = t.dirKey(k, false)
+	if t.pre.interned {
+		t.halves.prefetch(t.pre.dk)
 	}
 }
 
@@ -38,13 +39,16 @@ const prefetchMinSlots = 1 << 17
 
 // preKey is what Prefetch worked out for the packet of frame: its
 // direction, and the direction's session when the cache held it (h.s
-// not nil).
+// not nil), else the direction's table key (dk, when its address pair
+// is interned: else the direction is not in the table).
 type preKey struct {
-	frame int
-	key   halfKey
-	h     half
-	lid   bool
-	ok    bool
+	frame    int
+	key      halfKey
+	h        half
+	dk       dirKey
+	interned bool
+	lid      bool
+	ok       bool
 }
 
 // prefetch starts loading k's home slot into the cache.

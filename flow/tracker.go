@@ -263,11 +263,23 @@ func (t *Tracker) lookup(k halfKey) (half, bool) {
 	if h, ok := e.holds(&k); ok {
 		return h, true
 	}
-	h, ok := t.get(k)
-	if ok {
-		e.key, e.h = k, h
+	dk, interned := t.dirKey(&k, false)
+	return t.lookupTable(e, k, dk, interned)
+}
+
+// lookupTable finds direction k, whose table key is dk (when its address
+// pair is interned: else it is not in the table), and caches it in e.
+func (t *Tracker) lookupTable(e *cacheEntry, k halfKey, dk dirKey, interned bool) (half, bool) {
+	if !interned {
+		return half{}, false
 	}
-	return h, ok
+	v, ok := t.halves.get(dk)
+	if !ok {
+		return half{}, false
+	}
+	h := t.half(v)
+	e.key, e.h = k, h
+	return h, true
 }
 
 // half unpacks a halves value.
@@ -520,10 +532,13 @@ func (t *Tracker) Track(p *decode.Packet) {
 	key := halfKey{src, dst, p.BTH.DestQP}
 	var h half
 	var ok bool
-	if pre && t.pre.h.s != nil {
+	switch {
+	case pre && t.pre.h.s != nil:
 		h, ok = t.pre.h, true // (Prefetch found it in the cache)
 		t.pre.h = half{}      // not kept past its packet: it would pin the session's slab
-	} else {
+	case pre: // (Prefetch found the cache without it, and its key)
+		h, ok = t.lookupTable(&t.cache[key.slot()], key, t.pre.dk, t.pre.interned)
+	default:
 		h, ok = t.lookup(key)
 	}
 	if !ok {
