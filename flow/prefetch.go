@@ -19,9 +19,10 @@ func (t *Tracker) Prefetch(p *decode.Packet) {
 	if len(t.halves.slots) < prefetchMinSlots || p.Has&decode.HdrBTH == 0 || p.BTH.Opcode == decode.CNP || p.BTH.Opcode.Transport() == decode.TransportUD {
 		return
 	}
-	src, dst, lid := addrs(p)
-	t.pre = preKey{frame: p.Frame.Number, key: halfKey{src, dst, p.BTH.DestQP}, lid: lid, ok: true}
-	k := &t.pre.key
+	pr := &t.pre // (set field by field: a preKey built whole is copied through the stack)
+	pr.frame, pr.key.qp, pr.h, pr.ok = p.Frame.Number, p.BTH.DestQP, half{}, true
+	pr.lid = setAddrs(&pr.key, p)
+	k := &pr.key
 	if h, ok := t.cache[k.slot()].holds(k); ok {
 		t.pre.h = h
 		return

@@ -11,7 +11,8 @@ import (
 // 70,000 QP pairs gets the same session, direction and pairing, and
 // every session the same counts and endpoints, as without it. Every 7th
 // packet comes without a Prefetch: the one of the packet before must not
-// be taken for it.
+// be taken for it; every 5th after a Prefetch of a packet Track never
+// gets, whose session (from the cache) must not be taken for it either.
 func TestPrefetchChangesNothing(t *testing.T) {
 	const pairs = 70000
 	type got struct {
@@ -23,13 +24,19 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		tr := New(Options{})
 		var out []got
 		n := 0
+		var last decode.Packet
 		before := func(p *decode.Packet) {
-			if n++; pre && n%7 != 0 {
+			if n++; pre && n%5 == 0 && last.Frame.Number != 0 {
+				tr.Prefetch(&last) // a packet Track never gets (its direction cached)
+			}
+			if pre && n%7 != 0 {
 				tr.Prefetch(p)
 			}
 		}
 		after := func(p *decode.Packet) {
 			out = append(out, got{p.Analysis.Session, p.Analysis.Dir, p.Analysis.Learned})
+			last = *p
+			last.Frame.Number = -1
 		}
 		trackPairsEach(tr, pairs, epoch, before, after)
 		return out, tr

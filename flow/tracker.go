@@ -449,22 +449,36 @@ func (t *Tracker) Session(id uint32) *Session {
 // addrs returns the packet's source and destination: IP addresses
 // (IPv4-mapped), GIDs, or LIDs (marked 0xff 0xfe … LID).
 func addrs(p *decode.Packet) (src, dst addr16, lid bool) {
+	var k halfKey
+	lid = setAddrs(&k, p)
+	return k.src, k.dst, lid
+}
+
+// setAddrs sets k's addresses to p's (addrs) in place: Prefetch, on
+// every packet, would otherwise copy them through the stack three times.
+func setAddrs(k *halfKey, p *decode.Packet) (lid bool) {
+	src, dst := &k.src, &k.dst
 	switch {
 	case p.Has&decode.HdrIPv4 != 0 && !p.IPIsPayload():
-		src[10], src[11], dst[10], dst[11] = 0xff, 0xff, 0xff, 0xff
+		binary.LittleEndian.PutUint64(src[:8], 0)
+		binary.LittleEndian.PutUint64(dst[:8], 0)
+		binary.BigEndian.PutUint32(src[8:], 0xffff)
+		binary.BigEndian.PutUint32(dst[8:], 0xffff)
 		copy(src[12:], p.IPv4.Src[:])
 		copy(dst[12:], p.IPv4.Dst[:])
 	case p.Has&decode.HdrIPv6 != 0 && !p.IPIsPayload():
-		src, dst = p.IPv6.Src, p.IPv6.Dst
+		*src, *dst = p.IPv6.Src, p.IPv6.Dst
 	case p.Has&decode.HdrGRH != 0:
-		src, dst = p.GRH.SGID, p.GRH.DGID
+		*src, *dst = p.GRH.SGID, p.GRH.DGID
 	case p.Has&decode.HdrLRH != 0:
-		src[0], src[1], dst[0], dst[1] = 0xff, 0xfe, 0xff, 0xfe
+		*src, *dst = addr16{0xff, 0xfe}, addr16{0xff, 0xfe}
 		binary.BigEndian.PutUint16(src[14:], p.LRH.SLID)
 		binary.BigEndian.PutUint16(dst[14:], p.LRH.DLID)
-		lid = true
+		return true
+	default:
+		*src, *dst = addr16{}, addr16{}
 	}
-	return
+	return false
 }
 
 func endpoint(a addr16, lid bool) Endpoint {
