@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"github.com/rocetap/rocetap/internal/synth"
 	"testing"
 
 	"github.com/rocetap/rocetap/decode"
@@ -58,6 +59,81 @@ func TestPrefetchChangesNothing(t *testing.T) {
 	for i := range a {
 		if a[i].ID != b[i].ID || a[i].Sent != b[i].Sent || a[i].Learned != b[i].Learned || a[i].A != b[i].A || a[i].B != b[i].B || a[i].MessageCount() != b[i].MessageCount() {
 			t.Fatalf("session %d: with Prefetch %+v, without %+v", a[i].ID, b[i], a[i])
+		}
+	}
+}
+
+// The stream decodes a packet, and so calls Prefetch, before it tracks
+// the one before it: what Prefetch found must not be taken once Track
+// changed what directions map to. Past the table size Prefetch works
+// from: two packets of a new address pair (the first interns it, after
+// Prefetch found the second's pair unknown), then a packet whose session
+// Prefetch found in the cache and which is evicted before it is
+// tracked. Then every packet of 40,000 QP pairs tracked a packet behind
+// its Prefetch, as the stream does it, against Track alone.
+func TestPrefetchAhead(t *testing.T) {
+	const pairs = 40000
+	tr := New(Options{})
+	end := trackPairs(tr, pairs, epoch)
+	if len(tr.halves.slots) < prefetchMinSlots {
+		t.Fatalf("the table has %d slots: the test must pass %d for Prefetch to work", len(tr.halves.slots), prefetchMinSlots)
+	}
+	const write, read = decode.Opcode(decode.TransportRC | decode.OpWriteOnly), decode.Opcode(decode.TransportRC | decode.OpReadRequest)
+	g := &gen{qa: 0x77, qb: 0x78}
+	g.req(write, 1, reth(64), payload(64)).req(read, 2, reth(64)).req(read, 3, reth(64))
+	fs := g.frames
+	for i := range fs {
+		fs[i].Frame.Number = 4*pairs + i + 1
+		fs[i].Frame.Time = end.Add(fs[i].Frame.Time.Sub(epoch))
+	}
+	tr.Prefetch(&fs[0])
+	tr.Prefetch(&fs[1]) // its address pair is not interned yet
+	tr.Track(&fs[0])
+	tr.Track(&fs[1])
+	s := fs[0].Analysis.Session
+	if s == 0 || fs[1].Analysis.Session != s {
+		t.Fatalf("a new address pair: the first packet in session %d, the second in %d, want one", s, fs[1].Analysis.Session)
+	}
+	tr.Prefetch(&fs[2]) // found in the cache
+	tr.evict(tr.Session(s))
+	tr.Track(&fs[2])
+	if got := fs[2].Analysis.Session; got == s || got == 0 {
+		t.Fatalf("a packet of evicted session %d went to session %d, want a new one", s, got)
+	}
+
+	sessionsOf := func(ahead bool) []uint32 {
+		tr := New(Options{})
+		var out []uint32
+		var held decode.Packet
+		have := false // (ahead: held is the packet before, to track)
+		synth.QPPairs(pairs, epoch, func(p *decode.Packet) {
+			if !ahead {
+				tr.Prefetch(p)
+				tr.Track(p)
+				out = append(out, p.Analysis.Session<<1|uint32(p.Analysis.Dir))
+				return
+			}
+			next := *p
+			tr.Prefetch(&next)
+			if have {
+				tr.Track(&held)
+				out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
+			}
+			held, have = next, true
+		})
+		if have {
+			tr.Track(&held)
+			out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
+		}
+		return out
+	}
+	plain, ahead := sessionsOf(false), sessionsOf(true)
+	if len(plain) != len(ahead) {
+		t.Fatalf("%d packets a packet ahead, %d in turn", len(ahead), len(plain))
+	}
+	for i := range plain {
+		if plain[i] != ahead[i] {
+			t.Fatalf("packet %d: session<<1|dir %d a packet ahead, %d in turn", i+1, ahead[i], plain[i])
 		}
 	}
 }

@@ -111,8 +111,14 @@ type Tracker struct {
 	// interned (addrPairs) and a direction's key is 8 bytes, not 36.
 	halves    dirTable
 	addrPairs map[pairKey]uint32
-	// pre is what Prefetch worked out for the packet Track is given next
-	pre preKey
+	// pre is what Prefetch worked out for the packets of the next two
+	// frames, by frame number's parity: the stream decodes a packet
+	// (and Prefetch runs) before it tracks the one before it.
+	pre [2]preKey
+	// dirGen counts the changes to what a direction maps to (halves,
+	// cache, addrPairs): what Prefetch found before one of them is
+	// looked up again.
+	dirGen uint32
 	// pairCache is a direct-mapped cache in front of addrPairs: a new
 	// QP pair looks its address pairs up several times (its direction,
 	// the opposite one, pairing, adding), between any of a fabric's host
@@ -243,6 +249,7 @@ func (t *Tracker) pairID(pk pairKey, new bool) (uint32, bool) {
 		}
 		i = uint32(len(t.addrPairs))
 		t.addrPairs[pk] = i
+		t.dirGen++
 	}
 	e.key, e.id = pk, i+1
 	return i, true
@@ -252,6 +259,7 @@ func (t *Tracker) pairID(pk pairKey, new bool) (uint32, bool) {
 func (t *Tracker) setHalf(k halfKey, h half) {
 	dk, _ := t.dirKey(&k, true)
 	t.halves.set(dk, h.id())
+	t.dirGen++
 	// the direction's next packet is likely near: cache it now (a
 	// million QPs would otherwise each miss the map twice more)
 	t.cache[k.slot()] = cacheEntry{k, h}
@@ -511,10 +519,16 @@ func (t *Tracker) Track(p *decode.Packet) {
 	op := p.BTH.Opcode
 	var src, dst addr16
 	var lid bool
-	pre := t.pre.ok && t.pre.frame == p.Frame.Number && t.pre.key.qp == p.BTH.DestQP
-	t.pre.ok = false
+	pr := &t.pre[p.Frame.Number&1]
+	pre, preFresh := false, false
+	var preH half
+	if pr.ok {
+		pre = pr.frame == p.Frame.Number && pr.key.qp == p.BTH.DestQP
+		preH, preFresh = pr.h, pre && pr.gen == t.dirGen
+		pr.ok, pr.h = false, half{} // (h not kept past its packet: it would pin the session's slab)
+	}
 	if pre {
-		src, dst, lid = t.pre.key.src, t.pre.key.dst, t.pre.lid
+		src, dst, lid = pr.key.src, pr.key.dst, pr.lid
 	} else {
 		src, dst, lid = addrs(p)
 	}
@@ -547,11 +561,10 @@ func (t *Tracker) Track(p *decode.Packet) {
 	var h half
 	var ok bool
 	switch {
-	case pre && t.pre.h.s != nil:
-		h, ok = t.pre.h, true // (Prefetch found it in the cache)
-		t.pre.h = half{}      // not kept past its packet: it would pin the session's slab
-	case pre: // (Prefetch found the cache without it, and its key)
-		h, ok = t.lookupTable(&t.cache[key.slot()], key, t.pre.dk, t.pre.interned)
+	case preFresh && preH.s != nil:
+		h, ok = preH, true // (Prefetch found it in the cache)
+	case preFresh: // (Prefetch found the cache without it, and its key)
+		h, ok = t.lookupTable(&t.cache[key.slot()], key, pr.dk, pr.interned)
 	default:
 		h, ok = t.lookup(key)
 	}
@@ -1158,6 +1171,7 @@ func (t *Tracker) evict(s *Session) {
 			delete(t.ud, k)
 		}
 	}
+	t.dirGen++
 	for side := range s.has {
 		if !s.has[side] {
 			continue
