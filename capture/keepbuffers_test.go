@@ -3,8 +3,10 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 )
 
 // TestKeepBuffers: with KeepBuffers, every packet returned stays intact
@@ -52,3 +54,61 @@ func TestKeepBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestNextBuffered: when NextBuffered says the next record is in the
+// buffer, the packet returned before stays intact through the next Next
+// (stream.Track holds it until the next is decoded) and the buffer does
+// not move, in every format,
+// whether the input comes at once or in pieces of 1 to 399 bytes (records
+// cut anywhere at the end of the buffer); with the input
+// at once it says so of some records of pcap and pcapng (never of ERF's,
+// nor past the last).
+func TestNextBuffered(t *testing.T) {
+	for _, c := range []built{builtPcap(binary.LittleEndian, false), builtPcap(binary.BigEndian, true), builtPcapng(), builtERF()} {
+		for piece := range 400 { // 0: at once
+			var src = noSeek{bytes.NewReader(c.file)}
+			if piece > 0 {
+				src = noSeek{&pieceReader{bytes.NewReader(c.file), piece}}
+			}
+			r, err := NewReaderFormat(src, c.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prev, prevCopy []byte
+			said, n := 0, 0
+			for {
+				buffered := r.NextBuffered()
+				buf, base := unsafe.SliceData(r.buf), r.base
+				data, _, err := r.Next()
+				if err != nil {
+					if buffered {
+						t.Errorf("%s: NextBuffered before the end (%v)", c.name, err)
+					}
+					break
+				}
+				n++
+				if buffered {
+					said++
+					if unsafe.SliceData(r.buf) != buf || r.base != base {
+						t.Fatalf("%s (pieces of %d): reading packet %d, which NextBuffered said was in the buffer, moved the buffer", c.name, piece, n)
+					}
+					if !bytes.Equal(prev, prevCopy) {
+						t.Fatalf("%s (pieces of %d): packet %d changed as packet %d was read, which NextBuffered said was in the buffer", c.name, piece, n-1, n)
+					}
+				}
+				prev, prevCopy = data, bytes.Clone(data)
+			}
+			if wantSome := piece == 0 && c.format != "erf"; wantSome && said == 0 || c.format == "erf" && said > 0 {
+				t.Errorf("%s (pieces of %d): NextBuffered true before %d of %d records", c.name, piece, said, n)
+			}
+		}
+	}
+}
+
+// pieceReader reads at most n bytes at a time.
+type pieceReader struct {
+	r io.Reader
+	n int
+}
+
+func (p *pieceReader) Read(b []byte) (int, error) { return p.r.Read(b[:min(len(b), p.n)]) }

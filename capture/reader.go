@@ -332,6 +332,34 @@ func (r *Reader) NextInto(info *PacketInfo) (data []byte, err error) {
 	return r.nextERF(info)
 }
 
+// NextBuffered reports whether the record of the next packet is already
+// wholly in the reader's buffer, so that the next call to Next or
+// NextInto reads nothing and leaves the packets it returned before
+// valid (the buffer is moved only to read more). It is false when it
+// cannot tell: a record not yet read in full, a pcapng block other than
+// a packet's next, an ERF capture, an error.
+func (r *Reader) NextBuffered() bool {
+	if r.err != nil {
+		return false
+	}
+	b := r.buf[r.pos:r.end]
+	switch r.format {
+	case formatPcap:
+		if len(b) < pcapRecordHeaderLen {
+			return false
+		}
+		incl := r.u32(b[8:])
+		return incl <= r.limit && pcapRecordHeaderLen+int(incl) <= len(b)
+	case formatPcapng:
+		if len(b) < ngMinBlock {
+			return false
+		}
+		t, n := r.u32(b), r.u32(b[4:])
+		return (t == ngBlockEPB || t == ngBlockSPB) && n <= uint32(len(b))
+	}
+	return false
+}
+
 // KeepBuffers makes the packets Next returns stay valid after later calls:
 // when the reader needs more input, instead of moving the unread bytes to
 // the front of its buffer, over the packets it returned, it moves them

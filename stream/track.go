@@ -136,18 +136,47 @@ func (s *Source) Track(o TrackOptions) (int, error) {
 
 // trackSequential is Track on one goroutine: read, decode, track and hand
 // on each packet in turn.
+//
+// With a capture reader and a tracker that prefetches (PrefetchDecoder),
+// it decodes a packet before it tracks the one before, when that one's
+// bytes stay valid through the read (capture.Reader.NextBuffered): the
+// decoder's Headers then fetch the new packet's direction from memory a
+// whole packet before the tracker looks it up, not only while its ICRC
+// is computed. At a million QP pairs, where each new direction misses
+// the caches, sessions took 1.56 CPU s against 1.61 (median of 11
+// interleaved runs). While the direction table fits in the caches
+// (Tracker.Prefetching), each packet is tracked as soon as it is
+// decoded: two packets in turn (4 KB each) cost the 8-pair capture 3%.
 func (s *Source) trackSequential(o *TrackOptions) (int, error) {
-	p := new(decode.Packet)
+	var ps [2]decode.Packet
+	p, spare := &ps[0], &ps[1]
+	var held *decode.Packet // decoded, to pass once the next is decoded
 	stopped := false
+	ahead := s.r != nil && o.Decoder.Headers != nil && o.Tracker != nil
 	err := s.Read(func(pk *Packet) error {
 		pk.SetFrame(&p.Frame)
 		o.Decoder.Decode(p, pk.Data, pk.Info.LinkType)
+		if held != nil {
+			q := held
+			held = nil
+			if !o.Packet(q) {
+				stopped = true
+				return ErrStop
+			}
+		}
+		if ahead && o.Tracker.Prefetching() && s.r.NextBuffered() {
+			held, p, spare = p, spare, p
+			return nil
+		}
 		if !o.Packet(p) {
 			stopped = true
 			return ErrStop
 		}
 		return nil
 	})
+	if held != nil && !stopped && !o.Packet(held) {
+		stopped = true
+	}
 	if stopped {
 		return o.passed, nil
 	}
