@@ -11,9 +11,11 @@ import (
 // not hold it. A packet on a direction new to the tracker misses the
 // table in memory (it is 48 MB at a million QP pairs, ~200 ns a miss);
 // called while p is still being decoded (decode.Decoder.Headers, before
-// the ICRC), the miss is served as the ICRC is computed. What it works
-// out (the direction, its session when cached, else its table key)
-// Track then takes as it is (pre), so that no packet costs more.
+// the ICRC), the miss is served as the ICRC is computed, and, where the
+// stream decodes p before it tracks the packet before (stream.Track),
+// while that one is tracked. What it works out (the direction, its
+// session when cached, else its table key) Track then takes as it is
+// (pre) unless a direction changed since, so that no packet costs more.
 func (t *Tracker) Prefetch(p *decode.Packet) {
 	pr := &t.pre[p.Frame.Number&1]
 	pr.ok = false
