@@ -67,7 +67,7 @@ func seen(p *decode.Packet) seenPacket {
 
 // Track decodes a packet before it tracks the one before once the
 // tracker prefetches (trackSequential): every packet of 30,000 QP pairs
-// (24 MB, across the reader's refills of its 1 MiB buffer) gets the
+// (19 MB, across the reader's refills of its 1 MiB buffer) gets the
 // session, direction and payload that decoding and tracking each packet
 // in turn gives, on one goroutine with and without the read-ahead, and
 // with Track's reader goroutine (ROCETAP_WORKERS=2), which tracks each
@@ -110,6 +110,39 @@ func TestTrackAhead(t *testing.T) {
 		}
 		if i := slices.IndexFunc(got, func(s seenPacket) bool { return s != ref[s.frame-1] }); i >= 0 {
 			t.Fatalf("ROCETAP_WORKERS=%s ROCETAP_READAHEAD=%q: packet %d: %+v, decoded and tracked in turn %+v", c.workers, c.readAhead, i+1, got[i], ref[got[i].frame-1])
+		}
+	}
+}
+
+// A packet held when the reading ends is still passed, once: StopAfter
+// ends the reading on a packet held (the next is in the buffer), and
+// Pass.Limit stops on one; a Stop from Each passes no packet after it.
+func TestTrackAheadEnds(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	t.Setenv("ROCETAP_WORKERS", "1")
+	path := aheadCapture(t, 30000)
+	const k = 100001 // past the ~50,000th packet, from which the tracker prefetches
+	for _, c := range []string{"StopAfter", "Limit", "Stop from Each"} {
+		s := open(t, path)
+		var frames []int
+		tr := flow.New(flow.Options{})
+		o := TrackOptions{Decoder: decode.NewDecoder(), Pass: Pass{Tracker: tr, Each: func(p *decode.Packet) bool {
+			frames = append(frames, p.Frame.Number)
+			if c == "Stop from Each" && p.Frame.Number == k {
+				s.Stop()
+			}
+			return true
+		}}}
+		switch c {
+		case "StopAfter":
+			s.StopAfter(k)
+		case "Limit":
+			o.Limit = k
+		}
+		n, err := s.Track(o)
+		bad := slices.ContainsFunc(frames, func(f int) bool { return f > len(frames) || frames[f-1] != f })
+		if err != nil || n != k || len(frames) != k || bad || !tr.Prefetching() {
+			t.Errorf("%s at packet %d: %d passed (%d seen, frames in order: %v), %v; the tracker prefetches: %v", c, k, n, len(frames), !bad, err, tr.Prefetching())
 		}
 	}
 }

@@ -92,7 +92,9 @@ type TrackOptions struct {
 // packet's ICRC (flow.Tracker.Prefetch): at a million QP pairs a new
 // direction is a miss in a table far larger than the caches. d is left
 // as it is. The decoder returned must decode only packets that go to t,
-// each just before t tracks it, on t's goroutine (or under its lock).
+// in order, each before t tracks it and at most one packet ahead (what
+// it finds is kept by frame number's parity), on t's goroutine (or
+// under its lock).
 func PrefetchDecoder(d *decode.Decoder, t *flow.Tracker) *decode.Decoder {
 	c := decode.NewDecoder()
 	if d != nil {
@@ -108,7 +110,10 @@ func PrefetchDecoder(d *decode.Decoder, t *flow.Tracker) *decode.Decoder {
 // when its output shows analysis). It returns the number of packets
 // passed. At the end of the source the tracker reports what is still
 // open (Flush); a capture that stops part-way ends with a *CorruptError
-// after every packet before it went through.
+// after every packet before it went through. Each may be called for a
+// packet after the next was read and decoded (see trackSequential): the
+// source's Offset is then the next packet's; a Stop from Each still
+// passes no packet after.
 //
 // With more than minParallelProcs cores (or ROCETAP_WORKERS=2 and up), a reader
 // goroutine reads the capture into batches (as Parallel's does) while this goroutine decodes, tracks, filters and
@@ -163,6 +168,9 @@ func (s *Source) trackSequential(o *TrackOptions) (int, error) {
 				stopped = true
 				return ErrStop
 			}
+			if s.stop.Load() { // (Stop from Each: p is the packet after, which it stops before)
+				return nil
+			}
 		}
 		if ahead && o.Tracker.Prefetching() && s.r.NextBuffered() {
 			held, p, spare = p, spare, p
@@ -174,7 +182,7 @@ func (s *Source) trackSequential(o *TrackOptions) (int, error) {
 		}
 		return nil
 	})
-	if held != nil && !stopped && !o.Packet(held) {
+	if held != nil && !stopped && !s.stop.Load() && !o.Packet(held) {
 		stopped = true
 	}
 	if stopped {
