@@ -56,13 +56,12 @@ func TestKeepBuffers(t *testing.T) {
 }
 
 // TestNextBuffered: when NextBuffered says the next record is in the
-// buffer, the packet returned before stays intact through the next Next
-// (stream.Track holds it until the next is decoded) and the buffer does
-// not move, in every format,
-// whether the input comes at once or in pieces of 1 to 399 bytes (records
-// cut anywhere at the end of the buffer); with the input
-// at once it says so of some records of pcap and pcapng (never of ERF's,
-// nor past the last).
+// buffer, the next Next neither moves the buffer nor changes the packet
+// returned before (stream.Track holds it until the next is decoded), in
+// every format, whether the input comes at once or in pieces of 1 to 399
+// bytes (records cut anywhere at the end of the buffer). With the input
+// at once it says so of some records of pcap and pcapng, never of ERF's,
+// nor past the last.
 func TestNextBuffered(t *testing.T) {
 	for _, c := range []built{builtPcap(binary.LittleEndian, false), builtPcap(binary.BigEndian, true), builtPcapng(), builtERF()} {
 		for piece := range 400 { // 0: at once

@@ -61,10 +61,11 @@ func homeTwins(groups, per int, r *rand.Rand) []dirKey {
 }
 
 // dirTable against a Go map: random gets, sets (new keys and updates),
-// deletes and lens, interleaved (a set right after the get that missed
-// its key, as for a new direction, and later, after other changes), over few keys, over keys sharing home
-// slots (long probe runs, deletes in the middle of them, runs that wrap
-// round the end of the table), over more and over many (grows).
+// deletes and lens, interleaved (half the gets that miss are followed by
+// the set of their key, as for a new direction), over few keys, over
+// keys sharing home slots (long probe runs, deletes in the middle of
+// them, runs that wrap round the end of the table), over more and over
+// many (grows).
 func TestDirTableMatchesMap(t *testing.T) {
 	if n := unsafe.Sizeof(dirSlot{}); n != 12 {
 		t.Errorf("a slot is %d bytes, want 12", n)
@@ -166,4 +167,26 @@ func FuzzDirTable(f *testing.F) {
 		}
 		checkDirTable(t, &tab, ref, "the end")
 	})
+}
+
+// The empty slot that get's miss remembers for set (dirTable.miss) is
+// forgotten once the slots change: keys sharing a home slot, a miss on
+// the fifth, a delete of the first (the others shift back), then the
+// fifth set: it and the others must still be found.
+func TestDirTableMissAfterDelete(t *testing.T) {
+	ks := homeTwins(1, 5, rand.New(rand.NewPCG(5, 6)))
+	var tab dirTable
+	for i, k := range ks[:4] {
+		tab.set(k, uint32(i))
+	}
+	if _, ok := tab.get(ks[4]); ok {
+		t.Fatal("the fifth key is found before it is set")
+	}
+	tab.delete(ks[0])
+	tab.set(ks[4], 4)
+	for i, k := range ks[1:] {
+		if v, ok := tab.get(k); !ok || v != uint32(i+1) {
+			t.Errorf("key %d: %d, %v, want %d", i+1, v, ok, i+1)
+		}
+	}
 }

@@ -1,10 +1,12 @@
 package flow
 
 import (
-	"github.com/rocetap/rocetap/internal/synth"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/rocetap/rocetap/decode"
+	"github.com/rocetap/rocetap/internal/synth"
 )
 
 // Prefetch (what the decoder calls before the ICRC) changes nothing
@@ -134,6 +136,142 @@ func TestPrefetchAhead(t *testing.T) {
 	for i := range plain {
 		if plain[i] != ahead[i] {
 			t.Fatalf("packet %d: session<<1|dir %d a packet ahead, %d in turn", i+1, ahead[i], plain[i])
+		}
+	}
+}
+
+// randomRC calls each with n packets of random RC traffic between 8 host
+// pairs and, from time to time, a new one (its addresses interned then):
+// multi-packet WRITEs (consecutive packets of one direction), READs,
+// SENDs, ACKs, responses before their request (a provisional session
+// that the request's answer merges, then a packet on the merged
+// direction), ACKs answering nothing. The same seed gives the
+// same packets, numbered from frame, from time at.
+func randomRC(seed uint64, n, frame int, at time.Time, each func(p *decode.Packet)) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	type pair struct {
+		a, b   [4]byte
+		qa, qb uint32
+		psn    uint32
+	}
+	var pairs []pair
+	hosts := 8
+	var p decode.Packet
+	emit := func(q *pair, toB bool, op decode.Opcode, psn uint32, hdr decode.Hdr, payload int) {
+		frame++
+		at = at.Add(time.Microsecond)
+		p = decode.Packet{Frame: decode.Frame{Number: frame, Time: at, Len: 100 + payload}, Has: decode.HdrEth | decode.HdrIPv4 | decode.HdrUDP | decode.HdrBTH | hdr, Encap: decode.EncapRoCEv2}
+		p.IPv4.Src, p.IPv4.Dst, p.BTH.DestQP = q.a, q.b, q.qb
+		if !toB {
+			p.IPv4.Src, p.IPv4.Dst, p.BTH.DestQP = q.b, q.a, q.qa
+		}
+		p.BTH.Opcode, p.BTH.PSN = op, decode.PSNOf(psn)
+		if hdr&decode.HdrRETH != 0 {
+			p.RETH.DMALen = 256
+		}
+		if hdr&decode.HdrAETH != 0 {
+			p.AETH.Syndrome = 0x1f
+		}
+		if payload > 0 {
+			p.Has |= decode.HdrPayload
+			p.Payload = make([]byte, payload)
+		}
+		each(&p)
+	}
+	rc := func(o uint8) decode.Opcode { return decode.TransportRC.Opcode(o) }
+	for frame < n {
+		if len(pairs) < 3000 && r.IntN(4) == 0 {
+			if r.IntN(50) == 0 {
+				hosts++ // a new host pair
+			}
+			h := byte(r.IntN(hosts))
+			i := uint32(len(pairs))
+			pairs = append(pairs, pair{[4]byte{10, 3, h, 1}, [4]byte{10, 3, h, 2}, 0x800000 + 2*i, 0x800001 + 2*i, r.Uint32N(1 << 24)})
+		}
+		if len(pairs) == 0 {
+			continue
+		}
+		q := &pairs[r.IntN(len(pairs))]
+		psn := q.psn
+		switch r.IntN(5) {
+		case 0: // WRITE First, Middle, Last, ACK
+			emit(q, true, rc(decode.OpWriteFirst), psn, decode.HdrRETH, 256)
+			emit(q, true, rc(decode.OpWriteMiddle), psn+1, 0, 256)
+			emit(q, true, rc(decode.OpWriteLast), psn+2, 0, 256)
+			emit(q, false, rc(decode.OpAcknowledge), psn+2, decode.HdrAETH, 0)
+			q.psn += 3
+		case 1: // READ and its response
+			emit(q, true, rc(decode.OpReadRequest), psn, decode.HdrRETH, 0)
+			emit(q, false, rc(decode.OpReadResponseOnly), psn, decode.HdrAETH, 256)
+			q.psn++
+		case 2: // the response first, then the request, answered again (the merge), and again
+			emit(q, false, rc(decode.OpReadResponseOnly), psn, decode.HdrAETH, 256)
+			emit(q, true, rc(decode.OpReadRequest), psn, decode.HdrRETH, 0)
+			emit(q, false, rc(decode.OpReadResponseOnly), psn, decode.HdrAETH, 256)
+			emit(q, false, rc(decode.OpReadResponseOnly), psn, decode.HdrAETH, 256)
+			q.psn++
+		case 3: // SEND Only, ACK
+			emit(q, true, rc(decode.OpSendOnly), psn, 0, 64)
+			emit(q, false, rc(decode.OpAcknowledge), psn, decode.HdrAETH, 0)
+			q.psn++
+		case 4: // an ACK answering nothing
+			emit(q, false, rc(decode.OpAcknowledge), psn+100, decode.HdrAETH, 0)
+		}
+	}
+}
+
+// Tracked a packet behind its Prefetch, as the stream does it, random RC
+// traffic (randomRC, after 40,000 QP pairs grew the direction table past
+// where Prefetch works) gets every packet the session and direction that
+// Prefetch then Track on each packet in turn gives: with the sessions
+// kept, and with --max-sessions evicting. It fails if Track takes what
+// Prefetch found after a direction was mapped anew (a merge) or a
+// session evicted.
+func TestPrefetchAheadRandom(t *testing.T) {
+	const warm, n = 40000, 60000
+	for _, max := range []int{0, 30000} {
+		run := func(ahead bool) ([]uint32, Evicted) {
+			tr := New(Options{MaxSessions: max})
+			end := trackPairs(tr, warm, epoch)
+			if !tr.Prefetching() {
+				t.Fatalf("the table has %d slots: Prefetch does not work yet", len(tr.halves.slots))
+			}
+			var out []uint32
+			var held decode.Packet
+			have := false
+			randomRC(9, 4*warm+n, 4*warm, end, func(p *decode.Packet) {
+				if !ahead {
+					tr.Prefetch(p)
+					tr.Track(p)
+					out = append(out, p.Analysis.Session<<1|uint32(p.Analysis.Dir))
+					return
+				}
+				next := *p
+				tr.Prefetch(&next)
+				if have {
+					tr.Track(&held)
+					out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
+				}
+				held, have = next, true
+			})
+			if have {
+				tr.Track(&held)
+				out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
+			}
+			return out, tr.Evicted()
+		}
+		plain, pe := run(false)
+		ahead, ae := run(true)
+		if max > 0 && pe.Sessions == 0 {
+			t.Fatalf("MaxSessions %d: nothing evicted: the test misses what it is for", max)
+		}
+		if len(plain) != len(ahead) || pe.Sessions != ae.Sessions || pe.Packets != ae.Packets {
+			t.Fatalf("MaxSessions %d: %d packets, %d sessions evicted a packet ahead; %d, %d in turn", max, len(ahead), ae.Sessions, len(plain), pe.Sessions)
+		}
+		for i := range plain {
+			if plain[i] != ahead[i] {
+				t.Fatalf("MaxSessions %d: packet %d of the random traffic: session<<1|dir %d a packet ahead, %d in turn", max, i+1, ahead[i], plain[i])
+			}
 		}
 	}
 }

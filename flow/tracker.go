@@ -116,8 +116,8 @@ type Tracker struct {
 	// (and Prefetch runs) before it tracks the one before it.
 	pre [2]preKey
 	// dirGen counts the changes to what a direction maps to (halves,
-	// cache, addrPairs): what Prefetch found before one of them is
-	// looked up again.
+	// and the cache with it) and to addrPairs: what Prefetch found
+	// before one of them is looked up again.
 	dirGen uint32
 	// pairCache is a direct-mapped cache in front of addrPairs: a new
 	// QP pair looks its address pairs up several times (its direction,
