@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -103,41 +104,8 @@ func TestPrefetchAhead(t *testing.T) {
 		t.Fatalf("a packet of evicted session %d went to session %d, want a new one", s, got)
 	}
 
-	sessionsOf := func(ahead bool) []uint32 {
-		tr := New(Options{})
-		var out []uint32
-		var held decode.Packet
-		have := false // (ahead: held is the packet before, to track)
-		synth.QPPairs(pairs, epoch, func(p *decode.Packet) {
-			if !ahead {
-				tr.Prefetch(p)
-				tr.Track(p)
-				out = append(out, p.Analysis.Session<<1|uint32(p.Analysis.Dir))
-				return
-			}
-			next := *p
-			tr.Prefetch(&next)
-			if have {
-				tr.Track(&held)
-				out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
-			}
-			held, have = next, true
-		})
-		if have {
-			tr.Track(&held)
-			out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
-		}
-		return out
-	}
-	plain, ahead := sessionsOf(false), sessionsOf(true)
-	if len(plain) != len(ahead) {
-		t.Fatalf("%d packets a packet ahead, %d in turn", len(ahead), len(plain))
-	}
-	for i := range plain {
-		if plain[i] != ahead[i] {
-			t.Fatalf("packet %d: session<<1|dir %d a packet ahead, %d in turn", i+1, ahead[i], plain[i])
-		}
-	}
+	pairsOf := func(each func(*decode.Packet)) { synth.QPPairs(pairs, epoch, each) }
+	sameAhead(t, "QP pairs", trackAhead(New(Options{}), false, pairsOf), trackAhead(New(Options{}), true, pairsOf))
 }
 
 // randomRC calls each with n packets of random RC traffic between 8 host
@@ -236,28 +204,7 @@ func TestPrefetchAheadRandom(t *testing.T) {
 			if !tr.Prefetching() {
 				t.Fatalf("the table has %d slots: Prefetch does not work yet", len(tr.halves.slots))
 			}
-			var out []uint32
-			var held decode.Packet
-			have := false
-			randomRC(9, 4*warm+n, 4*warm, end, func(p *decode.Packet) {
-				if !ahead {
-					tr.Prefetch(p)
-					tr.Track(p)
-					out = append(out, p.Analysis.Session<<1|uint32(p.Analysis.Dir))
-					return
-				}
-				next := *p
-				tr.Prefetch(&next)
-				if have {
-					tr.Track(&held)
-					out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
-				}
-				held, have = next, true
-			})
-			if have {
-				tr.Track(&held)
-				out = append(out, held.Analysis.Session<<1|uint32(held.Analysis.Dir))
-			}
+			out := trackAhead(tr, ahead, func(each func(*decode.Packet)) { randomRC(9, 4*warm+n, 4*warm, end, each) })
 			return out, tr.Evicted()
 		}
 		plain, pe := run(false)
@@ -265,13 +212,53 @@ func TestPrefetchAheadRandom(t *testing.T) {
 		if max > 0 && pe.Sessions == 0 {
 			t.Fatalf("MaxSessions %d: nothing evicted: the test misses what it is for", max)
 		}
-		if len(plain) != len(ahead) || pe.Sessions != ae.Sessions || pe.Packets != ae.Packets {
-			t.Fatalf("MaxSessions %d: %d packets, %d sessions evicted a packet ahead; %d, %d in turn", max, len(ahead), ae.Sessions, len(plain), pe.Sessions)
+		if pe.Sessions != ae.Sessions || pe.Packets != ae.Packets {
+			t.Fatalf("MaxSessions %d: %d sessions evicted a packet ahead, %d in turn", max, ae.Sessions, pe.Sessions)
 		}
-		for i := range plain {
-			if plain[i] != ahead[i] {
-				t.Fatalf("MaxSessions %d: packet %d of the random traffic: session<<1|dir %d a packet ahead, %d in turn", max, i+1, ahead[i], plain[i])
-			}
+		sameAhead(t, fmt.Sprintf("MaxSessions %d, random traffic (after %d warm-up packets)", max, 4*warm), plain, ahead)
+	}
+}
+
+// trackAhead tracks with tr the packets gen passes to its argument, in
+// turn (Prefetch then Track, each packet) or a packet ahead as the
+// stream does it (the next packet's Prefetch before the Track of the one
+// before), and returns each packet's session<<1|direction.
+func trackAhead(tr *Tracker, ahead bool, gen func(each func(*decode.Packet))) []uint32 {
+	var out []uint32
+	var held decode.Packet
+	have := false // (ahead: held is the packet before, to track)
+	track := func(p *decode.Packet) {
+		tr.Track(p)
+		out = append(out, p.Analysis.Session<<1|uint32(p.Analysis.Dir))
+	}
+	gen(func(p *decode.Packet) {
+		if !ahead {
+			tr.Prefetch(p)
+			track(p)
+			return
+		}
+		next := *p
+		tr.Prefetch(&next)
+		if have {
+			track(&held)
+		}
+		held, have = next, true
+	})
+	if have {
+		track(&held)
+	}
+	return out
+}
+
+// sameAhead fails unless plain and ahead (trackAhead's) agree on every packet.
+func sameAhead(t *testing.T, what string, plain, ahead []uint32) {
+	t.Helper()
+	if len(plain) != len(ahead) {
+		t.Fatalf("%s: %d packets a packet ahead, %d in turn", what, len(ahead), len(plain))
+	}
+	for i := range plain {
+		if plain[i] != ahead[i] {
+			t.Fatalf("%s: packet %d: session<<1|dir %d a packet ahead, %d in turn", what, i+1, ahead[i], plain[i])
 		}
 	}
 }
