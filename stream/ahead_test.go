@@ -116,14 +116,20 @@ func TestTrackAhead(t *testing.T) {
 
 // A packet held when the reading ends is still passed, once: StopAfter
 // ends the reading on a packet held (the next is in the buffer), and
-// Pass.Limit stops on one; a Stop from Each passes no packet after it.
+// Pass.Limit stops on one; a Stop from Each passes no packet after it; a
+// capture cut in packet k+1 passes the k before it, then its
+// *CorruptError.
 func TestTrackAheadEnds(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	t.Setenv("ROCETAP_WORKERS", "1")
 	path := aheadCapture(t, 30000)
 	const k = 100001 // past the ~50,000th packet, from which the tracker prefetches
-	for _, c := range []string{"StopAfter", "Limit", "Stop from Each"} {
+	cut := cutCapture(t, path, k+1)
+	for _, c := range []string{"StopAfter", "Limit", "Stop from Each", "cut short"} {
 		s := open(t, path)
+		if c == "cut short" {
+			s = open(t, cut)
+		}
 		var frames []int
 		tr := flow.New(flow.Options{})
 		o := TrackOptions{Decoder: decode.NewDecoder(), Pass: Pass{Tracker: tr, Each: func(p *decode.Packet) bool {
@@ -140,6 +146,10 @@ func TestTrackAheadEnds(t *testing.T) {
 			o.Limit = k
 		}
 		n, err := s.Track(o)
+		var ce *CorruptError
+		if c == "cut short" && errors.As(err, &ce) && ce.Packets == k {
+			err = nil // (the error expected)
+		}
 		bad := slices.ContainsFunc(frames, func(f int) bool { return f > len(frames) || frames[f-1] != f })
 		if err != nil || n != k || len(frames) != k || bad || !tr.Prefetching() {
 			t.Errorf("%s at packet %d: %d passed (%d seen, frames in order: %v), %v; the tracker prefetches: %v", c, k, n, len(frames), !bad, err, tr.Prefetching())
