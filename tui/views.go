@@ -74,13 +74,18 @@ func (v *sessionsView) Refresh(a *App) {
 		}
 		if e := t.Evicted(); e.Sessions > 0 {
 			// as rocetap sessions says it, on its Evicted: line
-			title = fmt.Sprintf(" Sessions: %d more evicted past --max-sessions %d, their later packets started new sessions (Enter: show its packets, l: ladder, Esc: back) ", e.Sessions, t.MaxSessions())
+			title = fmt.Sprintf(" Sessions: %d more evicted past --max-sessions %d, their later packets started new sessions%s", e.Sessions, t.MaxSessions(), sessionsKeys)
 		}
 	})
 	v.table.SetTitle(title)
 }
 
-const sessionsTitle = " Sessions (Enter: show its packets, l: ladder, Esc: back) "
+// sessionsTitle is the sessions view's title; sessionsKeys ends it
+// whatever it says before.
+const (
+	sessionsKeys  = " (Enter: show its packets, l: ladder, Esc: back) "
+	sessionsTitle = " Sessions" + sessionsKeys
+)
 
 // expertView lists the tracker's findings by severity and kind.
 type expertView struct {

@@ -360,8 +360,7 @@ func AppendPathJSONFlow(dst []byte, i int, f *pathcmp.Flow) []byte {
 	}
 	b, err := json.MarshalIndent(flowJSON(f), "  ", " ")
 	if err != nil { // (a NaN would not marshal): the flow says why, the document stays valid
-		msg, _ := json.Marshal("rocetap could not write this flow: " + err.Error())
-		b = fmt.Appendf(nil, "{\"error\": %s}", msg)
+		b = fmt.Appendf(nil, "{\"error\": %s}", jsonErrorText("flow", err))
 	}
 	return append(append(dst, "\n  "...), b...)
 }

@@ -753,6 +753,13 @@ func StatsJSON(tt *flow.Totals, n int, ev *EvictedJSON) (head, tail []byte) {
 	return splitJSONArray(v, "sessions", n)
 }
 
+// jsonErrorText is the JSON string that stands in a report for what
+// could not be marshalled (a NaN would not): what, and why.
+func jsonErrorText(what string, err error) []byte {
+	b, _ := json.Marshal("rocetap could not write this " + what + ": " + err.Error())
+	return b
+}
+
 // splitJSONArray writes v as json.MarshalIndent(v, "", " ") does, and a
 // newline, and splits it inside its top-level member key, an empty
 // array, for the caller to write that array's n elements in between
@@ -769,8 +776,7 @@ func splitJSONArray(v any, key string, n int) (head, tail []byte) {
 		if err == nil {
 			err = fmt.Errorf("no %q member", key)
 		}
-		msg, _ := json.Marshal("rocetap could not write this report: " + err.Error())
-		b = fmt.Appendf(nil, "{\n \"error\": %s,\n \"%s\": []\n}", msg, key)
+		b = fmt.Appendf(nil, "{\n \"error\": %s,\n \"%s\": []\n}", jsonErrorText("report", err), key)
 		i = bytes.Index(b, []byte(k))
 	}
 	b = append(b, '\n')
