@@ -48,9 +48,10 @@ const exitTable = `Exit status:
      processed and printed; the error names the packet and byte offset
   3  replay: the responder did not answer as the reference model does
   4  stopped with the output incomplete: standard output or a -w/-o file
-     could not be written (a full disk); capture's output did not take the last packets
-     within half a second of the stop (a reader that stopped reading, a
-     stalled file system); decode -w interrupted (no file left)`
+     could not be written (a full disk); capture's output did not take
+     the last packets within half a second of the stop (a reader that
+     stopped reading, a stalled file system); decode -w interrupted (no
+     file left)`
 
 // exitError carries an exit status.
 type exitError struct {
@@ -94,6 +95,7 @@ func isDamaged(err error) bool {
 type outputError struct{ err error }
 
 func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
 
 // message is what Main prints for err, a line for each error joined in
 // it: an output error alone says what failed, which an error that wraps
@@ -112,7 +114,6 @@ func message(err error) string {
 	}
 	return err.Error()
 }
-func (e *outputError) Unwrap() error { return e.err }
 
 // outWatch is standard output as the commands see it: it marks write
 // errors as outputErrors and keeps the first, so that Main reports one a

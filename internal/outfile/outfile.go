@@ -132,24 +132,24 @@ func (f *File) Commit() error {
 	}
 	f.done = true
 	tmp := f.Name()
+	failed := func(err error) error { // (the temporary file is rocetap's own)
+		os.Remove(tmp)
+		return &WriteError{f.path, err}
+	}
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
-		os.Remove(tmp)
-		return &WriteError{f.path, err}
+		return failed(err)
 	}
 	if err := f.File.Close(); err != nil {
-		os.Remove(tmp)
-		return &WriteError{f.path, err}
+		return failed(err)
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return &WriteError{f.path, err}
+		return failed(err)
 	}
 	if err := f.place(tmp); errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s%s: %w: a file of that name appeared while rocetap was writing it, and rocetap does not replace a file unless told to; what it wrote is kept in %s: rename it, or run again with another name or --force", f.flag, f.path, ErrExists, tmp)
 	} else if err != nil {
-		os.Remove(tmp)
-		return &WriteError{f.path, err}
+		return failed(err)
 	}
 	return nil
 }
