@@ -116,15 +116,13 @@ func (h *VCRC) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptio
 func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<24 }
 
 // The ICRC is a CRC-32 over masked headers and then the rest of the
-// packet. hash/crc32 is fast only on whole 16-byte blocks, at least 64
-// bytes of them (PCLMULQDQ; VPCLMULQDQ from 1024 bytes where the CPU has
-// it): a shorter input, and the tail of any input, goes through
-// slicing-by-8 or a byte at a time. Fed as the masked headers and then the
-// rest, most of an ICRC took that slow path (a third of rocetap stats, by
-// callgrind). So the ICRC is computed in two calls that both run on whole
-// blocks: the masked headers, with the few bytes after them that make the
-// rest of the packet a whole number of blocks, are copied into a scratch
-// buffer behind zero bytes, and the rest is fed from the frame. This rests
+// packet. It is computed in whole 64-byte blocks: the masked headers, with
+// the few bytes after them that make the rest of the packet a whole number
+// of blocks, are copied into a scratch buffer behind zero bytes, and the
+// rest is taken from the frame. icrcFold (icrc_fold.go) folds both pieces
+// in one pass where the CPU has VPCLMULQDQ on 512-bit registers; elsewhere
+// hash/crc32 takes them in two calls, which it runs on whole blocks
+// (PCLMULQDQ) rather than through slicing-by-8 for the tails. This rests
 // on two properties of the CRC register:
 //
 //   - a CRC started from the all-ones register equals the CRC started from
@@ -136,29 +134,28 @@ func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<2
 // headers) with its first four bytes complemented, and the CRC starts from
 // a zero register: crc32.Update(^0, ...). A short packet is copied whole.
 //
-// The scratch is icrcPad zero bytes (the most a head shorter than 64 bytes
-// needs in front), then room for the longest head (pseudo-LRH, IPv4 with
-// options, UDP, BTH: 88 bytes) and up to 78 bytes copied after it.
+// The scratch is icrcPad zero bytes (the most a head needs in front to
+// fill its last block), room for the longest head (pseudo-LRH, IPv4 with
+// options, UDP, BTH: 88 bytes) and the up to 63 bytes copied after it.
 const (
-	icrcPad     = 48
-	icrcScratch = icrcPad + 176
+	icrcPad     = 64
+	icrcScratch = icrcPad + 160
 )
 
 // icrcSum returns the CRC-32 of a head followed by body. The head is
 // s[icrcPad:icrcPad+h], masked, with its first four bytes complemented.
 func icrcSum(s *[icrcScratch]byte, h int, body []byte) uint32 {
-	// k bytes of body go to the scratch so that the rest is whole blocks;
-	// all of it when the rest would be shorter than 64 bytes.
-	k := len(body) & 15
-	if len(body)-k < 64 {
-		k = len(body)
-	}
+	k := len(body) & 63 // to the scratch, so that the rest is whole blocks
 	n := h + copy(s[icrcPad+h:], body[:k])
-	z := max(64, (n+15)&^15) - n // zeros in front: whole blocks, at least 64 bytes
+	z := -n & 63 // zeros in front: whole blocks
 	clear(s[icrcPad-z : icrcPad])
-	crc := crc32.Update(^uint32(0), crc32.IEEETable, s[icrcPad-z:icrcPad+n])
-	if k < len(body) {
-		crc = crc32.Update(crc, crc32.IEEETable, body[k:])
+	head, rest := s[icrcPad-z:icrcPad+n], body[k:]
+	if canFold {
+		return icrcFold(head, rest)
+	}
+	crc := crc32.Update(^uint32(0), crc32.IEEETable, head)
+	if len(rest) > 0 {
+		crc = crc32.Update(crc, crc32.IEEETable, rest)
 	}
 	return crc
 }

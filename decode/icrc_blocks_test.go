@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -9,7 +10,7 @@ import (
 	"github.com/rocetap/rocetap/internal/testcap"
 )
 
-// The ICRC is computed in whole 16-byte blocks (icrcSum): the masked head
+// The ICRC is computed in whole 64-byte blocks (icrcSum): the masked head
 // and a few bytes after it in a scratch buffer behind zeros, the rest from
 // the frame. These tests hold it to the plainest possible CRC: one bit at
 // a time, no table, no CLMUL, over a masked copy of the packet.
@@ -79,7 +80,25 @@ func bodyLens() []int {
 	return append(ls, 2048, 4093, 4096, 4111, 9000)
 }
 
-func TestICRCBlocksRoCEv2(t *testing.T) {
+// icrcPaths runs f once for each way this machine computes the ICRC:
+// icrcFold where the CPU has it, and hash/crc32 always.
+func icrcPaths(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	saved := canFold
+	t.Cleanup(func() { canFold = saved })
+	paths := []bool{false}
+	if saved {
+		paths = append(paths, true)
+	}
+	for _, fold := range paths {
+		canFold = fold
+		t.Run(map[bool]string{true: "icrcFold", false: "crc32"}[fold], f)
+	}
+}
+
+func TestICRCBlocksRoCEv2(t *testing.T) { icrcPaths(t, testICRCBlocksRoCEv2) }
+
+func testICRCBlocksRoCEv2(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 2))
 	var s [icrcScratch]byte
 	for _, hdr := range []int{20, 24, 40, 60, -40} { // IPv4 header lengths; -40: IPv6
@@ -112,7 +131,9 @@ func TestICRCBlocksRoCEv2(t *testing.T) {
 	}
 }
 
-func TestICRCBlocksGRH(t *testing.T) {
+func TestICRCBlocksGRH(t *testing.T) { icrcPaths(t, testICRCBlocksGRH) }
+
+func testICRCBlocksGRH(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 3))
 	var s [icrcScratch]byte
 	lrh := make([]byte, LRHLen)
@@ -190,4 +211,58 @@ func TestICRCBlocksRealFrames(t *testing.T) {
 		t.Fatalf("only %d frames with an ICRC checked", checked)
 	}
 	t.Logf("%d frames checked", checked)
+}
+
+// TestICRCFold holds icrcFold to hash/crc32 on every split of whole
+// blocks it can be given (head 1 to 4 blocks; rest 0 to 70, through the
+// four-register loop and the one-register tail) at every alignment of the
+// rest, with the bytes around both pieces different so that a read past
+// either would show.
+func TestICRCFold(t *testing.T) {
+	if !canFold {
+		t.Skip("this CPU has no VPCLMULQDQ on 512-bit registers; TestICRCBlocks* test the hash/crc32 path")
+	}
+	r := rand.New(rand.NewPCG(15, 4))
+	buf := make([]byte, 64*80+128)
+	for hb := 1; hb <= 4; hb++ {
+		for rb := 0; rb <= 70; rb++ {
+			for off := range 64 {
+				for i := range buf {
+					buf[i] = byte(r.Uint32())
+				}
+				head := make([]byte, 64*hb+2)[1 : 1+64*hb]
+				for i := range head {
+					head[i] = byte(r.Uint32())
+				}
+				rest := buf[off : off+64*rb]
+				want := crc32.Update(crc32.Update(^uint32(0), crc32.IEEETable, head), crc32.IEEETable, rest)
+				if got := icrcFold(head, rest); got != want {
+					t.Fatalf("head %d blocks, rest %d blocks at offset %d: icrcFold %08x, hash/crc32 %08x", hb, rb, off, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkICRCRoCEv2 is the ICRC of a RoCEv2 packet with 1 KiB of
+// payload, both ways.
+func BenchmarkICRCRoCEv2(b *testing.B) {
+	ip := make([]byte, 20+8+BTHLen+RETHLen+1024)
+	ip[0] = 0x45
+	var s [icrcScratch]byte
+	saved := canFold
+	defer func() { canFold = saved }()
+	for _, fold := range []bool{true, false} {
+		if fold && !saved {
+			continue
+		}
+		b.Run(map[bool]string{true: "icrcFold", false: "crc32"}[fold], func(b *testing.B) {
+			canFold = fold
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ip)))
+			for b.Loop() {
+				icrcRoCEv2(ip, &s)
+			}
+		})
+	}
 }

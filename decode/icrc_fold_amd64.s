@@ -1,0 +1,138 @@
+#include "textflag.h"
+
+// func icrcFoldK(head, rest []byte, k *[28]uint64) uint32
+//
+// See icrc_fold_amd64.go. Z1 is the running 512-bit remainder; Z0 folds it by
+// 512 bits, Z10 four registers (Z1, Z4, Z5, Z6) by 2048. Each fold of a
+// register X onto the data D that follows: X = X.lo64·k.lo ^ X.hi64·k.hi
+// ^ D, lane by lane (VPCLMULQDQ $0x00 and $0x11, then a three-way XOR).
+TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
+	MOVQ head_base+0(FP), SI
+	MOVQ head_len+8(FP), CX
+	MOVQ rest_base+24(FP), DI
+	MOVQ rest_len+32(FP), DX
+	MOVQ k+48(FP), AX
+
+	VMOVDQU64 (AX), Z0
+	VMOVDQU64 (SI), Z1
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+
+head:
+	CMPQ       CX, $64
+	JB         four
+	VMOVDQU64  (SI), Z2
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z2, Z3, Z1
+	ADDQ       $64, SI
+	SUBQ       $64, CX
+	JMP        head
+
+four:
+	CMPQ       DX, $256
+	JB         one
+	VMOVDQU64  64(AX), Z10
+	VMOVDQU64  (DI), Z2
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z2, Z3, Z1
+	VMOVDQU64  64(DI), Z4
+	VMOVDQU64  128(DI), Z5
+	VMOVDQU64  192(DI), Z6
+	ADDQ       $256, DI
+	SUBQ       $256, DX
+
+fourLoop:
+	CMPQ       DX, $256
+	JB         fourDone
+	VMOVDQU64  (DI), Z11
+	VMOVDQU64  64(DI), Z12
+	VMOVDQU64  128(DI), Z13
+	VMOVDQU64  192(DI), Z14
+	VPCLMULQDQ $0x00, Z10, Z1, Z7
+	VPCLMULQDQ $0x11, Z10, Z1, Z1
+	VPCLMULQDQ $0x00, Z10, Z4, Z8
+	VPCLMULQDQ $0x11, Z10, Z4, Z4
+	VPCLMULQDQ $0x00, Z10, Z5, Z9
+	VPCLMULQDQ $0x11, Z10, Z5, Z5
+	VPCLMULQDQ $0x00, Z10, Z6, Z15
+	VPCLMULQDQ $0x11, Z10, Z6, Z6
+	VPTERNLOGD $0x96, Z11, Z7, Z1
+	VPTERNLOGD $0x96, Z12, Z8, Z4
+	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPTERNLOGD $0x96, Z14, Z15, Z6
+	ADDQ       $256, DI
+	SUBQ       $256, DX
+	JMP        fourLoop
+
+fourDone:
+	// The four registers into one: Z1 onto Z4, onto Z5, onto Z6.
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z4, Z3, Z1
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z5, Z3, Z1
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z6, Z3, Z1
+
+one:
+	CMPQ       DX, $64
+	JB         lanes
+	VMOVDQU64  (DI), Z2
+	VPCLMULQDQ $0x00, Z0, Z1, Z3
+	VPCLMULQDQ $0x11, Z0, Z1, Z1
+	VPTERNLOGD $0x96, Z2, Z3, Z1
+	ADDQ       $64, DI
+	SUBQ       $64, DX
+	JMP        one
+
+lanes:
+	// Lanes 0, 1 and 2 moved onto lane 3 (whose constants are zero), and
+	// the four lanes XORed together with lane 3 as it was.
+	VMOVDQU64      128(AX), Z10
+	VPCLMULQDQ     $0x00, Z10, Z1, Z2
+	VPCLMULQDQ     $0x11, Z10, Z1, Z3
+	VPXORQ         Z3, Z2, Z2
+	VEXTRACTI64X4  $1, Z2, Y3
+	VPXORQ         Y3, Y2, Y2
+	VEXTRACTI32X4  $1, Y2, X3
+	VPXORQ         X3, X2, X2
+	VEXTRACTI32X4  $3, Z1, X4
+	VPXORQ         X4, X2, X2
+	VZEROUPPER
+
+	// X2 = V, the first eight bytes H in its low quadword, the next eight L
+	// in its high one; the CRC register is V·x^32 mod P.
+	// T = H·(x^95 mod P)·x + L·x^32 ≡ V·x^32, of degree below 96.
+	VMOVDQU    192(AX), X5 // x^95 mod P, x^63 mod P
+	VMOVDQU    208(AX), X6 // mu, P
+	VPCLMULQDQ $0x00, X5, X2, X3
+	VPSRLDQ    $8, X2, X4
+	VPSLLDQ    $4, X4, X4
+	VPXOR      X4, X3, X3
+
+	// T2, its degrees 64 to 95, times x^63 mod P, times x: the register's
+	// high quadword is then t ≡ T, of degree below 64.
+	VPCLMULQDQ $0x10, X5, X3, X4
+	VPXOR      X3, X4, X4
+	VPEXTRQ    $1, X4, R8
+
+	// Barrett: q = floor(floor(t/x^32)·mu/x^32); the CRC is (t + q·P) mod x^32.
+	MOVL       R8, R9
+	MOVQ       R9, X7
+	VPCLMULQDQ $0x00, X6, X7, X7
+	MOVQ       X7, R10
+	SHRQ       $31, R10
+	SHLQ       $32, R10
+	MOVQ       R10, X7
+	VPCLMULQDQ $0x10, X6, X7, X7
+	VPEXTRQ    $1, X7, R11
+	SHRQ       $31, R11
+	SHRQ       $32, R8
+	XORL       R11, R8
+	NOTL       R8
+	MOVL       R8, ret+56(FP)
+	RET
