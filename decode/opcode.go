@@ -173,7 +173,8 @@ const (
 // opInfo describes one opcode: a row of opTable.
 type opInfo struct {
 	name  string // Wireshark-style short name, e.g. "RC Send First"
-	exts  [4]Hdr // extended headers after BTH, in wire order, zero-terminated
+	exts  [4]Hdr // extended headers after BTH, in wire order
+	nExt  uint8  // how many of exts there are
 	props OpProp
 	known bool
 }
@@ -230,8 +231,9 @@ func init() {
 	set := func(t Transport, o uint8, first ...Hdr) {
 		row := &operations[o]
 		var e [4]Hdr
-		copy(e[copy(e[:], first):], row.exts)
-		opTable[uint8(t)|o] = opInfo{name: t.String() + " " + row.name, exts: e, props: row.props, known: true}
+		n := copy(e[:], first)
+		n += copy(e[n:], row.exts)
+		opTable[uint8(t)|o] = opInfo{name: t.String() + " " + row.name, exts: e, nExt: uint8(n), props: row.props, known: true}
 	}
 	for o := range uint8(len(operations)) {
 		row := &operations[o]
@@ -260,7 +262,7 @@ func init() {
 	set(TransportRD, OpResync, HdrRDETH, HdrDETH)
 	set(TransportUD, OpSendOnly, HdrDETH)
 	set(TransportUD, OpSendOnlyImm, HdrDETH)
-	opTable[CNP] = opInfo{name: "CNP", exts: [4]Hdr{HdrCNP}, props: PropCNP, known: true}
+	opTable[CNP] = opInfo{name: "CNP", exts: [4]Hdr{HdrCNP}, nExt: 1, props: PropCNP, known: true}
 }
 
 // Known reports whether the opcode is defined by the IBTA specification.
@@ -285,12 +287,8 @@ func (o Opcode) IsAny(p OpProp) bool { return opTable[o].props&p != 0 }
 
 // ExtHeaders returns the extended headers that follow BTH, in wire order.
 func (o Opcode) ExtHeaders() []Hdr {
-	e := &opTable[o].exts
-	n := 0
-	for n < len(e) && e[n] != 0 {
-		n++
-	}
-	return e[:n]
+	r := &opTable[o]
+	return r.exts[:r.nExt]
 }
 
 // String returns the Wireshark-style name, e.g. "RC RDMA Write Only", or
