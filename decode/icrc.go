@@ -119,10 +119,11 @@ func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<2
 // packet. It is computed in whole 64-byte blocks: the masked headers, with
 // the few bytes after them that make the rest of the packet a whole number
 // of blocks, are copied into a scratch buffer behind zero bytes, and the
-// rest is taken from the frame. icrcFold (icrc_fold.go) folds both pieces
-// in one pass where the CPU has VPCLMULQDQ on 512-bit registers; elsewhere
-// hash/crc32 takes them in two calls, which it runs on whole blocks
-// (PCLMULQDQ) rather than through slicing-by-8 for the tails. This rests
+// rest is taken from the frame. icrcFold (icrc_fold_amd64.go) folds the
+// two pieces in one pass where the CPU has VPCLMULQDQ on 512-bit
+// registers; elsewhere hash/crc32 takes them in two calls, which it runs
+// on whole blocks (PCLMULQDQ) rather than through slicing-by-8 for the
+// tails. This rests
 // on two properties of the CRC register:
 //
 //   - a CRC started from the all-ones register equals the CRC started from
