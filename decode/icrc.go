@@ -123,8 +123,7 @@ func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<2
 // two pieces in one pass where the CPU has VPCLMULQDQ on 512-bit
 // registers; elsewhere hash/crc32 takes them in two calls, which it runs
 // on whole blocks (PCLMULQDQ) rather than through slicing-by-8 for the
-// tails. This rests
-// on two properties of the CRC register:
+// tails. This rests on two properties of the CRC register:
 //
 //   - a CRC started from the all-ones register equals the CRC started from
 //     a zero register over the same bytes with the first four complemented
@@ -136,11 +135,12 @@ func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<2
 // a zero register: crc32.Update(^0, ...). A short packet is copied whole.
 //
 // The scratch is icrcPad zero bytes (the most a head needs in front to
-// fill its last block), room for the longest head (pseudo-LRH, IPv4 with
-// options, UDP, BTH: 88 bytes) and the up to 63 bytes copied after it.
+// fill its last block), room for the longest head (icrcHeadMax) and the up
+// to 63 bytes copied after it.
 const (
 	icrcPad     = 64
-	icrcScratch = icrcPad + 160
+	icrcHeadMax = 8 + 60 + 8 + BTHLen // pseudo-LRH, IPv4 with options, UDP, BTH
+	icrcScratch = icrcPad + icrcHeadMax + 63
 )
 
 // icrcSum returns the CRC-32 of a head followed by body. The head is

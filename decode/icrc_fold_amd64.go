@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"hash/crc32"
 	"math/bits"
 
 	"golang.org/x/sys/cpu"
@@ -11,10 +12,11 @@ import (
 // registers). hash/crc32 folds one 512-bit register at a time, so each
 // block waits for the one before, and every call pays a fixed reduction
 // (18 ns for 64 bytes on the bench machine): an ICRC in two calls, the
-// masked head and then the rest, cost 69 ns for a 1 KiB payload
-// (BenchmarkICRCRoCEv2). icrcFold takes both pieces in one pass, folds
-// four registers side by side, and reduces the last 128 bits to the CRC
-// register with two multiplies and Barrett's reduction: 41 ns.
+// masked head and then the rest, cost 68 ns for a 1 KiB payload
+// (BenchmarkICRCRoCEv2 in bench/RESULTS.md). icrcFold takes both pieces in
+// one pass, folds four registers side by side, and reduces the last 128
+// bits to the CRC register with two multiplies and Barrett's reduction:
+// 40 ns.
 //
 // The algebra, in the reflected bit order of the CRC-32 (the first bit of a
 // message is its highest power of x): a 128-bit chunk A followed by D more
@@ -27,13 +29,21 @@ import (
 // x^(D-33) for L, reduced mod P, reflected (foldConst).
 
 // canFold reports whether icrcFold may be called: the CPU has VPCLMULQDQ
-// on 512-bit registers and the OS saves them.
-var canFold = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPCLMULQDQ && cpu.X86.HasPCLMULQDQ
+// on 512-bit registers (and on 128-bit ones, for the last steps) and the
+// OS saves them (x/sys/cpu sets the AVX-512 bits only then).
+var canFold = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPCLMULQDQ && cpu.X86.HasPCLMULQDQ && cpu.X86.HasAVX
 
 // icrcFold returns the CRC-32 of head and then rest, each a whole number of
 // 64-byte blocks (head at least one), from a zero register: what
 // crc32.Update(^0, crc32.IEEETable, ...) returns. Only call it when canFold.
-func icrcFold(head, rest []byte) uint32 { return icrcFoldK(head, rest, &icrcK) }
+// Pieces of other lengths go through hash/crc32: the assembly reads whole
+// blocks only.
+func icrcFold(head, rest []byte) uint32 {
+	if len(head) < 64 || len(head)&63 != 0 || len(rest)&63 != 0 {
+		return crc32.Update(crc32.Update(^uint32(0), crc32.IEEETable, head), crc32.IEEETable, rest)
+	}
+	return icrcFoldK(head, rest, &icrcK)
+}
 
 // icrcFoldK is icrcFold, in assembly, with its constants.
 //

@@ -6,6 +6,16 @@
 // 512 bits, Z10 four registers (Z1, Z4, Z5, Z6) by 2048. Each fold of a
 // register X onto the data D that follows: X = X.lo64·k.lo ^ X.hi64·k.hi
 // ^ D, lane by lane (VPCLMULQDQ $0x00 and $0x11, then a three-way XOR).
+// Every 512-bit and EVEX instruction here is AVX512F or VPCLMULQDQ (none
+// needs AVX512VL); after VZEROUPPER only VEX forms on X registers follow.
+
+// FOLD folds register X by the constants K onto the data register D,
+// using T as scratch.
+#define FOLD(K, X, D, T) \
+	VPCLMULQDQ $0x00, K, X, T \
+	VPCLMULQDQ $0x11, K, X, X \
+	VPTERNLOGD $0x96, D, T, X
+
 TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
 	MOVQ head_base+0(FP), SI
 	MOVQ head_len+8(FP), CX
@@ -19,90 +29,70 @@ TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
 	SUBQ      $64, CX
 
 head:
-	CMPQ       CX, $64
-	JB         four
-	VMOVDQU64  (SI), Z2
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z2, Z3, Z1
-	ADDQ       $64, SI
-	SUBQ       $64, CX
-	JMP        head
+	CMPQ      CX, $64
+	JB        four
+	VMOVDQU64 (SI), Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+	JMP       head
 
 four:
-	CMPQ       DX, $256
-	JB         one
-	VMOVDQU64  64(AX), Z10
-	VMOVDQU64  (DI), Z2
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z2, Z3, Z1
-	VMOVDQU64  64(DI), Z4
-	VMOVDQU64  128(DI), Z5
-	VMOVDQU64  192(DI), Z6
-	ADDQ       $256, DI
-	SUBQ       $256, DX
+	CMPQ      DX, $256
+	JB        one
+	VMOVDQU64 64(AX), Z10
+	VMOVDQU64 (DI), Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	VMOVDQU64 64(DI), Z4
+	VMOVDQU64 128(DI), Z5
+	VMOVDQU64 192(DI), Z6
+	ADDQ      $256, DI
+	SUBQ      $256, DX
 
 fourLoop:
-	CMPQ       DX, $256
-	JB         fourDone
-	VMOVDQU64  (DI), Z11
-	VMOVDQU64  64(DI), Z12
-	VMOVDQU64  128(DI), Z13
-	VMOVDQU64  192(DI), Z14
-	VPCLMULQDQ $0x00, Z10, Z1, Z7
-	VPCLMULQDQ $0x11, Z10, Z1, Z1
-	VPCLMULQDQ $0x00, Z10, Z4, Z8
-	VPCLMULQDQ $0x11, Z10, Z4, Z4
-	VPCLMULQDQ $0x00, Z10, Z5, Z9
-	VPCLMULQDQ $0x11, Z10, Z5, Z5
-	VPCLMULQDQ $0x00, Z10, Z6, Z15
-	VPCLMULQDQ $0x11, Z10, Z6, Z6
-	VPTERNLOGD $0x96, Z11, Z7, Z1
-	VPTERNLOGD $0x96, Z12, Z8, Z4
-	VPTERNLOGD $0x96, Z13, Z9, Z5
-	VPTERNLOGD $0x96, Z14, Z15, Z6
-	ADDQ       $256, DI
-	SUBQ       $256, DX
-	JMP        fourLoop
+	CMPQ      DX, $256
+	JB        fourDone
+	VMOVDQU64 (DI), Z11
+	VMOVDQU64 64(DI), Z12
+	VMOVDQU64 128(DI), Z13
+	VMOVDQU64 192(DI), Z14
+	FOLD(Z10, Z1, Z11, Z7)
+	FOLD(Z10, Z4, Z12, Z8)
+	FOLD(Z10, Z5, Z13, Z9)
+	FOLD(Z10, Z6, Z14, Z15)
+	ADDQ      $256, DI
+	SUBQ      $256, DX
+	JMP       fourLoop
 
 fourDone:
 	// The four registers into one: Z1 onto Z4, onto Z5, onto Z6.
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z4, Z3, Z1
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z5, Z3, Z1
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z6, Z3, Z1
+	FOLD(Z0, Z1, Z4, Z3)
+	FOLD(Z0, Z1, Z5, Z3)
+	FOLD(Z0, Z1, Z6, Z3)
 
 one:
-	CMPQ       DX, $64
-	JB         lanes
-	VMOVDQU64  (DI), Z2
-	VPCLMULQDQ $0x00, Z0, Z1, Z3
-	VPCLMULQDQ $0x11, Z0, Z1, Z1
-	VPTERNLOGD $0x96, Z2, Z3, Z1
-	ADDQ       $64, DI
-	SUBQ       $64, DX
-	JMP        one
+	CMPQ      DX, $64
+	JB        lanes
+	VMOVDQU64 (DI), Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	ADDQ      $64, DI
+	SUBQ      $64, DX
+	JMP       one
 
 lanes:
-	// Lanes 0, 1 and 2 moved onto lane 3 (whose constants are zero), and
-	// the four lanes XORed together with lane 3 as it was.
-	VMOVDQU64      128(AX), Z10
-	VPCLMULQDQ     $0x00, Z10, Z1, Z2
-	VPCLMULQDQ     $0x11, Z10, Z1, Z3
-	VPXORQ         Z3, Z2, Z2
-	VEXTRACTI64X4  $1, Z2, Y3
-	VPXORQ         Y3, Y2, Y2
-	VEXTRACTI32X4  $1, Y2, X3
-	VPXORQ         X3, X2, X2
-	VEXTRACTI32X4  $3, Z1, X4
-	VPXORQ         X4, X2, X2
+	// Lanes 0, 1 and 2 moved onto lane 3 (their constants; lane 3's are
+	// zero), then the four lanes XORed with lane 3 as it was.
+	VMOVDQU64     128(AX), Z10
+	VPCLMULQDQ    $0x00, Z10, Z1, Z2
+	VPCLMULQDQ    $0x11, Z10, Z1, Z3
+	VPXORQ        Z3, Z2, Z2
+	VEXTRACTI32X4 $1, Z2, X3
+	VEXTRACTI32X4 $2, Z2, X4
+	VEXTRACTI32X4 $3, Z1, X5
 	VZEROUPPER
+	VPXOR         X3, X2, X2
+	VPXOR         X4, X2, X2
+	VPXOR         X5, X2, X2
 
 	// X2 = V, the first eight bytes H in its low quadword, the next eight L
 	// in its high one; the CRC register is V·x^32 mod P.
