@@ -10,8 +10,8 @@ import (
 // Folding: the ICRC's CRC-32 in 64-byte blocks with carry-less multiplies
 // (icrcFold, in assembly where the CPU has VPCLMULQDQ on 512-bit
 // registers). hash/crc32 folds one 512-bit register at a time, so each
-// block waits for the one before, and every call pays a fixed reduction
-// (18 ns for 64 bytes on the bench machine): an ICRC in two calls, the
+// block waits for the one before, and every call pays a fixed reduction:
+// an ICRC in two calls, the
 // masked head and then the rest, cost 68 ns for a 1 KiB payload
 // (BenchmarkICRCRoCEv2 in bench/RESULTS.md). icrcFold takes both pieces in
 // one pass, folds four registers side by side, and reduces the last 128
@@ -37,7 +37,9 @@ var canFold = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPCLMULQDQ && cpu.X86.HasPC
 // 64-byte blocks (head at least one), from a zero register: what
 // crc32.Update(^0, crc32.IEEETable, ...) returns. Only call it when canFold.
 // Pieces of other lengths go through hash/crc32: the assembly reads whole
-// blocks only.
+// blocks only. (icrcSum never passes any: the check is there so that the
+// assembly does not rest on its caller alone, at the cost of icrcFold's
+// being inlined.)
 func icrcFold(head, rest []byte) uint32 {
 	if len(head) < 64 || len(head)&63 != 0 || len(rest)&63 != 0 {
 		return crc32.Update(crc32.Update(^uint32(0), crc32.IEEETable, head), crc32.IEEETable, rest)

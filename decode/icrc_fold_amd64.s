@@ -6,8 +6,9 @@
 // 512 bits, Z10 four registers (Z1, Z4, Z5, Z6) by 2048. Each fold of a
 // register X onto the data D that follows: X = X.lo64·k.lo ^ X.hi64·k.hi
 // ^ D, lane by lane (VPCLMULQDQ $0x00 and $0x11, then a three-way XOR).
-// Every 512-bit and EVEX instruction here is AVX512F or VPCLMULQDQ (none
-// needs AVX512VL); after VZEROUPPER only VEX forms on X registers follow.
+// Every EVEX instruction here works on 512-bit registers (AVX512F or
+// VPCLMULQDQ; none needs AVX512VL); after VZEROUPPER only VEX forms on X
+// registers and MOVQ between X and general registers follow.
 
 // FOLD folds register X by the constants K onto the data register D,
 // using T as scratch.
@@ -80,8 +81,9 @@ one:
 	JMP       one
 
 lanes:
-	// Lanes 0, 1 and 2 moved onto lane 3 (their constants; lane 3's are
-	// zero), then the four lanes XORed with lane 3 as it was.
+	// Lanes 0, 1 and 2 moved onto lane 3 by their constants (lane 3's are
+	// zero, so its product is zero and is not extracted); the three
+	// products and lane 3 as it was are XORed into X2.
 	VMOVDQU64     128(AX), Z10
 	VPCLMULQDQ    $0x00, Z10, Z1, Z2
 	VPCLMULQDQ    $0x11, Z10, Z1, Z3
