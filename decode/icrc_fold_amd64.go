@@ -11,12 +11,11 @@ import (
 // (icrcFold, in assembly where the CPU has VPCLMULQDQ on 512-bit
 // registers). hash/crc32 folds one 512-bit register at a time, so each
 // block waits for the one before, and every call pays a fixed reduction:
-// an ICRC in two calls, the
-// masked head and then the rest, cost 68 ns for a 1 KiB payload
-// (BenchmarkICRCRoCEv2 in bench/RESULTS.md). icrcFold takes both pieces in
-// one pass, folds four registers side by side, and reduces the last 128
-// bits to the CRC register with two multiplies and Barrett's reduction:
-// 40 ns.
+// an ICRC in two calls, the masked head and then the rest, cost 70 ns for
+// a 1 KiB payload (BenchmarkICRCRoCEv2 in bench/RESULTS.md). icrcFold
+// takes both pieces in one pass, folds four registers side by side, and
+// reduces the last 128 bits to the CRC register with two multiplies and
+// Barrett's reduction: 40 ns.
 //
 // The algebra, in the reflected bit order of the CRC-32 (the first bit of a
 // message is its highest power of x): a 128-bit chunk A followed by D more
@@ -101,7 +100,7 @@ func barrettMu() uint64 {
 		}
 		if r>>32&1 != 0 {
 			r ^= p
-			q |= 1 << uint(i) // i < 64 here: x^64 < 2·P·x^31
+			q |= 1 << uint(i) // i ≤ 32: the quotient has degree 64 - 32
 		}
 	}
 	return q

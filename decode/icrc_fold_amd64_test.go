@@ -7,7 +7,7 @@ import (
 )
 
 // TestICRCFold holds icrcFold to hash/crc32 on heads of 1 to 4 blocks
-// and rests of 0 to 70 (every path: no rest, the one-register tail alone,
+// and rests of 0 to 70 blocks (every path: no rest, the one-register tail alone,
 // the four-register setup and combine, its loop, and the tail after it),
 // with the rest at each of 64 alignments inside random bytes, so that a
 // read past its end would change the CRC.
