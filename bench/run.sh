@@ -47,7 +47,8 @@
 #                to check one section on a small N. RESULTS.md says which
 #                were skipped.
 #   PROF_RUNS    one-core runs of rocetap stats whose CPU profiles section 6
-#                merges (default 10; one run of 1M packets is ~30 samples)
+#                merges, and of the unchecked -T fields command, section 1's
+#                (default 10; one run of 1M packets is ~30 samples)
 #   CORES_TOL    percent by which the median wall time on all cores may
 #                exceed one core's and still count as "not slower" (default 5)
 #   STREAM_N     packets section 8 streams through a pipe (default 10000000)
