@@ -121,10 +121,16 @@ func TestTrackAhead(t *testing.T) {
 // *CorruptError.
 func TestTrackAheadEnds(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	t.Setenv("ROCETAP_WORKERS", "1")
 	path := aheadCapture(t, 30000)
 	const k = 100001 // past the ~50,000th packet, from which the tracker prefetches
 	cut := cutCapture(t, path, k+1)
+	for _, workers := range []string{"1", "2"} { // one goroutine (trackSequential), and a reader (trackBatches)
+		t.Setenv("ROCETAP_WORKERS", workers)
+		t.Run("ROCETAP_WORKERS="+workers, func(t *testing.T) { testTrackAheadEnds(t, path, cut, k) })
+	}
+}
+
+func testTrackAheadEnds(t *testing.T, path, cut string, k int) {
 	for _, c := range []string{"StopAfter", "Limit", "Stop from Each", "cut short"} {
 		s := open(t, path)
 		if c == "cut short" {

@@ -228,6 +228,9 @@ func (s *Source) trackBatches(o *TrackOptions) (int, error) {
 				if !o.Packet(spare) {
 					return o.passed, nil
 				}
+				if s.stop.Load() { // (Stop from Each: p is the packet after)
+					return o.passed, o.finish(nil)
+				}
 			}
 			if ahead && i+1 < b.n && o.Tracker.Prefetching() {
 				held, p, spare = true, spare, p
@@ -235,6 +238,9 @@ func (s *Source) trackBatches(o *TrackOptions) (int, error) {
 			}
 			if !o.Packet(p) {
 				return o.passed, nil
+			}
+			if s.stop.Load() { // as Read ends before the next packet
+				return o.passed, o.finish(nil)
 			}
 		}
 		if b.err != nil {
