@@ -154,11 +154,14 @@ func icrcSum(s *[icrcScratch]byte, h int, body []byte) uint32 {
 	if canFold {
 		return icrcFold(head, rest)
 	}
-	crc := crc32.Update(^uint32(0), crc32.IEEETable, head)
-	if len(rest) > 0 {
-		crc = crc32.Update(crc, crc32.IEEETable, rest)
-	}
-	return crc
+	return crcPieces(head, rest)
+}
+
+// crcPieces is the CRC-32 of head and then rest from a zero register,
+// through hash/crc32: what crc32.Update(^0, crc32.IEEETable, ...) of the
+// two together returns.
+func crcPieces(head, rest []byte) uint32 {
+	return crc32.Update(crc32.Update(^uint32(0), crc32.IEEETable, head), crc32.IEEETable, rest)
 }
 
 // putOnes writes the pseudo-LRH, eight bytes of 1s in place of the LRH of

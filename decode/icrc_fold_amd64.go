@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"hash/crc32"
 	"math/bits"
 
 	"golang.org/x/sys/cpu"
@@ -35,13 +34,13 @@ var canFold = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPCLMULQDQ && cpu.X86.HasPC
 // icrcFold returns the CRC-32 of head and then rest, each a whole number of
 // 64-byte blocks (head at least one), from a zero register: what
 // crc32.Update(^0, crc32.IEEETable, ...) returns. Only call it when canFold.
-// Pieces of other lengths go through hash/crc32: the assembly reads whole
-// blocks only. (icrcSum never passes any: the check is there so that the
-// assembly does not rest on its caller alone, at the cost of icrcFold's
-// being inlined.)
+// Pieces of other lengths go through hash/crc32 (crcPieces): the
+// assembly reads whole blocks only. (icrcSum never passes any: the check
+// is there so that the assembly does not rest on its caller alone, at the
+// cost of icrcFold's being inlined.)
 func icrcFold(head, rest []byte) uint32 {
 	if len(head) < 64 || len(head)&63 != 0 || len(rest)&63 != 0 {
-		return crc32.Update(crc32.Update(^uint32(0), crc32.IEEETable, head), crc32.IEEETable, rest)
+		return crcPieces(head, rest)
 	}
 	return icrcFoldK(head, rest, &icrcK)
 }
