@@ -50,7 +50,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 				t.dropUnpaired(old.s)
 				t.release(old.s)
 			}
-			t.setHalf(k, half{n, uint8(side)})
+			t.setHalf(&k, half{n, uint8(side)})
 			n.has[side] = true
 		}
 		t.ulpREP(p, k, n)
