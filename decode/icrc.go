@@ -168,8 +168,11 @@ func crcPieces(head, rest []byte) uint32 {
 // every packet that carries a GRH or an IP header (IBA 7.8.1, A16, A17),
 // as the head's first bytes (the first four complemented, see icrcSum).
 func putOnes(s *[icrcScratch]byte) {
-	*(*[8]byte)(s[icrcPad:]) = [8]byte{0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}
+	*(*[8]byte)(s[icrcPad:]) = pseudoLRH
 }
+
+// pseudoLRH is the pseudo-LRH as putOnes writes it.
+var pseudoLRH = [8]byte{0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}
 
 // ICRCRoCEv2 computes the ICRC of a RoCEv2 packet. ip is the frame from the
 // first byte of the IPv4 or IPv6 header to the last byte before the ICRC
@@ -183,7 +186,8 @@ func ICRCRoCEv2(ip []byte) (uint32, bool) {
 
 // icrcRoCEv2 is ICRCRoCEv2 with a caller-owned scratch buffer (the
 // Packet's: a buffer on the stack would escape, since crc32.Update calls
-// through a function variable).
+// through a function variable), which icrcDirect, where the CPU has it,
+// does not use.
 func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 	if len(ip) < 1 {
 		return 0, false
@@ -204,10 +208,21 @@ func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 	if len(ip) < m {
 		return 0, false
 	}
+	if canDirect {
+		return icrcDirect(ip, n), true
+	}
 	putOnes(s)
 	h := s[icrcPad+8 : icrcPad+8+m]
 	copy(h, ip)
-	if ip[0]>>4 == 6 {
+	maskRoCEv2(h, n, ip[0]>>4 == 6)
+	return icrcSum(s, 8+m, ip[m:]), true
+}
+
+// maskRoCEv2 sets the variant fields of h, a RoCEv2 packet's IP header
+// (IPv6, or IPv4 of n bytes), UDP header and BTH, to 1s (ICRCRoCEv2). On
+// zeros it writes the pattern icrcDirect ORs the packet with.
+func maskRoCEv2(h []byte, n int, v6 bool) {
+	if v6 {
 		h[0] |= 0x0F // traffic class
 		h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
 		h[7] = 0xFF // hop limit
@@ -218,7 +233,6 @@ func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 	}
 	h[n+6], h[n+7] = 0xFF, 0xFF // UDP checksum
 	h[n+8+4] = 0xFF             // BTH FECN, BECN, reserved
-	return icrcSum(s, 8+m, ip[m:]), true
 }
 
 // ICRCGRH computes the ICRC of a RoCEv1 packet or of a native InfiniBand

@@ -80,28 +80,44 @@ func bodyLens() []int {
 }
 
 // icrcPaths runs f once for each way this machine computes the ICRC:
-// icrcFold where the CPU has it, and hash/crc32 always.
+// icrcDirect and icrcFold where the CPU has them, and hash/crc32 always.
 func icrcPaths(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := canFold
-	t.Cleanup(func() { canFold = saved })
-	paths := []bool{false}
-	if saved {
-		paths = append(paths, true)
-	} else {
+	paths := availableICRCPaths()
+	if len(paths) == 1 {
 		t.Log("this CPU has no VPCLMULQDQ on 512-bit registers: only the hash/crc32 path is tested")
 	}
-	for _, fold := range paths {
-		canFold = fold
-		t.Run(icrcPathName(fold), f)
+	for _, p := range paths {
+		restore := p.use()
+		t.Run(p.name, f)
+		restore()
 	}
 }
 
-func icrcPathName(fold bool) string {
-	if fold {
-		return "icrcFold"
+// icrcPath is a way of computing the ICRC: which of canFold and
+// canDirect are set.
+type icrcPath struct {
+	name         string
+	fold, direct bool
+}
+
+// availableICRCPaths lists the ways this machine has.
+func availableICRCPaths() []icrcPath {
+	paths := []icrcPath{{"crc32", false, false}}
+	if canFold {
+		paths = append(paths, icrcPath{"icrcFold", true, false})
 	}
-	return "crc32"
+	if canDirect {
+		paths = append(paths, icrcPath{"icrcDirect", true, true})
+	}
+	return paths
+}
+
+// use sets the path, and returns what puts the machine's back.
+func (p icrcPath) use() (restore func()) {
+	fold, direct := canFold, canDirect
+	canFold, canDirect = p.fold, p.direct
+	return func() { canFold, canDirect = fold, direct }
 }
 
 func TestICRCBlocksRoCEv2(t *testing.T) { icrcPaths(t, testICRCBlocksRoCEv2) }
@@ -224,24 +240,20 @@ func TestICRCBlocksRealFrames(t *testing.T) {
 var icrcSink uint32
 
 // BenchmarkICRCRoCEv2 is the ICRC of a RoCEv2 packet with 1 KiB of
-// payload, both ways.
+// payload, each way this machine has.
 func BenchmarkICRCRoCEv2(b *testing.B) {
 	ip := make([]byte, 20+8+BTHLen+RETHLen+1024)
 	ip[0] = 0x45
 	var s [icrcScratch]byte
-	saved := canFold
-	defer func() { canFold = saved }()
-	for _, fold := range []bool{true, false} {
-		if fold && !saved {
-			continue
-		}
-		b.Run(icrcPathName(fold), func(b *testing.B) {
-			canFold = fold
+	for _, p := range availableICRCPaths() {
+		restore := p.use()
+		b.Run(p.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(ip)))
 			for b.Loop() {
 				icrcSink, _ = icrcRoCEv2(ip, &s)
 			}
 		})
+		restore()
 	}
 }

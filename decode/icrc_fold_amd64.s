@@ -17,6 +17,98 @@
 	VPCLMULQDQ $0x11, K, X, X \
 	VPTERNLOGD $0x96, D, T, X
 
+// FOLDTAIL folds the whole blocks at DI (DX bytes) onto Z1, the running
+// remainder (Z0: the constants that fold by 512 bits; AX: k), then
+// reduces Z1 to the CRC, complemented, in R8. It is expanded once in each
+// function below (its labels are the function's; a macro holds no
+// comments, so its steps are told here):
+//   - four..fourDone: four registers (Z1, Z4, Z5, Z6) folded by 2048 bits
+//     onto the next four blocks, then Z1 onto Z4, onto Z5, onto Z6;
+//   - one: the blocks left, one at a time;
+//   - lanes: lanes 0, 1 and 2 moved onto lane 3 by their constants (lane
+//     3's are zero, so its product is zero and is not extracted); the
+//     three products and lane 3 as it was are XORed into X2 = V, the
+//     first eight bytes H in its low quadword, the next eight L in its
+//     high one; the CRC register is V·x^32 mod P;
+//   - X5 = x^95 mod P and x^63 mod P, X6 = mu and P (k[24:28]);
+//     T = H·(x^95 mod P)·x + L·x^32 ≡ V·x^32, of degree below 96; then
+//     T2, its degrees 64 to 95, times x^63 mod P, times x: the register's
+//     high quadword is then t ≡ T, of degree below 64;
+//   - Barrett: q = floor(floor(t/x^32)·mu/x^32); the CRC is
+//     (t + q·P) mod x^32.
+#define FOLDTAIL \
+four: \
+	CMPQ      DX, $256 \
+	JB        one \
+	VMOVDQU64 64(AX), Z10 \
+	VMOVDQU64 (DI), Z2 \
+	FOLD(Z0, Z1, Z2, Z3) \
+	VMOVDQU64 64(DI), Z4 \
+	VMOVDQU64 128(DI), Z5 \
+	VMOVDQU64 192(DI), Z6 \
+	ADDQ      $256, DI \
+	SUBQ      $256, DX \
+fourLoop: \
+	CMPQ      DX, $256 \
+	JB        fourDone \
+	VMOVDQU64 (DI), Z11 \
+	VMOVDQU64 64(DI), Z12 \
+	VMOVDQU64 128(DI), Z13 \
+	VMOVDQU64 192(DI), Z14 \
+	FOLD(Z10, Z1, Z11, Z7) \
+	FOLD(Z10, Z4, Z12, Z8) \
+	FOLD(Z10, Z5, Z13, Z9) \
+	FOLD(Z10, Z6, Z14, Z15) \
+	ADDQ      $256, DI \
+	SUBQ      $256, DX \
+	JMP       fourLoop \
+fourDone: \
+	FOLD(Z0, Z1, Z4, Z3) \
+	FOLD(Z0, Z1, Z5, Z3) \
+	FOLD(Z0, Z1, Z6, Z3) \
+one: \
+	CMPQ      DX, $64 \
+	JB        lanes \
+	VMOVDQU64 (DI), Z2 \
+	FOLD(Z0, Z1, Z2, Z3) \
+	ADDQ      $64, DI \
+	SUBQ      $64, DX \
+	JMP       one \
+lanes: \
+	VMOVDQU64     128(AX), Z10 \
+	VPCLMULQDQ    $0x00, Z10, Z1, Z2 \
+	VPCLMULQDQ    $0x11, Z10, Z1, Z3 \
+	VPXORQ        Z3, Z2, Z2 \
+	VEXTRACTI32X4 $1, Z2, X3 \
+	VEXTRACTI32X4 $2, Z2, X4 \
+	VEXTRACTI32X4 $3, Z1, X5 \
+	VZEROUPPER \
+	VPXOR         X3, X2, X2 \
+	VPXOR         X4, X2, X2 \
+	VPXOR         X5, X2, X2 \
+	VMOVDQU    192(AX), X5 \
+	VMOVDQU    208(AX), X6 \
+	VPCLMULQDQ $0x00, X5, X2, X3 \
+	VPSRLDQ    $8, X2, X4 \
+	VPSLLDQ    $4, X4, X4 \
+	VPXOR      X4, X3, X3 \
+	VPCLMULQDQ $0x10, X5, X3, X4 \
+	VPXOR      X3, X4, X4 \
+	VPEXTRQ    $1, X4, R8 \
+	MOVL       R8, R9 \
+	MOVQ       R9, X7 \
+	VPCLMULQDQ $0x00, X6, X7, X7 \
+	MOVQ       X7, R10 \
+	SHRQ       $31, R10 \
+	SHLQ       $32, R10 \
+	MOVQ       R10, X7 \
+	VPCLMULQDQ $0x10, X6, X7, X7 \
+	VPEXTRQ    $1, X7, R11 \
+	SHRQ       $31, R11 \
+	SHRQ       $32, R8 \
+	XORL       R11, R8 \
+	NOTL       R8
+
 TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
 	MOVQ head_base+0(FP), SI
 	MOVQ head_len+8(FP), CX
@@ -38,93 +130,54 @@ head:
 	SUBQ      $64, CX
 	JMP       head
 
-four:
-	CMPQ      DX, $256
-	JB        one
-	VMOVDQU64 64(AX), Z10
-	VMOVDQU64 (DI), Z2
+	FOLDTAIL
+	MOVL R8, ret+56(FP)
+	RET
+
+// func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64) uint32
+//
+// See icrcDirect. The message is z zeros, the pseudo-LRH's eight bytes
+// and ip: block 0 starts z+8 bytes before ip. Blocks 0 and 1 are loaded
+// with masks k0 and k1 (masked bytes, before ip, read as zeros and never
+// from memory), blocks 0 to 2 ORed with the pattern at pat.
+TEXT ·icrcDirectK(SB), NOSPLIT, $0-68
+	MOVQ ip_base+0(FP), SI
+	MOVQ ip_len+8(FP), DX
+	MOVQ z+24(FP), BX
+	MOVQ k0+32(FP), R8
+	MOVQ k1+40(FP), R9
+	MOVQ pat+48(FP), R10
+	MOVQ k+56(FP), AX
+
+	LEAQ 8(DX)(BX*1), DX // the message's length, whole blocks
+	SUBQ BX, SI
+	SUBQ $8, SI          // block 0
+
+	VMOVDQU64  (AX), Z0
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (SI), K1, Z1
+	VPORQ      (R10), Z1, Z1
+	ADDQ       $64, SI
+	SUBQ       $64, DX
+	JZ         rest
+
+	KMOVQ      R9, K2
+	VMOVDQU8.Z (SI), K2, Z2
+	VPORQ      64(R10), Z2, Z2
 	FOLD(Z0, Z1, Z2, Z3)
-	VMOVDQU64 64(DI), Z4
-	VMOVDQU64 128(DI), Z5
-	VMOVDQU64 192(DI), Z6
-	ADDQ      $256, DI
-	SUBQ      $256, DX
+	ADDQ       $64, SI
+	SUBQ       $64, DX
+	JZ         rest
 
-fourLoop:
-	CMPQ      DX, $256
-	JB        fourDone
-	VMOVDQU64 (DI), Z11
-	VMOVDQU64 64(DI), Z12
-	VMOVDQU64 128(DI), Z13
-	VMOVDQU64 192(DI), Z14
-	FOLD(Z10, Z1, Z11, Z7)
-	FOLD(Z10, Z4, Z12, Z8)
-	FOLD(Z10, Z5, Z13, Z9)
-	FOLD(Z10, Z6, Z14, Z15)
-	ADDQ      $256, DI
-	SUBQ      $256, DX
-	JMP       fourLoop
-
-fourDone:
-	// The four registers into one: Z1 onto Z4, onto Z5, onto Z6.
-	FOLD(Z0, Z1, Z4, Z3)
-	FOLD(Z0, Z1, Z5, Z3)
-	FOLD(Z0, Z1, Z6, Z3)
-
-one:
-	CMPQ      DX, $64
-	JB        lanes
-	VMOVDQU64 (DI), Z2
+	VMOVDQU64 (SI), Z2
+	VPORQ     128(R10), Z2, Z2
 	FOLD(Z0, Z1, Z2, Z3)
-	ADDQ      $64, DI
+	ADDQ      $64, SI
 	SUBQ      $64, DX
-	JMP       one
 
-lanes:
-	// Lanes 0, 1 and 2 moved onto lane 3 by their constants (lane 3's are
-	// zero, so its product is zero and is not extracted); the three
-	// products and lane 3 as it was are XORed into X2.
-	VMOVDQU64     128(AX), Z10
-	VPCLMULQDQ    $0x00, Z10, Z1, Z2
-	VPCLMULQDQ    $0x11, Z10, Z1, Z3
-	VPXORQ        Z3, Z2, Z2
-	VEXTRACTI32X4 $1, Z2, X3
-	VEXTRACTI32X4 $2, Z2, X4
-	VEXTRACTI32X4 $3, Z1, X5
-	VZEROUPPER
-	VPXOR         X3, X2, X2
-	VPXOR         X4, X2, X2
-	VPXOR         X5, X2, X2
+rest:
+	MOVQ SI, DI
 
-	// X2 = V, the first eight bytes H in its low quadword, the next eight L
-	// in its high one; the CRC register is V·x^32 mod P.
-	// T = H·(x^95 mod P)·x + L·x^32 ≡ V·x^32, of degree below 96.
-	VMOVDQU    192(AX), X5 // x^95 mod P, x^63 mod P
-	VMOVDQU    208(AX), X6 // mu, P
-	VPCLMULQDQ $0x00, X5, X2, X3
-	VPSRLDQ    $8, X2, X4
-	VPSLLDQ    $4, X4, X4
-	VPXOR      X4, X3, X3
-
-	// T2, its degrees 64 to 95, times x^63 mod P, times x: the register's
-	// high quadword is then t ≡ T, of degree below 64.
-	VPCLMULQDQ $0x10, X5, X3, X4
-	VPXOR      X3, X4, X4
-	VPEXTRQ    $1, X4, R8
-
-	// Barrett: q = floor(floor(t/x^32)·mu/x^32); the CRC is (t + q·P) mod x^32.
-	MOVL       R8, R9
-	MOVQ       R9, X7
-	VPCLMULQDQ $0x00, X6, X7, X7
-	MOVQ       X7, R10
-	SHRQ       $31, R10
-	SHLQ       $32, R10
-	MOVQ       R10, X7
-	VPCLMULQDQ $0x10, X6, X7, X7
-	VPEXTRQ    $1, X7, R11
-	SHRQ       $31, R11
-	SHRQ       $32, R8
-	XORL       R11, R8
-	NOTL       R8
-	MOVL       R8, ret+56(FP)
+	FOLDTAIL
+	MOVL R8, ret+64(FP)
 	RET

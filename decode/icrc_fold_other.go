@@ -2,6 +2,8 @@
 
 package decode
 
-var canFold = false
+var canFold, canDirect = false, false
 
 func icrcFold(head, rest []byte) uint32 { panic("icrcFold: no VPCLMULQDQ on this architecture") }
+
+func icrcDirect(ip []byte, n int) uint32 { panic("icrcDirect: no VPCLMULQDQ on this architecture") }
