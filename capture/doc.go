@@ -30,7 +30,7 @@
 // # Reading
 //
 // [Open] and [NewReader] return a [Reader], which implements [Source].
-// Next returns a slice into an internal buffer (1 MiB, grown for larger
+// Next returns a slice into an internal buffer (256 KiB, grown for larger
 // records up to 256 MiB), valid only until the following call to Next; copy
 // it to keep it. [Reader.NextInto] is Next filling the caller's PacketInfo
 // in place, for loops over every packet. Reading allocates nothing per
