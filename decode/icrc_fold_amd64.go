@@ -62,15 +62,30 @@ func icrcDirect(ip []byte, n int) uint32 {
 	if z > 56 {
 		k1 <<= uint(z - 56)
 	}
-	return icrcDirectK(ip, z, k0, k1, &row[icrcPatIP-8-z], &icrcK)
+	return icrcDirectK(ip, z, k0, k1, &row[icrcPatIP-8-z], &icrcK, &icrcDK)
 }
 
 // icrcDirectK is icrcDirect, in assembly: the blocks of the message that
 // starts z+8 bytes before ip, the first two loaded with the byte masks
-// k0 and k1, the first three ORed with pat's bytes.
+// k0 and k1, the first three ORed with pat's bytes; k's constants reduce
+// the last register, dk's move a register by 1 to 6 blocks.
 //
 //go:noescape
-func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64) uint32
+func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64, dk *[48]uint64) uint32
+
+// icrcDK holds the constants that move a 512-bit register by 1 to 6
+// blocks (512 to 3072 bits), a 64-byte row each, laid out as icrcK's:
+// icrcDirectK's four registers, and the blocks after them, are moved
+// onto the last block at once rather than each onto the next.
+var icrcDK = func() (k [48]uint64) {
+	for b := 1; b <= 6; b++ {
+		for l := range 4 {
+			i := (b-1)*8 + 2*l
+			k[i], k[i+1] = foldConst(512*b+31), foldConst(512*b-33)
+		}
+	}
+	return k
+}()
 
 // icrcPat holds what icrcDirect ORs the first three blocks with: a row
 // for each IPv4 header length (20 to 60 bytes) and, last, for IPv6; in

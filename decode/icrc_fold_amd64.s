@@ -19,13 +19,12 @@
 
 // FOLDTAIL folds the whole blocks at DI (DX bytes) onto Z1, the running
 // remainder (Z0: the constants that fold by 512 bits; AX: k), then
-// reduces Z1 to the CRC, complemented, in R8. It is expanded once in each
-// function below (its labels are the function's; a macro holds no
-// comments, so its steps are told here):
+// reduces Z1 to the CRC, complemented, in R8 (REDUCE). (A macro holds no
+// comments, so the steps of both are told here.)
 //   - four..fourDone: four registers (Z1, Z4, Z5, Z6) folded by 2048 bits
 //     onto the next four blocks, then Z1 onto Z4, onto Z5, onto Z6;
 //   - one: the blocks left, one at a time;
-//   - lanes: lanes 0, 1 and 2 moved onto lane 3 by their constants (lane
+//   - REDUCE: lanes 0, 1 and 2 moved onto lane 3 by their constants (lane
 //     3's are zero, so its product is zero and is not extracted); the
 //     three products and lane 3 as it was are XORed into X2 = V, the
 //     first eight bytes H in its low quadword, the next eight L in its
@@ -36,6 +35,41 @@
 //     high quadword is then t ≡ T, of degree below 64;
 //   - Barrett: q = floor(floor(t/x^32)·mu/x^32); the CRC is
 //     (t + q·P) mod x^32.
+#define REDUCE \
+	VMOVDQU64     128(AX), Z10 \
+	VPCLMULQDQ    $0x00, Z10, Z1, Z2 \
+	VPCLMULQDQ    $0x11, Z10, Z1, Z3 \
+	VPXORQ        Z3, Z2, Z2 \
+	VEXTRACTI32X4 $1, Z2, X3 \
+	VEXTRACTI32X4 $2, Z2, X4 \
+	VEXTRACTI32X4 $3, Z1, X5 \
+	VZEROUPPER \
+	VPXOR         X3, X2, X2 \
+	VPXOR         X4, X2, X2 \
+	VPXOR         X5, X2, X2 \
+	VMOVDQU    192(AX), X5 \
+	VMOVDQU    208(AX), X6 \
+	VPCLMULQDQ $0x00, X5, X2, X3 \
+	VPSRLDQ    $8, X2, X4 \
+	VPSLLDQ    $4, X4, X4 \
+	VPXOR      X4, X3, X3 \
+	VPCLMULQDQ $0x10, X5, X3, X4 \
+	VPXOR      X3, X4, X4 \
+	VPEXTRQ    $1, X4, R8 \
+	MOVL       R8, R9 \
+	MOVQ       R9, X7 \
+	VPCLMULQDQ $0x00, X6, X7, X7 \
+	MOVQ       X7, R10 \
+	SHRQ       $31, R10 \
+	SHLQ       $32, R10 \
+	MOVQ       R10, X7 \
+	VPCLMULQDQ $0x10, X6, X7, X7 \
+	VPEXTRQ    $1, X7, R11 \
+	SHRQ       $31, R11 \
+	SHRQ       $32, R8 \
+	XORL       R11, R8 \
+	NOTL       R8
+
 #define FOLDTAIL \
 four: \
 	CMPQ      DX, $256 \
@@ -75,39 +109,7 @@ one: \
 	SUBQ      $64, DX \
 	JMP       one \
 lanes: \
-	VMOVDQU64     128(AX), Z10 \
-	VPCLMULQDQ    $0x00, Z10, Z1, Z2 \
-	VPCLMULQDQ    $0x11, Z10, Z1, Z3 \
-	VPXORQ        Z3, Z2, Z2 \
-	VEXTRACTI32X4 $1, Z2, X3 \
-	VEXTRACTI32X4 $2, Z2, X4 \
-	VEXTRACTI32X4 $3, Z1, X5 \
-	VZEROUPPER \
-	VPXOR         X3, X2, X2 \
-	VPXOR         X4, X2, X2 \
-	VPXOR         X5, X2, X2 \
-	VMOVDQU    192(AX), X5 \
-	VMOVDQU    208(AX), X6 \
-	VPCLMULQDQ $0x00, X5, X2, X3 \
-	VPSRLDQ    $8, X2, X4 \
-	VPSLLDQ    $4, X4, X4 \
-	VPXOR      X4, X3, X3 \
-	VPCLMULQDQ $0x10, X5, X3, X4 \
-	VPXOR      X3, X4, X4 \
-	VPEXTRQ    $1, X4, R8 \
-	MOVL       R8, R9 \
-	MOVQ       R9, X7 \
-	VPCLMULQDQ $0x00, X6, X7, X7 \
-	MOVQ       X7, R10 \
-	SHRQ       $31, R10 \
-	SHLQ       $32, R10 \
-	MOVQ       R10, X7 \
-	VPCLMULQDQ $0x10, X6, X7, X7 \
-	VPEXTRQ    $1, X7, R11 \
-	SHRQ       $31, R11 \
-	SHRQ       $32, R8 \
-	XORL       R11, R8 \
-	NOTL       R8
+	REDUCE
 
 TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
 	MOVQ head_base+0(FP), SI
@@ -134,13 +136,20 @@ head:
 	MOVL R8, ret+56(FP)
 	RET
 
-// func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64) uint32
+// func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64, dk *[48]uint64) uint32
 //
 // See icrcDirect. The message is z zeros, the pseudo-LRH's eight bytes
 // and ip: block 0 starts z+8 bytes before ip. Blocks 0 and 1 are loaded
 // with masks k0 and k1 (masked bytes, before ip, read as zeros and never
 // from memory), blocks 0 to 2 ORed with the pattern at pat.
-TEXT ·icrcDirectK(SB), NOSPLIT, $0-68
+//
+// Its folds run side by side: blocks 0 to 3 are four registers at once
+// (Z1, Z4, Z5, Z6), folded by 2048 bits onto each next four; then the
+// r = 0 to 3 blocks left (the last) are folded one onto the next (Z2),
+// while the four registers are moved by r+3, r+2, r+1 and r blocks (dk:
+// the constants that move a register by 1 to 6 blocks); all are XORed
+// into Z1. A message of fewer than four blocks folds them one at a time.
+TEXT ·icrcDirectK(SB), NOSPLIT, $0-76
 	MOVQ ip_base+0(FP), SI
 	MOVQ ip_len+8(FP), DX
 	MOVQ z+24(FP), BX
@@ -148,36 +157,111 @@ TEXT ·icrcDirectK(SB), NOSPLIT, $0-68
 	MOVQ k1+40(FP), R9
 	MOVQ pat+48(FP), R10
 	MOVQ k+56(FP), AX
+	MOVQ dk+64(FP), CX
 
 	LEAQ 8(DX)(BX*1), DX // the message's length, whole blocks
 	SUBQ BX, SI
 	SUBQ $8, SI          // block 0
 
-	VMOVDQU64  (AX), Z0
 	KMOVQ      R8, K1
+	KMOVQ      R9, K2
 	VMOVDQU8.Z (SI), K1, Z1
 	VPORQ      (R10), Z1, Z1
-	ADDQ       $64, SI
-	SUBQ       $64, DX
-	JZ         rest
+	CMPQ       DX, $256
+	JB         short
 
-	KMOVQ      R9, K2
-	VMOVDQU8.Z (SI), K2, Z2
-	VPORQ      64(R10), Z2, Z2
-	FOLD(Z0, Z1, Z2, Z3)
-	ADDQ       $64, SI
-	SUBQ       $64, DX
-	JZ         rest
+	VMOVDQU8.Z 64(SI), K2, Z4
+	VPORQ      64(R10), Z4, Z4
+	VMOVDQU64  128(SI), Z5
+	VPORQ      128(R10), Z5, Z5
+	VMOVDQU64  192(SI), Z6
+	ADDQ       $256, SI
+	SUBQ       $256, DX
+	VMOVDQU64  64(AX), Z10 // by 2048 bits
 
+fours:
+	CMPQ      DX, $256
+	JB        left
+	VMOVDQU64 (SI), Z11
+	VMOVDQU64 64(SI), Z12
+	VMOVDQU64 128(SI), Z13
+	VMOVDQU64 192(SI), Z14
+	FOLD(Z10, Z1, Z11, Z7)
+	FOLD(Z10, Z4, Z12, Z8)
+	FOLD(Z10, Z5, Z13, Z9)
+	FOLD(Z10, Z6, Z14, Z15)
+	ADDQ      $256, SI
+	SUBQ      $256, DX
+	JMP       fours
+
+left:
+	TESTQ DX, DX
+	JNZ   some
+
+	// r = 0: Z1, Z4, Z5 by 3, 2 and 1 blocks, onto Z6.
+	VMOVDQU64  128(CX), Z7
+	VMOVDQU64  64(CX), Z8
+	VMOVDQU64  (CX), Z9
+	VPCLMULQDQ $0x00, Z7, Z1, Z11
+	VPCLMULQDQ $0x11, Z7, Z1, Z1
+	VPCLMULQDQ $0x00, Z8, Z4, Z12
+	VPCLMULQDQ $0x11, Z8, Z4, Z4
+	VPCLMULQDQ $0x00, Z9, Z5, Z13
+	VPCLMULQDQ $0x11, Z9, Z5, Z5
+	VPTERNLOGD $0x96, Z11, Z6, Z1
+	VPTERNLOGD $0x96, Z12, Z4, Z1
+	VPTERNLOGD $0x96, Z13, Z5, Z1
+	JMP        reduce
+
+some:
+	// r = DX/64 blocks left: Z2 = the first, folded by a block onto
+	// each next; R11 = the constants that move by r blocks.
+	LEAQ      -64(CX)(DX*1), R11
+	VMOVDQU64 (CX), Z9
 	VMOVDQU64 (SI), Z2
-	VPORQ     128(R10), Z2, Z2
-	FOLD(Z0, Z1, Z2, Z3)
+
+someLoop:
 	ADDQ      $64, SI
 	SUBQ      $64, DX
+	JZ        someDone
+	VMOVDQU64 (SI), Z3
+	FOLD(Z9, Z2, Z3, Z7)
+	JMP       someLoop
 
-rest:
-	MOVQ SI, DI
+someDone:
+	VMOVDQU64  192(R11), Z7
+	VMOVDQU64  128(R11), Z8
+	VMOVDQU64  64(R11), Z9
+	VMOVDQU64  (R11), Z10
+	VPCLMULQDQ $0x00, Z7, Z1, Z11
+	VPCLMULQDQ $0x11, Z7, Z1, Z1
+	VPCLMULQDQ $0x00, Z8, Z4, Z12
+	VPCLMULQDQ $0x11, Z8, Z4, Z4
+	VPCLMULQDQ $0x00, Z9, Z5, Z13
+	VPCLMULQDQ $0x11, Z9, Z5, Z5
+	VPCLMULQDQ $0x00, Z10, Z6, Z14
+	VPCLMULQDQ $0x11, Z10, Z6, Z6
+	VPTERNLOGD $0x96, Z11, Z2, Z1
+	VPTERNLOGD $0x96, Z12, Z4, Z1
+	VPTERNLOGD $0x96, Z13, Z5, Z1
+	VPTERNLOGD $0x96, Z14, Z6, Z1
+	JMP        reduce
 
-	FOLDTAIL
-	MOVL R8, ret+64(FP)
+short:
+	// one to three blocks, one at a time
+	VMOVDQU64  (AX), Z0 // by 512 bits
+	SUBQ       $64, DX
+	JZ         reduce
+	VMOVDQU8.Z 64(SI), K2, Z2
+	VPORQ      64(R10), Z2, Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	SUBQ       $64, DX
+	JZ         reduce
+	VMOVDQU64  128(SI), Z2
+	VPORQ      128(R10), Z2, Z2
+	FOLD(Z0, Z1, Z2, Z3)
+
+reduce:
+	REDUCE
+	MOVL R8, ret+72(FP)
 	RET
