@@ -94,6 +94,19 @@ func icrcPaths(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// randRoCEv2 fills ip with random bytes under an IP version and header
+// length that say hdr: an IPv4 header of hdr bytes, or IPv6 (-40).
+func randRoCEv2(r *rand.Rand, ip []byte, hdr int) {
+	for i := range ip {
+		ip[i] = byte(r.Uint32())
+	}
+	if hdr > 0 {
+		ip[0] = 0x40 | byte(hdr/4)
+	} else {
+		ip[0] = 0x60 | ip[0]&0x0F
+	}
+}
+
 // icrcPath is a way of computing the ICRC: which of canFold and
 // canDirect are set.
 type icrcPath struct {
@@ -127,19 +140,9 @@ func testICRCBlocksRoCEv2(t *testing.T) {
 	var s [icrcScratch]byte
 	for _, hdr := range []int{20, 24, 40, 60, -40} { // IPv4 header lengths; -40: IPv6
 		for _, body := range bodyLens() {
-			n := hdr
-			if n < 0 {
-				n = -n
-			}
+			n := max(hdr, -hdr)
 			ip := make([]byte, n+8+BTHLen+body)
-			for i := range ip {
-				ip[i] = byte(r.Uint32())
-			}
-			if hdr > 0 {
-				ip[0] = 0x40 | byte(hdr/4)
-			} else {
-				ip[0] = 0x60 | ip[0]&0x0F
-			}
+			randRoCEv2(r, ip, hdr)
 			// Whatever an earlier packet left in the scratch must not count.
 			for i := range s {
 				s[i] = byte(r.Uint32())

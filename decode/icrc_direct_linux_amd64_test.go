@@ -34,18 +34,18 @@ func TestICRCDirectGuardPages(t *testing.T) {
 	mid := mem[page : 2*page]
 	r := rand.New(rand.NewPCG(15, 6))
 	var s [icrcScratch]byte
-	for _, hdr := range []int{20, 24, 40, 60, -40} { // IPv4 header lengths; -40: IPv6
+	hdrs := []int{-40} // IPv6, and every IPv4 header length
+	for n := 20; n <= 60; n += 4 {
+		hdrs = append(hdrs, n)
+	}
+	for _, hdr := range hdrs {
 		n := max(hdr, -hdr)
-		for l := n + 8 + BTHLen; l <= n+8+BTHLen+300; l++ {
+		// 1 to 20 blocks: every path of the fold (one to three blocks,
+		// four, the loop of four, and 0 to 3 blocks after it) at every
+		// number of leading zeros
+		for l := n + 8 + BTHLen; l <= n+8+BTHLen+1200; l++ {
 			for _, ip := range [][]byte{mid[:l], mid[page-l:]} {
-				for i := range ip {
-					ip[i] = byte(r.Uint32())
-				}
-				if hdr > 0 {
-					ip[0] = 0x40 | byte(n/4)
-				} else {
-					ip[0] = 0x60 | ip[0]&0x0F
-				}
+				randRoCEv2(r, ip, hdr)
 				want := rawICRCPath(t, ip, &s, icrcPath{"crc32", false, false})
 				got := rawICRCPath(t, ip, &s, icrcPath{"icrcDirect", true, true})
 				if got != want {

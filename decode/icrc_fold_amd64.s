@@ -7,8 +7,10 @@
 // register X onto the data D that follows: X = X.lo64·k.lo ^ X.hi64·k.hi
 // ^ D, lane by lane (VPCLMULQDQ $0x00 and $0x11, then a three-way XOR).
 // Every EVEX instruction here works on 512-bit registers (AVX512F or
-// VPCLMULQDQ; none needs AVX512VL); after VZEROUPPER only VEX forms on X
-// registers and MOVQ between X and general registers follow.
+// VPCLMULQDQ; none needs AVX512VL); icrcDirectK's masked byte loads
+// (VMOVDQU8) and its KMOVQ (VEX) need AVX512BW too. After VZEROUPPER only
+// VEX forms on X registers and MOVQ between X and general registers
+// follow.
 
 // FOLD folds register X by the constants K onto the data register D,
 // using T as scratch.
@@ -17,14 +19,25 @@
 	VPCLMULQDQ $0x11, K, X, X \
 	VPTERNLOGD $0x96, D, T, X
 
-// FOLDTAIL folds the whole blocks at DI (DX bytes) onto Z1, the running
-// remainder (Z0: the constants that fold by 512 bits; AX: k), then
-// reduces Z1 to the CRC, complemented, in R8 (REDUCE). (A macro holds no
-// comments, so the steps of both are told here.)
-//   - four..fourDone: four registers (Z1, Z4, Z5, Z6) folded by 2048 bits
-//     onto the next four blocks, then Z1 onto Z4, onto Z5, onto Z6;
-//   - one: the blocks left, one at a time;
-//   - REDUCE: lanes 0, 1 and 2 moved onto lane 3 by their constants (lane
+// FOLDFOUR folds the four registers Z1, Z4, Z5 and Z6 by 2048 bits (Z10)
+// onto the four blocks at P, and moves P and DX (the bytes left) past
+// them.
+#define FOLDFOUR(P) \
+	VMOVDQU64 (P), Z11 \
+	VMOVDQU64 64(P), Z12 \
+	VMOVDQU64 128(P), Z13 \
+	VMOVDQU64 192(P), Z14 \
+	FOLD(Z10, Z1, Z11, Z7) \
+	FOLD(Z10, Z4, Z12, Z8) \
+	FOLD(Z10, Z5, Z13, Z9) \
+	FOLD(Z10, Z6, Z14, Z15) \
+	ADDQ      $256, P \
+	SUBQ      $256, DX
+
+// REDUCE reduces Z1, the last 512-bit remainder (AX: k), to the CRC,
+// complemented, in R8; it is expanded in both functions below. (A macro
+// holds no comments, so its steps are told here.)
+//   - lanes 0, 1 and 2 moved onto lane 3 by their constants (lane
 //     3's are zero, so its product is zero and is not extracted); the
 //     three products and lane 3 as it was are XORed into X2 = V, the
 //     first eight bytes H in its low quadword, the next eight L in its
@@ -70,46 +83,6 @@
 	XORL       R11, R8 \
 	NOTL       R8
 
-#define FOLDTAIL \
-four: \
-	CMPQ      DX, $256 \
-	JB        one \
-	VMOVDQU64 64(AX), Z10 \
-	VMOVDQU64 (DI), Z2 \
-	FOLD(Z0, Z1, Z2, Z3) \
-	VMOVDQU64 64(DI), Z4 \
-	VMOVDQU64 128(DI), Z5 \
-	VMOVDQU64 192(DI), Z6 \
-	ADDQ      $256, DI \
-	SUBQ      $256, DX \
-fourLoop: \
-	CMPQ      DX, $256 \
-	JB        fourDone \
-	VMOVDQU64 (DI), Z11 \
-	VMOVDQU64 64(DI), Z12 \
-	VMOVDQU64 128(DI), Z13 \
-	VMOVDQU64 192(DI), Z14 \
-	FOLD(Z10, Z1, Z11, Z7) \
-	FOLD(Z10, Z4, Z12, Z8) \
-	FOLD(Z10, Z5, Z13, Z9) \
-	FOLD(Z10, Z6, Z14, Z15) \
-	ADDQ      $256, DI \
-	SUBQ      $256, DX \
-	JMP       fourLoop \
-fourDone: \
-	FOLD(Z0, Z1, Z4, Z3) \
-	FOLD(Z0, Z1, Z5, Z3) \
-	FOLD(Z0, Z1, Z6, Z3) \
-one: \
-	CMPQ      DX, $64 \
-	JB        lanes \
-	VMOVDQU64 (DI), Z2 \
-	FOLD(Z0, Z1, Z2, Z3) \
-	ADDQ      $64, DI \
-	SUBQ      $64, DX \
-	JMP       one \
-lanes: \
-	REDUCE
 
 TEXT ·icrcFoldK(SB), NOSPLIT, $0-60
 	MOVQ head_base+0(FP), SI
@@ -132,11 +105,45 @@ head:
 	SUBQ      $64, CX
 	JMP       head
 
-	FOLDTAIL
+four:
+	CMPQ      DX, $256
+	JB        one
+	VMOVDQU64 64(AX), Z10
+	VMOVDQU64 (DI), Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	VMOVDQU64 64(DI), Z4
+	VMOVDQU64 128(DI), Z5
+	VMOVDQU64 192(DI), Z6
+	ADDQ      $256, DI
+	SUBQ      $256, DX
+
+fourLoop:
+	CMPQ      DX, $256
+	JB        fourDone
+	FOLDFOUR(DI)
+	JMP       fourLoop
+
+fourDone:
+	// The four registers into one: Z1 onto Z4, onto Z5, onto Z6.
+	FOLD(Z0, Z1, Z4, Z3)
+	FOLD(Z0, Z1, Z5, Z3)
+	FOLD(Z0, Z1, Z6, Z3)
+
+one:
+	CMPQ      DX, $64
+	JB        lanes
+	VMOVDQU64 (DI), Z2
+	FOLD(Z0, Z1, Z2, Z3)
+	ADDQ      $64, DI
+	SUBQ      $64, DX
+	JMP       one
+
+lanes:
+	REDUCE
 	MOVL R8, ret+56(FP)
 	RET
 
-// func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64, dk *[48]uint64) uint32
+// func icrcDirectK(ip []byte, z int, k0, k1 uint64, pat *byte, k *[28]uint64, dk *[56]uint64) uint32
 //
 // See icrcDirect. The message is z zeros, the pseudo-LRH's eight bytes
 // and ip: block 0 starts z+8 bytes before ip. Blocks 0 and 1 are loaded
@@ -147,7 +154,7 @@ head:
 // (Z1, Z4, Z5, Z6), folded by 2048 bits onto each next four; then the
 // r = 0 to 3 blocks left (the last) are folded one onto the next (Z2),
 // while the four registers are moved by r+3, r+2, r+1 and r blocks (dk:
-// the constants that move a register by 1 to 6 blocks); all are XORed
+// the constants that move a register by 0 to 6 blocks); all are XORed
 // into Z1. A message of fewer than four blocks folds them one at a time.
 TEXT ·icrcDirectK(SB), NOSPLIT, $0-76
 	MOVQ ip_base+0(FP), SI
@@ -182,53 +189,32 @@ TEXT ·icrcDirectK(SB), NOSPLIT, $0-76
 fours:
 	CMPQ      DX, $256
 	JB        left
-	VMOVDQU64 (SI), Z11
-	VMOVDQU64 64(SI), Z12
-	VMOVDQU64 128(SI), Z13
-	VMOVDQU64 192(SI), Z14
-	FOLD(Z10, Z1, Z11, Z7)
-	FOLD(Z10, Z4, Z12, Z8)
-	FOLD(Z10, Z5, Z13, Z9)
-	FOLD(Z10, Z6, Z14, Z15)
-	ADDQ      $256, SI
-	SUBQ      $256, DX
+	FOLDFOUR(SI)
 	JMP       fours
 
 left:
-	TESTQ DX, DX
-	JNZ   some
-
-	// r = 0: Z1, Z4, Z5 by 3, 2 and 1 blocks, onto Z6.
-	VMOVDQU64  128(CX), Z7
-	VMOVDQU64  64(CX), Z8
-	VMOVDQU64  (CX), Z9
-	VPCLMULQDQ $0x00, Z7, Z1, Z11
-	VPCLMULQDQ $0x11, Z7, Z1, Z1
-	VPCLMULQDQ $0x00, Z8, Z4, Z12
-	VPCLMULQDQ $0x11, Z8, Z4, Z4
-	VPCLMULQDQ $0x00, Z9, Z5, Z13
-	VPCLMULQDQ $0x11, Z9, Z5, Z5
-	VPTERNLOGD $0x96, Z11, Z6, Z1
-	VPTERNLOGD $0x96, Z12, Z4, Z1
-	VPTERNLOGD $0x96, Z13, Z5, Z1
-	JMP        reduce
+	// r = DX/64 blocks left, 0 to 3, the last ones: Z2 = the first
+	// folded by a block onto each next, or Z6 when there are none (and
+	// Z6 moved by 0 blocks: dk's row 0 is zeros); R11 = dk's row r.
+	LEAQ      (CX)(DX*1), R11
+	TESTQ     DX, DX
+	JNZ       some
+	VMOVDQA64 Z6, Z2
+	JMP       combine
 
 some:
-	// r = DX/64 blocks left: Z2 = the first, folded by a block onto
-	// each next; R11 = the constants that move by r blocks.
-	LEAQ      -64(CX)(DX*1), R11
-	VMOVDQU64 (CX), Z9
+	VMOVDQU64 64(CX), Z9
 	VMOVDQU64 (SI), Z2
 
 someLoop:
 	ADDQ      $64, SI
 	SUBQ      $64, DX
-	JZ        someDone
+	JZ        combine
 	VMOVDQU64 (SI), Z3
 	FOLD(Z9, Z2, Z3, Z7)
 	JMP       someLoop
 
-someDone:
+combine:
 	VMOVDQU64  192(R11), Z7
 	VMOVDQU64  128(R11), Z8
 	VMOVDQU64  64(R11), Z9
