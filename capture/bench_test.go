@@ -137,7 +137,7 @@ func TestNextDoesNotAllocate(t *testing.T) {
 	for _, format := range []string{"pcap", "pcapng", "erf"} {
 		for _, stream := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/stream=%v", format, stream), func(t *testing.T) {
-				path, n := genFile(t, format, 8<<20, false) // 8 MiB: several refills of the 1 MiB buffer
+				path, n := genFile(t, format, 8<<20, false) // 8 MiB: many refills of the 256 KiB buffer
 				r, done := openMode(t, path, stream)
 				defer done()
 				runs := min(n-10, 10000)

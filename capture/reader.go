@@ -37,14 +37,14 @@ const linkTypeERF layers.LinkType = 197
 
 const (
 	// defaultBufSize is the read buffer's (records larger than this grow
-	// it): 256 KiB, so that what read(2) copies into it, and the page
-	// cache's bytes it copies them from, fit in a core's L2 cache
-	// together (512 KiB or more on current x86 servers) and are still
-	// there when the packets are decoded and their ICRCs computed. With
-	// 1 MiB the copy had pushed the buffer's start out to L3 before it
-	// ended: stats took 0.261 CPU s on the 1M-packet bench capture
-	// against 0.234, and -T fields 0.195 against 0.167 (11 interleaved
-	// runs on one core; 128 KiB and 512 KiB did as well as 256).
+	// it): 256 KiB. With 1 MiB, stats took 0.261 CPU s on the 1M-packet
+	// bench capture against 0.234, and -T fields 0.195 against 0.167 (11
+	// interleaved runs on one core; 128 KiB and 512 KiB did as well as
+	// 256). Likely because the bytes read(2) has just copied are still
+	// in the core's L2 cache when the packets are decoded and their
+	// ICRCs computed, where a 1 MiB copy had pushed the buffer's start
+	// out before it ended (not measured: that machine, a VM, has no
+	// cache counters).
 	defaultBufSize = 256 << 10
 	maxRecordSize  = 256 << 20 // beyond this a record length is corruption
 	minBufSize     = 4 << 10

@@ -498,7 +498,7 @@ func TestWriterEdgeCases(t *testing.T) {
 	}
 }
 
-// TestLargeRecords: records bigger than the 1 MiB buffer grow it, from a
+// TestLargeRecords: records bigger than the 256 KiB buffer grow it, from a
 // file and from a stream of short reads.
 func TestLargeRecords(t *testing.T) {
 	big := frames(40, 3, 100)
