@@ -8,6 +8,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/decode/filter"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/gcphase"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/pathcmp"
 	"github.com/rocetap/rocetap/stream"
@@ -155,7 +156,7 @@ func newAnalyzeCmdOpts(ios IO, opts *AnalyzeOptions, use, short, long, example s
 			if len(opts.Paths) == 1 {
 				opts.Path = opts.Paths[0]
 			}
-			defer gcPhase(trackGCPercent)()
+			defer gcphase.Set(gcphase.Track)()
 			an, err := analyze(opts, ios)
 			if an == nil {
 				return err

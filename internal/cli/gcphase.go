@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/rocetap/rocetap/internal/gcphase"
 )
 
 // The collector's settings for the two phases of an analysis: tracking
@@ -13,31 +15,10 @@ import (
 // report (the heap no longer grows; the report makes garbage, some KB a
 // session for JSON).
 
-// trackGCPercent is the GOGC of the tracking phase. The heap is then the
-// tracker's sessions, which live until the report, and next to no
-// garbage (nothing is allocated per packet): at the default of 100 the
-// collector marked every session again each time the heap doubled, 7
-// cycles on the way to a million QP pairs, a third of stats' simulated
-// last-level read misses there. At 400, 2 cycles: 1.7M fewer of those
-// misses (of 11.8M) and 3% fewer instructions (callgrind, stats on 1M
-// pairs), for a peak RSS of 490 MB against 459 MB (one run each).
-const trackGCPercent = 400
-
 // reportGCPercent is the GOGC of the report phase (the default is 100):
 // at the default the garbage of a JSON report piled up to the size of
 // the sessions (1M of them: 590 MB live, 1.2 GB peak).
 const reportGCPercent = 50
-
-// gcPhase sets GOGC to percent for a phase of the run (tracking, the
-// report), unless the environment sets GOGC: the user's setting is kept
-// throughout. It returns what puts the previous setting back.
-func gcPhase(percent int) (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(percent)
-	return func() { debug.SetGCPercent(prev) }
-}
 
 // gcReportPhase sets the collector for the report: the next collection
 // comes when the heap has grown by reportGCPercent over its size now,
@@ -51,11 +32,11 @@ func gcPhase(percent int) (restore func()) {
 // has run (the heap it marked is the sessions), GOGC=reportGCPercent
 // counts from there, and the limit is put back. An environment that sets
 // GOGC keeps it; one that sets GOMEMLIMIT keeps its limit, and the
-// report runs at GOGC=reportGCPercent (gcPhase). It returns what puts the
+// report runs at GOGC=reportGCPercent (gcphase.Set). It returns what puts the
 // previous settings back.
 func gcReportPhase() (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return gcPhase(reportGCPercent) // (the user's limit is kept)
+		return gcphase.Set(reportGCPercent) // (the user's limit is kept)
 	}
 	if os.Getenv("GOGC") != "" {
 		return func() {}

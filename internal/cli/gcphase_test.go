@@ -2,47 +2,14 @@ package cli
 
 import (
 	"math"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
-)
 
-// TestGCPhase: a phase (tracking, the report) runs at its GOGC unless the
-// environment sets GOGC, and the previous setting comes back after it.
-func TestGCPhase(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct {
-		env  string // "" unset
-		want int
-	}{
-		{"", trackGCPercent},
-		{"100", 100},
-		{"off", 100},
-	} {
-		if tc.env == "" {
-			prev, had := os.LookupEnv("GOGC")
-			os.Unsetenv("GOGC")
-			if had {
-				defer os.Setenv("GOGC", prev)
-			}
-		} else {
-			t.Setenv("GOGC", tc.env)
-		}
-		restore := gcPhase(trackGCPercent)
-		got := debug.SetGCPercent(100) // reads the setting (and puts 100 back)
-		debug.SetGCPercent(got)
-		restore()
-		if got != tc.want {
-			t.Errorf("GOGC=%q: tracking at %d, want %d", tc.env, got, tc.want)
-		}
-		if after := debug.SetGCPercent(100); after != 100 {
-			t.Errorf("GOGC=%q: %d after the tracking phase, want 100 back", tc.env, after)
-		}
-	}
-}
+	"github.com/rocetap/rocetap/internal/gcphase"
+)
 
 // TestGCReportPhase: the report phase starts no collection because the
 // heap grew during tracking (GOGC=50 from tracking's last, small marked
@@ -50,11 +17,11 @@ func TestGCPhase(t *testing.T) {
 // every session again), collects once the heap has grown by
 // reportGCPercent over its size, and puts the settings back.
 func TestGCReportPhase(t *testing.T) {
-	t.Setenv("GOGC", "") // (empty: unset, for gcPhase and gcReportPhase)
+	t.Setenv("GOGC", "") // (empty: unset, for gcphase.Set and gcReportPhase)
 	t.Setenv("GOMEMLIMIT", "")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	restoreTrack := gcPhase(trackGCPercent)
+	restoreTrack := gcphase.Set(gcphase.Track)
 	var live [][]byte
 	grow := func(mb int) {
 		for range mb * 16 {
@@ -97,8 +64,8 @@ func TestGCReportPhase(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	restore()
-	if p, l := gcSettings(); p != trackGCPercent || l != math.MaxInt64 {
-		t.Errorf("GOGC %d, memory limit %d after the report phase; want tracking's %d back and none", p, l, trackGCPercent)
+	if p, l := gcSettings(); p != gcphase.Track || l != math.MaxInt64 {
+		t.Errorf("GOGC %d, memory limit %d after the report phase; want tracking's %d back and none", p, l, gcphase.Track)
 	}
 
 	// restored before its first collection, the phase leaves the
@@ -106,8 +73,8 @@ func TestGCReportPhase(t *testing.T) {
 	g := startReportGC()
 	g.restore()
 	g.collected()
-	if p, l := gcSettings(); p != trackGCPercent || l != math.MaxInt64 {
-		t.Errorf("GOGC %d, memory limit %d after a collection past the report phase; want %d and none", p, l, trackGCPercent)
+	if p, l := gcSettings(); p != gcphase.Track || l != math.MaxInt64 {
+		t.Errorf("GOGC %d, memory limit %d after a collection past the report phase; want %d and none", p, l, gcphase.Track)
 	}
 	restoreTrack()
 	runtime.KeepAlive(live)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rocetap/rocetap/internal/gcphase"
 	"github.com/rocetap/rocetap/internal/printer"
 	"github.com/rocetap/rocetap/pathcmp"
 	"github.com/spf13/cobra"
@@ -64,7 +65,7 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		caps    [2]*pathcmp.Capture
 		damaged error
 	)
-	defer gcPhase(trackGCPercent)() // as for analyze's one capture, for each
+	defer gcphase.Set(gcphase.Track)() // as for analyze's one capture, for each
 	for i, p := range opts.Paths {
 		o := *opts
 		o.Path, o.collect = p, pathcmp.NewCapture(p)

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	// Presentation.
 	"internal/text":    {},
 	"internal/outfile": {}, // files written without losing the user's
+	"internal/gcphase": {}, // the collector's setting for a tracking phase
 	"docs":             {}, // the reference documents, embedded
 	"internal/printer": {"decode", "flow", "hca", "internal/text", "pathcmp"},
 	"internal/editcap": {"capture", "decode", "stream", "internal/outfile"},

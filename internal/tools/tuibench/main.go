@@ -11,7 +11,8 @@
 //   - first_paint_s, first_paint_row: from OpenIndex to the first screen
 //     (Show) whose packet list shows a packet, with the UI set up as
 //     rocetap tui sets it (tracker, standard views, Build in the
-//     background with a 200 ms Notify); the first row it shows.
+//     background with a 200 ms Notify, at the collector setting the
+//     command uses, gcphase.Track); the first row it shows.
 //   - row1_s: from OpenIndex to the first screen whose list shows packet
 //     1 at the top ("never" if none did by a second after indexing).
 //   - indexed_s: from OpenIndex until the index is complete (Done).
@@ -41,6 +42,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rocetap/rocetap/flow"
+	"github.com/rocetap/rocetap/internal/gcphase"
 	"github.com/rocetap/rocetap/tui"
 )
 
@@ -199,6 +201,7 @@ func run(path, expr string, timeout time.Duration) error {
 	}
 	built := make(chan end, 1)
 	go func() {
+		defer gcphase.Set(gcphase.Track)() // as rocetap tui builds (internal/cli/tui.go)
 		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
 		built <- end{time.Now(), cpuTime()}
 	}()

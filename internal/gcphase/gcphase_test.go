@@ -1,0 +1,41 @@
+package gcphase
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// TestSet: a phase (tracking, the report) runs at its GOGC unless the
+// environment sets GOGC, and the previous setting comes back after it.
+func TestSet(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, tc := range []struct {
+		env  string // "" unset
+		want int
+	}{
+		{"", Track},
+		{"100", 100},
+		{"off", 100},
+	} {
+		if tc.env == "" {
+			prev, had := os.LookupEnv("GOGC")
+			os.Unsetenv("GOGC")
+			if had {
+				defer os.Setenv("GOGC", prev)
+			}
+		} else {
+			t.Setenv("GOGC", tc.env)
+		}
+		restore := Set(Track)
+		got := debug.SetGCPercent(100) // reads the setting (and puts 100 back)
+		debug.SetGCPercent(got)
+		restore()
+		if got != tc.want {
+			t.Errorf("GOGC=%q: tracking at %d, want %d", tc.env, got, tc.want)
+		}
+		if after := debug.SetGCPercent(100); after != 100 {
+			t.Errorf("GOGC=%q: %d after the tracking phase, want 100 back", tc.env, after)
+		}
+	}
+}
