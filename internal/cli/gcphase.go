@@ -11,9 +11,10 @@ import (
 )
 
 // The collector's settings for the two phases of an analysis: tracking
-// (the heap grows to the sessions and holds next to no garbage) and the
+// (the heap grows to the sessions and holds next to no garbage:
+// gcphase.Track, which rocetap tui's index build uses too) and the
 // report (the heap no longer grows; the report makes garbage, some KB a
-// session for JSON).
+// session for JSON), here.
 
 // reportGCPercent is the GOGC of the report phase (the default is 100):
 // at the default the garbage of a JSON report piled up to the size of
