@@ -123,7 +123,8 @@ func swap32(v uint32) uint32 { return v>>24 | v>>8&0xFF00 | v<<8&0xFF0000 | v<<2
 // two pieces in one pass where the CPU has VPCLMULQDQ on 512-bit
 // registers; elsewhere hash/crc32 takes them in two calls, which it runs
 // on whole blocks (PCLMULQDQ) rather than through slicing-by-8 for the
-// tails. This rests on two properties of the CRC register:
+// tails. (A RoCEv2 packet's ICRC, where the CPU also has AVX512BW, copies
+// nothing: icrcDirect.) This rests on two properties of the CRC register:
 //
 //   - a CRC started from the all-ones register equals the CRC started from
 //     a zero register over the same bytes with the first four complemented
@@ -193,6 +194,7 @@ func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 		return 0, false
 	}
 	var n int
+	v6 := false
 	switch ip[0] >> 4 {
 	case 4:
 		n = int(ip[0]&0x0F) * 4
@@ -200,7 +202,7 @@ func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 			return 0, false
 		}
 	case 6:
-		n = 40
+		n, v6 = 40, true
 	default:
 		return 0, false
 	}
@@ -209,12 +211,12 @@ func icrcRoCEv2(ip []byte, s *[icrcScratch]byte) (uint32, bool) {
 		return 0, false
 	}
 	if canDirect {
-		return icrcDirect(ip, n), true
+		return icrcDirect(ip, n, v6), true
 	}
 	putOnes(s)
 	h := s[icrcPad+8 : icrcPad+8+m]
 	copy(h, ip)
-	maskRoCEv2(h, n, ip[0]>>4 == 6)
+	maskRoCEv2(h, n, v6)
 	return icrcSum(s, 8+m, ip[m:]), true
 }
 

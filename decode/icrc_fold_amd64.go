@@ -38,7 +38,7 @@ var canFold = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPCLMULQDQ && cpu.X86.HasPC
 var canDirect = canFold && cpu.X86.HasAVX512BW
 
 // icrcDirect is the ICRC of a RoCEv2 packet, ip as ICRCRoCEv2 takes it
-// with an IP header of n bytes (IPv6: 40), folded straight from the
+// with an IPv6 header (v6) or an IPv4 one of n bytes, folded straight from the
 // packet, where icrcSum folds a masked copy of its head.
 //
 // A copy's bytes are in flight when the fold loads them: a 64-byte load
@@ -52,10 +52,10 @@ var canDirect = canFold && cpu.X86.HasAVX512BW
 // blocks with a pattern (icrcPat) that sets the pseudo-LRH and the
 // variant fields. The bytes before ip are masked off in the loads
 // (k0, k1): they read as zeros, and memory there is never touched.
-func icrcDirect(ip []byte, n int) uint32 {
-	row := &icrcPat[(n-20)/4]
-	if n == 40 && ip[0]>>4 == 6 {
-		row = &icrcPat[len(icrcPat)-1]
+func icrcDirect(ip []byte, n int, v6 bool) uint32 {
+	row := &icrcPat[len(icrcPat)-1]
+	if !v6 {
+		row = &icrcPat[(n-20)/4]
 	}
 	z := -(len(ip) + 8) & 63 // zeros in front: whole blocks
 	k0, k1 := ^uint64(0)<<uint(z+8), ^uint64(0)

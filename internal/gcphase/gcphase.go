@@ -13,12 +13,12 @@ import (
 // Track is the GOGC of a tracking phase (analyze's, and rocetap tui's
 // index build). The heap is then the tracker's sessions (and the index),
 // which live until the report, and next to no garbage (nothing is
-// allocated per packet): at the default of 100 the
-// collector marked every session again each time the heap doubled, 7
-// cycles on the way to a million QP pairs, a third of stats' simulated
-// last-level read misses there. At 400, 2 cycles: 1.7M fewer of those
-// misses (of 11.8M) and 3% fewer instructions (callgrind, stats on 1M
-// pairs), for a peak RSS of 490 MB against 459 MB (one run each).
+// allocated per packet): at the default of 100 the collector marked every
+// session again each time the heap doubled, 7 cycles on the way to a
+// million QP pairs, a third of stats' simulated last-level read misses
+// there. At 400, 2 cycles: 1.7M fewer of those misses (of 11.8M) and 3%
+// fewer instructions (callgrind, stats on 1M pairs), for a peak RSS of
+// 490 MB against 459 MB (one run each).
 const Track = 400
 
 // Set sets GOGC to percent for a phase of the run (tracking, the
