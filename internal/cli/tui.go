@@ -171,8 +171,9 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		// keeps with next to no garbage: at the default GOGC the
 		// collector marked it all again each time it doubled. On a
 		// million QP pairs (tuibench, 5 interleaved runs) indexing took
-		// 1.241 CPU s at gcphase.Track against 1.377, for the same peak
-		// RSS (623 MB). internal/tools/tuibench builds the same way.
+		// 1.241 CPU s at gcphase.Track against 1.377; peak RSS was 623 MB
+		// either way (one run each, GOGC=400 set in the environment).
+		// internal/tools/tuibench builds the same way.
 		defer gcphase.Set(gcphase.Track)()
 		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
 	}()
