@@ -81,6 +81,38 @@ div() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (a ~ /^[0-9.e+-]+$/ &
 # grp N: N rounded, with thousands separators.
 grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.e+]+$/) { print n; exit } s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
 
+# cpu_mark FILE: writes "BUSY STEAL OWN" to FILE, in CPU seconds so far:
+# the machine's busy time (user, nice, system, irq, softirq of every core,
+# /proc/stat), the time the hypervisor ran other guests on this machine's
+# cores (steal), and this shell's own and its waited-for children's
+# (the builtin times, run in this shell: in a $(…) subshell it would see
+# only the subshell). BUSY - OWN between two marks is what everything
+# else used meanwhile: other processes, and the kernel's own threads.
+cpu_mark() {
+	times >"$1.times"
+	awk -v hz="$(getconf CLK_TCK)" '
+		FNR == NR { for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); own += a[1] * 60 + a[2] }; next }
+		$1 == "cpu" { printf "%.2f %.2f %.2f\n", ($2 + $3 + $4 + $7 + $8) / hz, $9 / hz, own; exit }
+	' "$1.times" /proc/stat >"$1"
+	rm -f "$1.times"
+}
+
+# other_load START END WALL_S: one sentence on what else ran between two
+# cpu_marks WALL_S seconds apart, and whether the numbers are quiet.
+other_load() {
+	awk -v w="$3" -v n="$(nproc)" '
+		FNR == 1 && NR == 1 { b0 = $1; s0 = $2; o0 = $3; next }
+		{ other = ($1 - b0) - ($3 - o0); if (other < 0) other = 0; steal = $2 - s0 }
+		END {
+			pct = w > 0 ? 100 * other / w : 0
+			st = w > 0 ? 100 * steal / (w * n) : 0
+			printf "while it ran, processes other than the bench'"'"'s commands (and the kernel'"'"'s own threads) used %.1f CPU s, %.1f%% of one core on average; the hypervisor ran other guests for %.1f%% of this machine'"'"'s core time (steal).", other, pct, st
+			if (pct > 10) printf " **Other jobs were running**: the numbers are noisy, wall times more than CPU times; min–max shows by how much."
+			else printf " The cores were otherwise idle; min–max shows the noise."
+		}
+	' "$1" "$2"
+}
+
 # machine: one line naming the CPU, cores, RAM, kernel and Go.
 machine() {
 	printf '%s cores (%s), %s RAM, Linux %s, %s' "$(nproc)" \

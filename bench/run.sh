@@ -100,6 +100,11 @@ mkdir -p "$OUT"
 log() { printf '== %s\n' "$*" >&2; }
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
+# What else uses the cores while the bench runs (the report's "Other
+# load"): the load average cannot tell, as it counts the bench's own
+# commands (one at a time: a load of about 1 from the bench alone).
+t_mark=$EPOCHREALTIME
+cpu_mark "$OUT/cpu.start"
 # want SECTION: true unless SKIP names it. The sections' bodies are not
 # indented under their "if want": the diff stays the section's own.
 want() { [[ " $SKIP " != *" $1 "* ]]; }
@@ -468,6 +473,8 @@ fi
 # --- report ------------------------------------------------------------------------
 total_secs=$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu_mark "$OUT/cpu.end"
+other=$(other_load "$OUT/cpu.start" "$OUT/cpu.end" "$(awk -v a="$t_mark" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')")
 SIZE=$(stat -c %s "$FILE")
 
 # cpu NAME CORES / wall NAME CORES: the medians.
@@ -538,7 +545,7 @@ gen_verdict() {
 	echo
 	echo "- Machine: $(machine)."
 	echo "- rocetap: commit $commit; $(tshark --version 2>/dev/null | head -n 1 | sed 's/[.]$//')."
-	echo "- Load average (1/5/15 min): $load_start at the start, $load_end at the end.$(awk -v a="${load_start%% *}" -v b="${load_end%% *}" -v n="$(nproc)" 'BEGIN { m = a > b ? a : b; if (m > n / 2) printf " **Other jobs were running on the machine** (1-minute load up to %s on %d cores): the numbers are noisy, wall times more than CPU times; min–max shows by how much.", m, n; else printf " min–max shows the noise." }')"
+	echo "- Other load: $other The 1-minute load average, which counts the bench's own commands too, was ${load_start%% *} at the start and ${load_end%% *} at the end."
 	echo "- Method: bench/lib.sh. In sections 1, 2, 3, 3b and 5 each table's commands ran $RUNS times each$([ "$RUNS" -ge 5 ] || echo " (fewer than 5: a quick look, not a measurement)"), interleaved (A B C … A B C …), once pinned to one core (\`taskset -c 0\`) and once on all $(nproc) cores; sections 4, 4b and 8 say their own number of runs and cores; page cache warm, output to /dev/null. CPU s is user+sys from wait4's rusage (bench/rusage.py), the primary measure: tshark decodes on one thread and rocetap on several, so wall time on all cores credits rocetap with the extra core. Cells are median (min–max)."
 	echo "- Main capture: \`$OUT/gencap -n $N -o $FILE\` (internal/tools/gencap): $(grp "$PKTS") packets, $(grp "$SIZE") bytes, classic pcap, Ethernet/IPv4/UDP 4791, RC RDMA WRITE/READ/SEND with 1 KiB payloads and ACKs over 8 QP pairs."
 	echo
@@ -784,7 +791,7 @@ gen_verdict() {
 	echo "## 7. One core against all cores"
 	echo
 	if want analysis; then
-	echo "Issue 15's target: the default core count is **never slower than one core** (median wall time on all $(nproc) cores at most ${CORES_TOL}% above the median on one core, \`taskset -c 0\`, which is within the noise of these runs) **and faster when a second core is idle** (median wall on all cores below one core's). From section 3's runs (and section 1's for \`decode -T fields\`); the second core is idle only if nothing else ran: see the load average above."
+	echo "Issue 15's target: the default core count is **never slower than one core** (median wall time on all $(nproc) cores at most ${CORES_TOL}% above the median on one core, \`taskset -c 0\`, which is within the noise of these runs) **and faster when a second core is idle** (median wall on all cores below one core's). From section 3's runs (and section 1's for \`decode -T fields\`); the second core is idle only if nothing else ran: see \"Other load\" above."
 	echo
 	echo "| command | wall s, 1 core | wall s, all cores | all ÷ 1, wall | all ÷ 1, CPU | not slower (≤ +${CORES_TOL}%) | faster |"
 	echo "|---|---:|---:|---:|---:|---|---|"
