@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"time"
@@ -11,18 +12,31 @@ import (
 // captures get exact medians); beyond that, values go into a log-linear
 // histogram with 16 sub-buckets per power of two (quantiles within ±3%).
 // Two values need no more than Min and Max: the samples are allocated on
-// the third, so most sessions of a capture with millions keep none.
+// the third, so most sessions of a capture with millions keep none. A
+// session that goes idle packs its samples (pack), so that one that did
+// many messages keeps bytes in proportion to how spread its latencies
+// are, not a 4 KiB histogram.
 type Latency struct {
 	N        uint64
 	Min, Max time.Duration
 	more     *latencySamples
 }
 
+// latencySamples holds the values beyond Min and Max in one of three
+// forms: exact (up to exactSamples values), hist, or packed (either of
+// the two, packed: see pack), never two at once.
 type latencySamples struct {
-	sum   time.Duration
-	exact []time.Duration
-	hist  *[histBuckets]uint32
+	sum    time.Duration
+	exact  []time.Duration
+	hist   *[histBuckets]uint32
+	packed []byte // never changed once made (clone shares it)
 }
+
+// The first byte of a packed form: what follows it.
+const (
+	packedExact = iota // the exact values in order, as uvarint differences from the one before (from 0)
+	packedHist         // the buckets that count, as uvarint pairs: index less the one before's (from -1) less 1, count
+)
 
 const (
 	exactSamples = 64
@@ -50,6 +64,9 @@ func (l *Latency) Add(d time.Duration) {
 	m := l.more
 	if m == nil {
 		return
+	}
+	if m.packed != nil {
+		m.unpack(l.N - 1)
 	}
 	m.sum += d
 	if m.hist == nil {
@@ -103,6 +120,9 @@ func (l *Latency) Quantile(q float64) time.Duration {
 		}
 		return l.Max
 	}
+	if m.packed != nil {
+		return l.packedQuantile(rank)
+	}
 	if m.hist == nil {
 		s := slices.Clone(m.exact)
 		slices.Sort(s)
@@ -135,4 +155,103 @@ func (l *Latency) Sum() time.Duration {
 		return l.Min + l.Max
 	}
 	return l.Min
+}
+
+// pack replaces the samples by their packed form, in as many bytes as
+// it takes: the exact values sorted, each as its uvarint difference from
+// the one before (a few bytes each), or the histogram's buckets that
+// count, each as two uvarints (its distance from the one before, and its
+// count). Quantile reads the packed form as it is, so it gives what it
+// gave before; the next Add unpacks it. The tracker packs the latencies
+// of a session it releases (Tracker.release): it takes no time while
+// traffic is in flight, and a session that did thousands of messages
+// and went idle keeps a few hundred bytes, not 4 KiB a kind.
+func (l *Latency) pack() {
+	m := l.more
+	if m == nil || m.packed != nil {
+		return
+	}
+	var buf [2 * binary.MaxVarintLen64 * 64]byte
+	b := buf[:0]
+	if m.hist == nil {
+		slices.Sort(m.exact) // (the order of the values is not kept)
+		b = append(b, packedExact)
+		prev := time.Duration(0)
+		for _, d := range m.exact {
+			b = binary.AppendUvarint(b, uint64(d-prev))
+			prev = d
+		}
+	} else {
+		b = append(b, packedHist)
+		prev := -1
+		for i, n := range m.hist {
+			if n != 0 {
+				b = binary.AppendUvarint(b, uint64(i-prev-1))
+				b = binary.AppendUvarint(b, uint64(n))
+				prev = i
+			}
+		}
+	}
+	m.packed = slices.Clip(append([]byte(nil), b...))
+	m.exact, m.hist = nil, nil
+}
+
+// unpacked reports whether l has samples that pack would pack.
+func (l *Latency) unpacked() bool { return l.more != nil && l.more.packed == nil }
+
+// unpack makes the packed samples, n of them, exact or a histogram again.
+func (m *latencySamples) unpack(n uint64) {
+	b := m.packed
+	m.packed = nil
+	if b[0] == packedExact {
+		m.exact = make([]time.Duration, 0, min(exactSamples, n+n/2+2))
+		var d time.Duration
+		for b = b[1:]; len(b) > 0; {
+			v, k := binary.Uvarint(b)
+			b = b[k:]
+			d += time.Duration(v)
+			m.exact = append(m.exact, d)
+		}
+		return
+	}
+	m.hist = new([histBuckets]uint32)
+	i := -1
+	for b = b[1:]; len(b) > 0; {
+		gap, k := binary.Uvarint(b)
+		c, k2 := binary.Uvarint(b[k:])
+		b = b[k+k2:]
+		i += int(gap) + 1
+		m.hist[i] = uint32(c)
+	}
+}
+
+// packedQuantile is Quantile's value of the given 0-based rank, read
+// from the packed samples.
+func (l *Latency) packedQuantile(rank uint64) time.Duration {
+	b := l.more.packed
+	if b[0] == packedExact {
+		var d time.Duration
+		var r uint64
+		for b = b[1:]; len(b) > 0; r++ {
+			v, k := binary.Uvarint(b)
+			b = b[k:]
+			d += time.Duration(v)
+			if r == rank {
+				return d
+			}
+		}
+		return l.Max
+	}
+	var c uint64
+	i := -1
+	for b = b[1:]; len(b) > 0; {
+		gap, k := binary.Uvarint(b)
+		n, k2 := binary.Uvarint(b[k:])
+		b = b[k+k2:]
+		i += int(gap) + 1
+		if c += n; c > rank {
+			return min(max(bucketMid(i), l.Min), l.Max)
+		}
+	}
+	return l.Max
 }

@@ -70,6 +70,61 @@ func TestIdleSessionBudget(t *testing.T) {
 	}
 }
 
+// The budget of a QP pair that did many messages and went idle: what it
+// keeps of their latencies is packed (Latency.pack), a few dozen bytes
+// for latencies over a few buckets, where the histogram alone was 4 KiB
+// a kind of message (8 KiB a pair).
+func TestBusyIdleSessionBudget(t *testing.T) {
+	// (measured as what n more pairs cost: the tracker's fixed share,
+	// its free live states above all, is not per pair)
+	const pairs, rounds, budget = 3000, 66, 620
+	heap := func(n int) (int64, *Tracker) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tr := New(Options{})
+		end := synth.QPPairsRounds(n, rounds, epoch, tr.Track)
+		var p decode.Packet
+		p.Frame = decode.Frame{Number: 4*n*rounds + 1, Time: end.Add(2 * time.Second), Len: 60}
+		tr.Track(&p) // an idle period later: every pair is idle
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		return int64(after.HeapAlloc) - int64(before.HeapAlloc), tr
+	}
+	one, tr1 := heap(pairs)
+	runtime.KeepAlive(tr1)
+	tr1 = nil
+	two, tr := heap(2 * pairs)
+	per := (two - one) / pairs
+	ss := tr.Sessions()
+	if len(ss) != 2*pairs {
+		t.Fatalf("%d sessions, want %d", len(ss), 2*pairs)
+	}
+	var want Latency // each pair's: 1 + r mod 8 µs in round r, never packed
+	for r := range rounds {
+		want.Add(time.Duration(1+r%8) * time.Microsecond)
+	}
+	for _, s := range ss {
+		w, r := s.Latency(decode.MsgWrite), s.Latency(decode.MsgRead)
+		for _, q := range []float64{0.5, 0.99} {
+			if w.Quantile(q) != want.Quantile(q) || r.Quantile(q) != want.Quantile(q) || w.Mean() != want.Mean() {
+				t.Fatalf("session %d: q%g %v and %v, mean %v; want %v, %v", s.ID, q, w.Quantile(q), r.Quantile(q), w.Mean(), want.Quantile(q), want.Mean())
+			}
+		}
+		if s.live != nil || w.N != rounds || r.N != rounds || w.Min != time.Microsecond || r.Max != 8*time.Microsecond {
+			t.Fatalf("session %d: live state %v, write latencies %d from %v, read latencies %d to %v", s.ID, s.live != nil, w.N, w.Min, r.N, r.Max)
+		}
+		if w.more == nil || w.more.packed == nil || w.more.hist != nil {
+			t.Fatalf("session %d: its write latencies are not packed", s.ID)
+		}
+	}
+	runtime.KeepAlive(tr)
+	t.Logf("%d bytes per idle QP pair after %d messages each way", per, 2*rounds)
+	if per > budget {
+		t.Errorf("%d bytes per idle QP pair after %d messages, want at most %d", per, 2*rounds, budget)
+	}
+}
+
 // Past maxLive sessions with a live state, the least recently queued
 // quiet ones are released whatever IdleAfter says: a fast link may carry
 // millions of QPs within it.

@@ -108,7 +108,7 @@ type Session struct {
 	Closed     bool    // CM DREQ/DREP or REJ seen
 	has        [2]bool // the directions, once known (their keys come from A and B: key)
 	watch      uint8   // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
-	flags      uint8   // flagQueued, flagRef
+	flags      uint8   // flagQueued, flagRef, flagPackQueued
 	mtuFrom    mtuSource
 	memoFlags  uint8 // memo's booleans: memoStarted, memoAcked, memoAnswered, shifted by 3 for side B
 	nkinds     uint8 // kinds used
@@ -252,8 +252,9 @@ func (ks *kindStats) addCount(n uint64) { ks.kc += n << 8 }
 
 // Session flags.
 const (
-	flagQueued = 1 << iota // in Tracker.liveQ
-	flagRef                // a packet since the eviction clock last passed (Options.MaxSessions)
+	flagQueued     = 1 << iota // in Tracker.liveQ
+	flagRef                    // a packet since the eviction clock last passed (Options.MaxSessions)
+	flagPackQueued             // in Tracker.packQ
 )
 
 // noFindings is what Findings returns for a session without any.
@@ -355,6 +356,37 @@ func (s *Session) addKind(k decode.MsgKind) *kindStats {
 	m := append(*s.more, newKindStats(k))
 	*s.more = m
 	return &m[len(m)-1]
+}
+
+// packLatencies packs the latencies of every kind (Latency.pack): s
+// went idle, and what it keeps for the report should be small.
+func (s *Session) packLatencies() {
+	for i := range s.nkinds {
+		s.kinds[i].lat.pack()
+	}
+	if s.more != nil {
+		for i := range *s.more {
+			(*s.more)[i].lat.pack()
+		}
+	}
+}
+
+// hasUnpacked reports whether a kind of s has latency samples not
+// packed.
+func (s *Session) hasUnpacked() bool {
+	for i := range s.nkinds {
+		if s.kinds[i].lat.unpacked() {
+			return true
+		}
+	}
+	if s.more != nil {
+		for i := range *s.more {
+			if (*s.more)[i].lat.unpacked() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // eachKind calls fn with the stats of each kind seen.

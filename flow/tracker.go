@@ -12,6 +12,10 @@ import (
 )
 
 // Options configure a Tracker. The zero value is usable.
+// defaultMaxOutstanding is Options.MaxOutstanding's default: requests
+// kept per direction while they wait for an answer.
+const defaultMaxOutstanding = 16384
+
 type Options struct {
 	// DupWindow separates a duplicate from a retransmission: a PSN seen
 	// again with no NAK to explain it is a retransmission (by timeout) when
@@ -23,7 +27,7 @@ type Options struct {
 	NoResponseAfter time.Duration
 	// MaxOutstanding bounds the requests kept per direction while waiting
 	// for their responses (a real send queue holds a few thousand); the
-	// oldest are dropped beyond it. 0 means 16384.
+	// oldest are dropped beyond it. 0 means 16384 (defaultMaxOutstanding).
 	MaxOutstanding int
 	// IdleAfter releases what a session keeps while traffic is in flight
 	// (recent PSNs, answered requests, the last NAK) once it has sent
@@ -140,6 +144,11 @@ type Tracker struct {
 	// idle for opts.IdleAfter.
 	liveQ    []liveEntry
 	liveHead int
+	// packQ holds the sessions released while still active (past
+	// maxLive), whose latencies are to be packed once they are idle
+	// (packWhenIdle), by the time they were queued (from packHead).
+	packQ    []liveEntry
+	packHead int
 	free     []*liveState // released, to be reused: no garbage per idle session
 
 	// ccIDs are the sessions that had a congestion state (cc), for ccEnd
@@ -382,7 +391,7 @@ func New(o Options) *Tracker {
 		o.NoResponseAfter = time.Millisecond
 	}
 	if o.MaxOutstanding == 0 {
-		o.MaxOutstanding = 16384
+		o.MaxOutstanding = defaultMaxOutstanding
 	}
 	if o.IdleAfter == 0 {
 		o.IdleAfter = time.Second
@@ -519,6 +528,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 	t.now = now
 	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
 		t.sweep()
+	}
+	if t.packHead < len(t.packQ) && now-t.packQ[t.packHead].stamp >= int64(t.opts.IdleAfter) {
+		t.packIdle()
 	}
 	if t.fab.start == 0 {
 		t.fab.start = now
@@ -1040,6 +1052,7 @@ func (t *Tracker) release(s *Session) bool {
 		s.memoFlags |= f << (memoSide * i)
 	}
 	s.live = nil
+	t.packWhenIdle(s)
 	if len(t.free) < maxFree {
 		for i := range l.req {
 			st := &l.req[i] // cleared, its buffers kept
@@ -1114,6 +1127,50 @@ func (t *Tracker) sweep() {
 	}
 }
 
+// packWhenIdle packs the latencies of s, whose live state was just
+// released (Session.packLatencies), when it is idle: quiet for
+// IdleAfter, or closed. A session released while still active, past
+// maxLive, may get its next latency in a moment, which would unpack them
+// again (4 KiB and a pass over the histogram for each kind): it is
+// queued, and packed an IdleAfter later if it stayed quiet (packIdle).
+func (t *Tracker) packWhenIdle(s *Session) {
+	if s.Closed || t.now-s.last >= int64(t.opts.IdleAfter) {
+		s.packLatencies()
+		return
+	}
+	if s.flags&flagPackQueued == 0 && s.hasUnpacked() {
+		s.flags |= flagPackQueued
+		t.packQ = append(t.packQ, liveEntry{s.ID, t.now})
+	}
+}
+
+// packIdle packs the latencies of the sessions queued by packWhenIdle an
+// IdleAfter ago and quiet since (as sweep releases the idle ones: each
+// is looked at once an IdleAfter); one live again is left to its next
+// release, one active since is queued again.
+func (t *Tracker) packIdle() {
+	idle := int64(t.opts.IdleAfter)
+	for t.packHead < len(t.packQ) {
+		e := t.packQ[t.packHead]
+		if t.now-e.stamp < idle {
+			break
+		}
+		t.packHead++
+		s := t.sessions.at(int(e.id) - 1)
+		if s == nil { // evicted
+			continue
+		}
+		s.flags &^= flagPackQueued
+		if s.live == nil {
+			t.packWhenIdle(s)
+		}
+	}
+	if t.packHead > 1024 && t.packHead > len(t.packQ)/2 {
+		t.packQ = append(t.packQ[:0], t.packQ[t.packHead:]...)
+		t.packHead = 0
+	}
+}
+
 // Evicted sums the sessions evicted past Options.MaxSessions.
 type Evicted struct {
 	Sessions uint64 // sessions evicted
@@ -1129,7 +1186,7 @@ func (t *Tracker) Evicted() Evicted { return t.evicted }
 
 // DefaultMaxSessions is the commands' --max-sessions (and the TUI's): it
 // keeps the tracker near half a gigabyte, an idle session taking about
-// 470 bytes (TestIdleSessionBudget).
+// 410 to 600 bytes (TestIdleSessionBudget, TestBusyIdleSessionBudget).
 const DefaultMaxSessions = 1000000
 
 // MaxSessions returns Options.MaxSessions: how many sessions it keeps (0:

@@ -699,28 +699,45 @@ func TestTrackerManyQPs(t *testing.T) {
 
 // A capture of one direction only: every request waits for an answer that
 // is not in it. Memory stays bounded and the finding is one event.
+//
+// The issue's case (20,000 READs unanswered from frame 1, reported "from
+// frame 4097 on") with the default limit, and WRITEs with a small one.
 func TestTrackerOneDirection(t *testing.T) {
-	g := &gen{qa: 1, qb: 2}
 	const n = 20000
-	for i := range n {
-		g.req(rcWriteOnly, uint32(i), reth(8), payload(8))
-	}
-	r := run(g.frames, Options{MaxOutstanding: 1024})
-	if len(r.events) != 1 || r.events[0].Kind != decode.EventNoResponse {
-		t.Fatalf("events %q, want one no_response", r.eventSummary())
-	}
-	// the finding starts at the first request, though the oldest were
-	// forgotten to bound memory
-	if e := r.events[0]; e.Frame != 1 || !strings.Contains(e.Text, strconv.Itoa(n-100)+" requests from frame 1 on") {
-		t.Errorf("no_response at frame %d: %q", e.Frame, e.Text)
-	}
-	s := r.tr.Sessions()[0]
-	// the last 100 (1 ms at 10 µs apart) were not due an answer yet
-	if s.Findings().NoResponse != n-100 || s.Messages(decode.MsgWrite) != n {
-		t.Errorf("unanswered %d, writes %d", s.Findings().NoResponse, s.Messages(decode.MsgWrite))
-	}
-	if c := cap(s.live.req[0].out); c > 2048 {
-		t.Errorf("outstanding list grew to %d", c)
+	for _, tc := range []struct {
+		name  string
+		op    decode.Opcode
+		o     []opt
+		opts  Options
+		kind  decode.MsgKind
+		limit int // the outstanding list's capacity may reach twice this
+	}{
+		{"writes, 1024 kept", rcWriteOnly, []opt{reth(8), payload(8)}, Options{MaxOutstanding: 1024}, decode.MsgWrite, 1024},
+		{"reads, the default", rcReadReq, []opt{reth(8)}, Options{}, decode.MsgRead, defaultMaxOutstanding},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gen{qa: 1, qb: 2}
+			for i := range n {
+				g.req(tc.op, uint32(i), tc.o...)
+			}
+			r := run(g.frames, tc.opts)
+			if len(r.events) != 1 || r.events[0].Kind != decode.EventNoResponse {
+				t.Fatalf("events %q, want one no_response", r.eventSummary())
+			}
+			// the finding starts at the first request, though the oldest
+			// were forgotten to bound memory
+			if e := r.events[0]; e.Frame != 1 || !strings.Contains(e.Text, strconv.Itoa(n-100)+" requests from frame 1 on") {
+				t.Errorf("no_response at frame %d: %q", e.Frame, e.Text)
+			}
+			s := r.tr.Sessions()[0]
+			// the last 100 (1 ms at 10 µs apart) were not due an answer yet
+			if s.Findings().NoResponse != n-100 || s.Messages(tc.kind) != n {
+				t.Errorf("unanswered %d, messages %d", s.Findings().NoResponse, s.Messages(tc.kind))
+			}
+			if c := cap(s.live.req[0].out); c > 2*tc.limit {
+				t.Errorf("outstanding list grew to %d", c)
+			}
+		})
 	}
 }
 
