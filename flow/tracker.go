@@ -11,11 +11,11 @@ import (
 	"github.com/rocetap/rocetap/hca"
 )
 
-// Options configure a Tracker. The zero value is usable.
 // defaultMaxOutstanding is Options.MaxOutstanding's default: requests
 // kept per direction while they wait for an answer.
 const defaultMaxOutstanding = 16384
 
+// Options configure a Tracker. The zero value is usable.
 type Options struct {
 	// DupWindow separates a duplicate from a retransmission: a PSN seen
 	// again with no NAK to explain it is a retransmission (by timeout) when
