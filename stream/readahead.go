@@ -19,7 +19,12 @@ import (
 // the same machine (2026-11-26, commit b826b85) all cores cost 1.24-1.49x
 // the CPU of one core and were 6-14% slower in wall time as well, which
 // failed the CPU-ratio targets (limitprobe 2.83x unchecked on all cores
-// against 1.36x on one). See minParallelProcs.
+// against 1.36x on one). On 2026-11-27 (commit a27e6a6) make bench
+// measured it 16% faster in wall time for 6% more CPU (stats, idle
+// machine), but with one busy loop beside it (not pinned) stats took
+// 0.221 s of wall time against 0.209 without it, and sessions 0.220
+// against 0.207 (9 interleaved runs): past the 5% the default core count
+// may lose to one core when the other is busy. See minParallelProcs.
 func (s *Source) readAhead() {
 	if os.Getenv("ROCETAP_READAHEAD") != "1" || runtime.GOMAXPROCS(0) < 2 {
 		return
