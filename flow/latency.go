@@ -2,6 +2,7 @@ package flow
 
 import (
 	"encoding/binary"
+	"iter"
 	"math/bits"
 	"slices"
 	"time"
@@ -205,22 +206,13 @@ func (m *latencySamples) unpack(n uint64) {
 	m.packed = nil
 	if b[0] == packedExact {
 		m.exact = make([]time.Duration, 0, min(exactSamples, n+n/2+2))
-		var d time.Duration
-		for b = b[1:]; len(b) > 0; {
-			v, k := binary.Uvarint(b)
-			b = b[k:]
-			d += time.Duration(v)
+		for d := range packedValues(b[1:]) {
 			m.exact = append(m.exact, d)
 		}
 		return
 	}
 	m.hist = new([histBuckets]uint32)
-	i := -1
-	for b = b[1:]; len(b) > 0; {
-		gap, k := binary.Uvarint(b)
-		c, k2 := binary.Uvarint(b[k:])
-		b = b[k+k2:]
-		i += int(gap) + 1
+	for i, c := range packedBuckets(b[1:]) {
 		m.hist[i] = uint32(c)
 	}
 }
@@ -229,29 +221,62 @@ func (m *latencySamples) unpack(n uint64) {
 // from the packed samples.
 func (l *Latency) packedQuantile(rank uint64) time.Duration {
 	b := l.more.packed
+	var r uint64
 	if b[0] == packedExact {
-		var d time.Duration
-		var r uint64
-		for b = b[1:]; len(b) > 0; r++ {
-			v, k := binary.Uvarint(b)
-			b = b[k:]
-			d += time.Duration(v)
+		for d := range packedValues(b[1:]) {
 			if r == rank {
 				return d
 			}
+			r++
 		}
 		return l.Max
 	}
-	var c uint64
-	i := -1
-	for b = b[1:]; len(b) > 0; {
-		gap, k := binary.Uvarint(b)
-		n, k2 := binary.Uvarint(b[k:])
-		b = b[k+k2:]
-		i += int(gap) + 1
-		if c += n; c > rank {
+	for i, n := range packedBuckets(b[1:]) {
+		if r += n; r > rank {
 			return min(max(bucketMid(i), l.Min), l.Max)
 		}
 	}
 	return l.Max
+}
+
+// packedValues yields the values of a packed exact form (after its
+// first byte), in order.
+func packedValues(b []byte) iter.Seq[time.Duration] {
+	return func(yield func(time.Duration) bool) {
+		var d time.Duration
+		for len(b) > 0 {
+			v, k := binary.Uvarint(b)
+			if k <= 0 { // (pack writes none such)
+				return
+			}
+			b = b[k:]
+			d += time.Duration(v)
+			if !yield(d) {
+				return
+			}
+		}
+	}
+}
+
+// packedBuckets yields the buckets of a packed histogram (after its
+// first byte) and their counts, in order.
+func packedBuckets(b []byte) iter.Seq2[int, uint64] {
+	return func(yield func(int, uint64) bool) {
+		i := -1
+		for len(b) > 0 {
+			gap, k := binary.Uvarint(b)
+			if k <= 0 {
+				return
+			}
+			n, k2 := binary.Uvarint(b[k:])
+			if k2 <= 0 || gap >= histBuckets { // (pack writes none such)
+				return
+			}
+			b = b[k+k2:]
+			i += int(gap) + 1
+			if i >= histBuckets || !yield(i, n) {
+				return
+			}
+		}
+	}
 }
