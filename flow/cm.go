@@ -48,7 +48,9 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			if old, ok := t.get(k); ok && old.s != n {
 				old.s.Closed = true // a new connection reuses the QPN
 				t.dropUnpaired(old.s)
-				t.release(old.s)
+				if t.release(old.s) {
+					t.packWhenIdle(old.s)
+				}
 			}
 			t.setHalf(&k, half{n, uint8(side)})
 			n.has[side] = true
@@ -63,7 +65,9 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 	case decode.CMAttrDREQ:
 		if h, ok := t.get(halfKey{src, dst, c.RemoteQPN}); ok && h.s.Learned == decode.PairingCM {
 			h.s.Closed = true
-			t.release(h.s) // (when nothing is in flight: a closed QP sends no more)
+			if t.release(h.s) { // (when nothing is in flight: a closed QP sends no more)
+				t.packWhenIdle(h.s)
+			}
 		}
 		t.event(p, decode.EventDisconnect, s, "CM DREQ: disconnect QP "+hex24(c.RemoteQPN))
 	case decode.CMAttrDREP:

@@ -110,7 +110,10 @@ func (l *Latency) Quantile(q float64) time.Duration {
 	if l.N == 0 {
 		return 0
 	}
-	rank := uint64(q*float64(l.N)+0.999999999) - 1 // nearest rank, 0-based
+	rank := uint64(q*float64(l.N) + 0.999999999) // nearest rank, 1-based (0 for q = 0)
+	if rank > 0 {
+		rank--
+	}
 	if rank >= l.N {
 		rank = l.N - 1
 	}
@@ -205,6 +208,13 @@ func (m *latencySamples) unpack(n uint64) {
 	b := m.packed
 	m.packed = nil
 	if b[0] == packedExact {
+		if n >= exactSamples { // the next Add would make them a histogram
+			m.hist = new([histBuckets]uint32)
+			for d := range packedValues(b[1:]) {
+				m.hist[bucket(d)]++
+			}
+			return
+		}
 		m.exact = make([]time.Duration, 0, min(exactSamples, n+n/2+2))
 		for d := range packedValues(b[1:]) {
 			m.exact = append(m.exact, d)

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/rocetap/rocetap/decode"
 )
 
 // A packed Latency answers every quantile, the mean and the count as the
@@ -78,5 +80,79 @@ func TestLatencyPackNothing(t *testing.T) {
 	l.pack()
 	if l.more != nil || l.Quantile(0.5) != time.Microsecond {
 		t.Errorf("two values: samples %v, median %v", l.more != nil, l.Quantile(0.5))
+	}
+}
+
+// The queue of sessions released while active (packWhenIdle, packIdle):
+// each queued once; packed an IdleAfter later if it stayed quiet; left
+// alone if live again, queued again if active since; an evicted one
+// skipped; a stamp from a packet whose time went back does not stall
+// the queue.
+func TestPackQueue(t *testing.T) {
+	tr := New(Options{})
+	trackPairs(tr, 6, epoch)
+	ss := tr.Sessions()
+	idle := int64(tr.opts.IdleAfter)
+	now := epoch.UnixNano() + 10*idle
+	for _, s := range ss {
+		s.live = nil
+		for i := range 3 {
+			s.addKind(decode.MsgWrite).lat.Add(time.Duration(i+1) * time.Microsecond)
+		}
+		s.last = now
+	}
+	packed := func(s *Session) bool { return !s.kind(decode.MsgWrite).lat.unpacked() }
+	quiet, live, active, evicted, future, after := ss[0], ss[1], ss[2], ss[3], ss[4], ss[5]
+
+	// a stamp in the future first, then the others as time goes back
+	tr.now = now + 100*idle
+	future.last = tr.now
+	tr.packWhenIdle(future)
+	tr.now = now
+	for _, s := range []*Session{quiet, live, active, evicted, after} {
+		tr.packWhenIdle(s)
+		tr.packWhenIdle(s) // (queued once)
+	}
+	if n := len(tr.packQ) - tr.packHead; n != 6 {
+		t.Fatalf("%d queued, want 6", n)
+	}
+	for _, s := range ss {
+		if packed(s) || s.flags&flagPackQueued == 0 {
+			t.Fatalf("session %d packed %v, queued %v before it was idle", s.ID, packed(s), s.flags&flagPackQueued != 0)
+		}
+	}
+	// the future stamp is due at once (time went back): its session,
+	// active "since", is queued again at the time now; the rest wait
+	tr.packIdle()
+	if packed(future) || tr.packHead != 1 || len(tr.packQ) != 7 {
+		t.Fatalf("after the future stamp: packed %v, head %d of %d", packed(future), tr.packHead, len(tr.packQ))
+	}
+	live.live = &liveState{}
+	active.last = now + idle/2
+	tr.sessions.drop(int(evicted.ID) - 1)
+	tr.now = now + idle
+	tr.packIdle()
+	if !packed(quiet) || !packed(after) || packed(live) || packed(active) {
+		t.Errorf("an IdleAfter later: packed quiet %v, after %v, live %v, active %v; want true, true, false, false", packed(quiet), packed(after), packed(live), packed(active))
+	}
+	if live.flags&flagPackQueued != 0 || active.flags&flagPackQueued == 0 {
+		t.Errorf("the live session is still queued (%v), or the active one not again (%v)", live.flags&flagPackQueued != 0, active.flags&flagPackQueued == 0)
+	}
+	tr.now = now + 2*idle
+	tr.packIdle()
+	if !packed(active) || packed(future) || len(tr.packQ)-tr.packHead != 1 {
+		t.Errorf("two IdleAfters later: packed active %v, future %v; %d left queued, want true, false, 1", packed(active), packed(future), len(tr.packQ)-tr.packHead)
+	}
+	// the future session's last packet is still ahead: it waits, once in
+	// the queue, until the capture's time is an IdleAfter past it
+	tr.now = future.last + idle
+	tr.packIdle()
+	if !packed(future) || tr.packHead != len(tr.packQ) {
+		t.Errorf("past its last packet: packed %v, %d left queued", packed(future), len(tr.packQ)-tr.packHead)
+	}
+	for _, s := range ss { // 1 µs (the pair's WRITE), then 1, 2 and 3
+		if l := s.kind(decode.MsgWrite).lat; l.N != 4 || l.Quantile(0.5) != time.Microsecond || l.Quantile(0.99) != 3*time.Microsecond {
+			t.Errorf("session %d: %d latencies, median %v, p99 %v; want 4, 1µs, 3µs", s.ID, l.N, l.Quantile(0.5), l.Quantile(0.99))
+		}
 	}
 }

@@ -107,15 +107,15 @@ func TestBusyIdleSessionBudget(t *testing.T) {
 	for _, s := range ss {
 		w, r := s.Latency(decode.MsgWrite), s.Latency(decode.MsgRead)
 		for _, q := range []float64{0.5, 0.99} {
-			if w.Quantile(q) != want.Quantile(q) || r.Quantile(q) != want.Quantile(q) || w.Mean() != want.Mean() {
-				t.Fatalf("session %d: q%g %v and %v, mean %v; want %v, %v", s.ID, q, w.Quantile(q), r.Quantile(q), w.Mean(), want.Quantile(q), want.Mean())
+			if w.Quantile(q) != want.Quantile(q) || r.Quantile(q) != want.Quantile(q) || w.Mean() != want.Mean() || r.Mean() != want.Mean() {
+				t.Fatalf("session %d: q%g %v and %v, means %v and %v; want %v, %v", s.ID, q, w.Quantile(q), r.Quantile(q), w.Mean(), r.Mean(), want.Quantile(q), want.Mean())
 			}
 		}
 		if s.live != nil || w.N != rounds || r.N != rounds || w.Min != time.Microsecond || r.Max != 8*time.Microsecond {
 			t.Fatalf("session %d: live state %v, write latencies %d from %v, read latencies %d to %v", s.ID, s.live != nil, w.N, w.Min, r.N, r.Max)
 		}
-		if w.more == nil || w.more.packed == nil || w.more.hist != nil {
-			t.Fatalf("session %d: its write latencies are not packed", s.ID)
+		if w.unpacked() || r.unpacked() || w.more == nil || r.more == nil {
+			t.Fatalf("session %d: its latencies are not packed", s.ID)
 		}
 	}
 	runtime.KeepAlive(tr)

@@ -529,7 +529,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
 		t.sweep()
 	}
-	if t.packHead < len(t.packQ) && now-t.packQ[t.packHead].stamp >= int64(t.opts.IdleAfter) {
+	if t.packHead < len(t.packQ) && t.packDue(t.packQ[t.packHead].stamp) {
 		t.packIdle()
 	}
 	if t.fab.start == 0 {
@@ -1052,7 +1052,6 @@ func (t *Tracker) release(s *Session) bool {
 		s.memoFlags |= f << (memoSide * i)
 	}
 	s.live = nil
-	t.packWhenIdle(s)
 	if len(t.free) < maxFree {
 		for i := range l.req {
 			st := &l.req[i] // cleared, its buffers kept
@@ -1111,8 +1110,13 @@ func (t *Tracker) sweep() {
 		if s == nil {
 			continue
 		}
-		if s.live == nil || (over || t.now-s.last >= idle) && t.release(s) {
+		if s.live == nil {
 			s.flags &^= flagQueued
+			continue
+		}
+		if (over || t.now-s.last >= idle) && t.release(s) {
+			s.flags &^= flagQueued
+			t.packWhenIdle(s)
 			continue
 		}
 		t.liveQ = append(t.liveQ, liveEntry{e.id, t.now})
@@ -1129,7 +1133,7 @@ func (t *Tracker) sweep() {
 
 // packWhenIdle packs the latencies of s, whose live state was just
 // released (Session.packLatencies), when it is idle: quiet for
-// IdleAfter, or closed. A session released while still active, past
+// IdleAfter, or closed (not when it is evicted: it is dropped). A session released while still active, past
 // maxLive, may get its next latency in a moment, which would unpack them
 // again (4 KiB and a pass over the histogram for each kind): it is
 // queued, and packed an IdleAfter later if it stayed quiet (packIdle).
@@ -1149,10 +1153,9 @@ func (t *Tracker) packWhenIdle(s *Session) {
 // is looked at once an IdleAfter); one live again is left to its next
 // release, one active since is queued again.
 func (t *Tracker) packIdle() {
-	idle := int64(t.opts.IdleAfter)
 	for t.packHead < len(t.packQ) {
 		e := t.packQ[t.packHead]
-		if t.now-e.stamp < idle {
+		if !t.packDue(e.stamp) {
 			break
 		}
 		t.packHead++
@@ -1166,9 +1169,21 @@ func (t *Tracker) packIdle() {
 		}
 	}
 	if t.packHead > 1024 && t.packHead > len(t.packQ)/2 {
-		t.packQ = append(t.packQ[:0], t.packQ[t.packHead:]...)
+		q := t.packQ
+		if n := len(q) - t.packHead; cap(q) > 4*n+4096 {
+			q = make([]liveEntry, 0, 2*n) // (as sweep's liveQ)
+		}
+		t.packQ = append(q[:0], t.packQ[t.packHead:]...)
 		t.packHead = 0
 	}
+}
+
+// packDue reports whether a session queued at stamp is due to be looked
+// at by packIdle: an IdleAfter ago, or in the future (a packet's time
+// went back since: waiting for it would stall the queue behind it).
+func (t *Tracker) packDue(stamp int64) bool {
+	d := t.now - stamp
+	return d >= int64(t.opts.IdleAfter) || d < 0
 }
 
 // Evicted sums the sessions evicted past Options.MaxSessions.
@@ -1186,7 +1201,9 @@ func (t *Tracker) Evicted() Evicted { return t.evicted }
 
 // DefaultMaxSessions is the commands' --max-sessions (and the TUI's): it
 // keeps the tracker near half a gigabyte, an idle session taking about
-// 410 to 600 bytes (TestIdleSessionBudget, TestBusyIdleSessionBudget).
+// 410 bytes (TestIdleSessionBudget), more with its latencies packed: 595
+// for 132 messages each way over 8 values (TestBusyIdleSessionBudget),
+// up to a few KiB for latencies spread over the whole histogram.
 const DefaultMaxSessions = 1000000
 
 // MaxSessions returns Options.MaxSessions: how many sessions it keeps (0:

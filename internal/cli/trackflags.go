@@ -23,7 +23,7 @@ const defaultMaxSessions = flow.DefaultMaxSessions
 
 func (tf *trackFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&tf.MaxSessions, "max-sessions", defaultMaxSessions,
-		"keep at most this many sessions (about 400 to 600 bytes each once idle); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
+		"keep at most this many sessions (about 400 bytes each once idle, more for one whose message latencies were spread wide); past it the least recently active is evicted: the reports count it under \"evicted\", and a later packet of its QPs starts a new session (0: no limit)")
 	tf.fabricFlags.register(f)
 }
 
