@@ -69,8 +69,10 @@ mmm() {
 		printf f, m, v[1], v[NR] }'
 }
 
-# peak FILE: the largest peak RSS of the runs, in MiB.
+# peak FILE: the largest peak RSS of the runs, in MiB (peak_kib: in
+# KiB, as measured).
 peak() { awk '$3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$1"; }
+peak_kib() { awk '$3 > m { m = $3 } END { printf "%d", m }' "$1"; }
 
 # failed FILE: how many runs exited non-zero.
 failed() { awk '$4 != 0 { n++ } END { print n + 0 }' "$1"; }
@@ -86,12 +88,12 @@ grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.e+]+$/) { print n; exit } s = spr
 # /proc/stat), the time the hypervisor ran other guests on this machine's
 # cores (steal), and this shell's own and its waited-for children's
 # (the builtin times, run in this shell: in a $(…) subshell it would see
-# only the subshell). BUSY - OWN between two marks is what everything
+# only the subshell; a locale's decimal comma is read as a point). BUSY - OWN between two marks is what everything
 # else used meanwhile: other processes, and the kernel's own threads.
 cpu_mark() {
 	times >"$1.times"
 	awk -v hz="$(getconf CLK_TCK)" '
-		FNR == NR { for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); own += a[1] * 60 + a[2] }; next }
+		FNR == NR { for (i = 1; i <= NF; i++) { gsub(/,/, ".", $i); split($i, a, /[ms]/); own += a[1] * 60 + a[2] }; next }
 		$1 == "cpu" { printf "%.2f %.2f %.2f\n", ($2 + $3 + $4 + $7 + $8) / hz, $9 / hz, own; exit }
 	' "$1.times" /proc/stat >"$1"
 	rm -f "$1.times"
@@ -102,11 +104,14 @@ cpu_mark() {
 other_load() {
 	awk -v w="$3" -v n="$(nproc)" '
 		FNR == 1 && NR == 1 { b0 = $1; s0 = $2; o0 = $3; next }
-		{ other = ($1 - b0) - ($3 - o0); if (other < 0) other = 0; steal = $2 - s0 }
+		{ other = ($1 - b0) - ($3 - o0); steal = $2 - s0 }
 		END {
 			pct = w > 0 ? 100 * other / w : 0
 			st = w > 0 ? 100 * steal / (w * n) : 0
-			printf "while it ran, processes other than the bench'"'"'s commands (and the kernel'"'"'s own threads) used %.1f CPU s, %.1f%% of one core on average; the hypervisor ran other guests for %.1f%% of this machine'"'"'s core time (steal).", other, pct, st
+			# (the two counts come from different clocks, /proc/stat in
+			# ticks and rusage: a difference this small is none)
+			used = other < 0.1 ? "less than 0.1 CPU s" : sprintf("%.1f CPU s, %.1f%% of one core on average", other, pct)
+			printf "while it ran, processes other than the bench'"'"'s commands (and the kernel'"'"'s own threads) used %s; the hypervisor ran other guests for %.1f%% of this machine'"'"'s core time (steal).", used, st
 			if (pct > 10) printf " **Other jobs were running**: the numbers are noisy, wall times more than CPU times; min–max shows by how much."
 			else printf " The cores were otherwise idle; min–max shows the noise."
 		}

@@ -22,9 +22,11 @@ import (
 // against 1.36x on one). On 2026-11-27 (commit a27e6a6) make bench
 // measured it 16% faster in wall time for 6% more CPU (stats, idle
 // machine), but with one busy loop beside it (not pinned) stats took
-// 0.221 s of wall time against 0.209 without it, and sessions 0.220
-// against 0.207 (9 interleaved runs): past the 5% the default core count
-// may lose to one core when the other is busy. See minParallelProcs.
+// 0.221 s of wall time against 0.209 without it on all cores and 0.210
+// pinned to one (taskset -c 0), and sessions 0.220 against 0.207 without
+// it (9 interleaved runs): 5.2% slower than one core, past the 5% the
+// default core count may lose to one core when the other is busy. See
+// minParallelProcs.
 func (s *Source) readAhead() {
 	if os.Getenv("ROCETAP_READAHEAD") != "1" || runtime.GOMAXPROCS(0) < 2 {
 		return
