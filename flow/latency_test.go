@@ -113,7 +113,7 @@ func TestPackQueue(t *testing.T) {
 		tr.packWhenIdle(s)
 		tr.packWhenIdle(s) // (queued once)
 	}
-	if n := len(tr.packQ) - tr.packHead; n != 6 {
+	if n := tr.packQ.len(); n != 6 {
 		t.Fatalf("%d queued, want 6", n)
 	}
 	for _, s := range ss {
@@ -124,8 +124,8 @@ func TestPackQueue(t *testing.T) {
 	// the future stamp is due at once (time went back): its session,
 	// active "since", is queued again at the time now; the rest wait
 	tr.packIdle()
-	if packed(future) || tr.packHead != 1 || len(tr.packQ) != 7 {
-		t.Fatalf("after the future stamp: packed %v, head %d of %d", packed(future), tr.packHead, len(tr.packQ))
+	if packed(future) || tr.packQ.head != 1 || len(tr.packQ.q) != 7 {
+		t.Fatalf("after the future stamp: packed %v, head %d of %d", packed(future), tr.packQ.head, len(tr.packQ.q))
 	}
 	live.live = &liveState{}
 	active.last = now + idle/2
@@ -140,19 +140,44 @@ func TestPackQueue(t *testing.T) {
 	}
 	tr.now = now + 2*idle
 	tr.packIdle()
-	if !packed(active) || packed(future) || len(tr.packQ)-tr.packHead != 1 {
-		t.Errorf("two IdleAfters later: packed active %v, future %v; %d left queued, want true, false, 1", packed(active), packed(future), len(tr.packQ)-tr.packHead)
+	if !packed(active) || packed(future) || tr.packQ.len() != 1 {
+		t.Errorf("two IdleAfters later: packed active %v, future %v; %d left queued, want true, false, 1", packed(active), packed(future), tr.packQ.len())
 	}
 	// the future session's last packet is still ahead: it waits, once in
 	// the queue, until the capture's time is an IdleAfter past it
 	tr.now = future.last + idle
 	tr.packIdle()
-	if !packed(future) || tr.packHead != len(tr.packQ) {
-		t.Errorf("past its last packet: packed %v, %d left queued", packed(future), len(tr.packQ)-tr.packHead)
+	if !packed(future) || tr.packQ.len() != 0 {
+		t.Errorf("past its last packet: packed %v, %d left queued", packed(future), tr.packQ.len())
 	}
 	for _, s := range ss { // 1 µs (the pair's WRITE), then 1, 2 and 3
 		if l := s.kind(decode.MsgWrite).lat; l.N != 4 || l.Quantile(0.5) != time.Microsecond || l.Quantile(0.99) != 3*time.Microsecond {
 			t.Errorf("session %d: %d latencies, median %v, p99 %v; want 4, 1µs, 3µs", s.ID, l.N, l.Quantile(0.5), l.Quantile(0.99))
 		}
+	}
+}
+
+// The live queue does not stall either when a packet's time goes back:
+// a session queued an hour ahead is looked at (and queued again at the
+// present), and the one queued after it, idle, is released.
+func TestLiveQueueTimeBack(t *testing.T) {
+	tr := New(Options{})
+	exchange := func(qa, qb uint32, at time.Duration) *gen {
+		g := &gen{qa: qa, qb: qb, t: at}
+		return g.req(rcWriteOnly, 0, reth(8), payload(8)).resp(rcAck, 0, aeth(ack))
+	}
+	var frames []decode.Packet
+	frames = append(frames, exchange(1, 2, time.Hour).frames...)          // session 1, an hour ahead
+	frames = append(frames, exchange(3, 4, 20*time.Second).frames...)     // session 2
+	frames = append(frames, exchange(5, 6, 30*time.Second).frames[:1]...) // 10 s later
+	for i := range frames {
+		tr.Track(&frames[i])
+	}
+	ss := tr.Sessions()
+	if len(ss) != 3 {
+		t.Fatalf("%d sessions, want 3", len(ss))
+	}
+	if ss[0].live == nil || ss[1].live != nil {
+		t.Errorf("session 1 (an hour ahead) live %v, session 2 (idle 10 s) live %v; want true, false", ss[0].live != nil, ss[1].live != nil)
 	}
 }

@@ -360,33 +360,13 @@ func (s *Session) addKind(k decode.MsgKind) *kindStats {
 
 // packLatencies packs the latencies of every kind (Latency.pack): s
 // went idle, and what it keeps for the report should be small.
-func (s *Session) packLatencies() {
-	for i := range s.nkinds {
-		s.kinds[i].lat.pack()
-	}
-	if s.more != nil {
-		for i := range *s.more {
-			(*s.more)[i].lat.pack()
-		}
-	}
-}
+func (s *Session) packLatencies() { s.eachKind(func(ks *kindStats) { ks.lat.pack() }) }
 
 // hasUnpacked reports whether a kind of s has latency samples not
 // packed.
-func (s *Session) hasUnpacked() bool {
-	for i := range s.nkinds {
-		if s.kinds[i].lat.unpacked() {
-			return true
-		}
-	}
-	if s.more != nil {
-		for i := range *s.more {
-			if (*s.more)[i].lat.unpacked() {
-				return true
-			}
-		}
-	}
-	return false
+func (s *Session) hasUnpacked() (found bool) {
+	s.eachKind(func(ks *kindStats) { found = found || ks.lat.unpacked() })
+	return found
 }
 
 // eachKind calls fn with the stats of each kind seen.

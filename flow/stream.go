@@ -966,8 +966,8 @@ func (t *Tracker) Flush() {
 	// Only a session with a live state has anything in flight, and each
 	// is in the live queue (revive): the others, a million idle ones at
 	// times, are not read again. In session order, as before.
-	ids := make([]uint32, 0, len(t.liveQ)-t.liveHead)
-	for _, e := range t.liveQ[t.liveHead:] {
+	ids := make([]uint32, 0, t.liveQ.len())
+	for _, e := range t.liveQ.entries() {
 		ids = append(ids, e.id)
 	}
 	for s := range t.sessionsOf(ids) {

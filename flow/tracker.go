@@ -140,16 +140,14 @@ type Tracker struct {
 	now      int64     // the same, in Unix nanoseconds
 
 	// liveQ holds the sessions with in-flight state (Session.live), by
-	// the time they were queued (from liveHead): sweep releases those
-	// idle for opts.IdleAfter.
-	liveQ    []liveEntry
-	liveHead int
+	// the time they were queued: sweep releases those idle for
+	// opts.IdleAfter.
+	liveQ stampQueue
 	// packQ holds the sessions released while still active (past
 	// maxLive), whose latencies are to be packed once they are idle
-	// (packWhenIdle), by the time they were queued (from packHead).
-	packQ    []liveEntry
-	packHead int
-	free     []*liveState // released, to be reused: no garbage per idle session
+	// (packWhenIdle), by the time they were queued.
+	packQ stampQueue
+	free  []*liveState // released, to be reused: no garbage per idle session
 
 	// ccIDs are the sessions that had a congestion state (cc), for ccEnd
 	// (an evicted one's ID stays, its session nil).
@@ -526,10 +524,10 @@ func (t *Tracker) Track(p *decode.Packet) {
 	t.end = p.Frame.Time
 	now := p.Frame.Time.UnixNano()
 	t.now = now
-	if t.liveHead < len(t.liveQ) && (now-t.liveQ[t.liveHead].stamp >= int64(t.opts.IdleAfter) || len(t.liveQ)-t.liveHead > maxLive) {
+	if n := t.liveQ.len(); n > 0 && (t.due(t.liveQ.front().stamp) || n > maxLive) {
 		t.sweep()
 	}
-	if t.packHead < len(t.packQ) && t.packDue(t.packQ[t.packHead].stamp) {
+	if t.packQ.len() > 0 && t.due(t.packQ.front().stamp) {
 		t.packIdle()
 	}
 	if t.fab.start == 0 {
@@ -1011,7 +1009,7 @@ func (t *Tracker) revive(s *Session) {
 	s.live = l
 	if s.flags&flagQueued == 0 {
 		s.flags |= flagQueued
-		t.liveQ = append(t.liveQ, liveEntry{s.ID, t.now})
+		t.liveQ.push(s.ID, t.now)
 	}
 }
 
@@ -1098,14 +1096,14 @@ const (
 func (t *Tracker) sweep() {
 	idle := int64(t.opts.IdleAfter)
 	work := sweepWork
-	for t.liveHead < len(t.liveQ) {
-		e := t.liveQ[t.liveHead]
-		over := len(t.liveQ)-t.liveHead > maxLive
-		if t.now-e.stamp < idle && (!over || work == 0) {
+	for t.liveQ.len() > 0 {
+		e := t.liveQ.front()
+		over := t.liveQ.len() > maxLive
+		if !t.due(e.stamp) && (!over || work == 0) {
 			break
 		}
 		work--
-		t.liveHead++
+		t.liveQ.pop()
 		s := t.sessions.at(int(e.id) - 1)
 		if s == nil {
 			continue
@@ -1119,16 +1117,9 @@ func (t *Tracker) sweep() {
 			t.packWhenIdle(s)
 			continue
 		}
-		t.liveQ = append(t.liveQ, liveEntry{e.id, t.now})
+		t.liveQ.push(e.id, t.now)
 	}
-	if t.liveHead > 1024 && t.liveHead > len(t.liveQ)/2 {
-		q := t.liveQ
-		if n := len(q) - t.liveHead; cap(q) > 4*n+4096 {
-			q = make([]liveEntry, 0, 2*n) // the burst is over: give its memory back
-		}
-		t.liveQ = append(q[:0], t.liveQ[t.liveHead:]...)
-		t.liveHead = 0
-	}
+	t.liveQ.compact()
 }
 
 // packWhenIdle packs the latencies of s, whose live state was just
@@ -1144,7 +1135,7 @@ func (t *Tracker) packWhenIdle(s *Session) {
 	}
 	if s.flags&flagPackQueued == 0 && s.hasUnpacked() {
 		s.flags |= flagPackQueued
-		t.packQ = append(t.packQ, liveEntry{s.ID, t.now})
+		t.packQ.push(s.ID, t.now)
 	}
 }
 
@@ -1153,12 +1144,12 @@ func (t *Tracker) packWhenIdle(s *Session) {
 // is looked at once an IdleAfter); one live again is left to its next
 // release, one active since is queued again.
 func (t *Tracker) packIdle() {
-	for t.packHead < len(t.packQ) {
-		e := t.packQ[t.packHead]
-		if !t.packDue(e.stamp) {
+	for t.packQ.len() > 0 {
+		e := t.packQ.front()
+		if !t.due(e.stamp) {
 			break
 		}
-		t.packHead++
+		t.packQ.pop()
 		s := t.sessions.at(int(e.id) - 1)
 		if s == nil { // evicted
 			continue
@@ -1168,22 +1159,43 @@ func (t *Tracker) packIdle() {
 			t.packWhenIdle(s)
 		}
 	}
-	if t.packHead > 1024 && t.packHead > len(t.packQ)/2 {
-		q := t.packQ
-		if n := len(q) - t.packHead; cap(q) > 4*n+4096 {
-			q = make([]liveEntry, 0, 2*n) // (as sweep's liveQ)
-		}
-		t.packQ = append(q[:0], t.packQ[t.packHead:]...)
-		t.packHead = 0
-	}
+	t.packQ.compact()
 }
 
-// packDue reports whether a session queued at stamp is due to be looked
-// at by packIdle: an IdleAfter ago, or in the future (a packet's time
-// went back since: waiting for it would stall the queue behind it).
-func (t *Tracker) packDue(stamp int64) bool {
+// due reports whether a session queued at stamp (liveQ, packQ) is due to
+// be looked at again: an IdleAfter ago, or in the future (a packet's
+// time went back since: waiting for it would stall the queue behind it).
+func (t *Tracker) due(stamp int64) bool {
 	d := t.now - stamp
 	return d >= int64(t.opts.IdleAfter) || d < 0
+}
+
+// stampQueue is a queue of sessions by the time they were queued, oldest
+// first (liveQ, packQ).
+type stampQueue struct {
+	q    []liveEntry
+	head int
+}
+
+func (q *stampQueue) len() int                { return len(q.q) - q.head }
+func (q *stampQueue) front() liveEntry        { return q.q[q.head] }
+func (q *stampQueue) pop()                    { q.head++ }
+func (q *stampQueue) push(id uint32, t int64) { q.q = append(q.q, liveEntry{id, t}) }
+
+// entries returns the sessions queued, oldest first.
+func (q *stampQueue) entries() []liveEntry { return q.q[q.head:] }
+
+// compact moves the queue to the front of its slice once most of it was
+// popped, and gives its memory back when a burst is over.
+func (q *stampQueue) compact() {
+	if q.head > 1024 && q.head > len(q.q)/2 {
+		s := q.q
+		if n := q.len(); cap(s) > 4*n+4096 {
+			s = make([]liveEntry, 0, 2*n)
+		}
+		q.q = append(s[:0], q.q[q.head:]...)
+		q.head = 0
+	}
 }
 
 // Evicted sums the sessions evicted past Options.MaxSessions.
