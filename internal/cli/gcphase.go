@@ -48,7 +48,7 @@ func gcReportPhase() (restore func()) {
 // startReportGC is gcReportPhase's own setting, when the environment
 // leaves the collector to it.
 func startReportGC() *reportGC {
-	g := &reportGC{prevPercent: debug.SetGCPercent(-1), prevLimit: debug.SetMemoryLimit(-1)}
+	g := &reportGC{prevPercent: debug.SetGCPercent(-1), prevLimit: debug.SetMemoryLimit(-1), switched: make(chan struct{})}
 	h := heapBytes()
 	live := max(h.objects, h.marked)
 	debug.SetMemoryLimit(int64(h.other + live + max(live*reportGCPercent/100, minReportHeadroom)))
@@ -64,6 +64,7 @@ type reportGC struct {
 	done        bool // restored
 	prevPercent int
 	prevLimit   int64
+	switched    chan struct{} // closed once collected has run (its cleanup runs on a goroutine of its own)
 }
 
 // collected switches to GOGC=reportGCPercent after the report's first
@@ -74,6 +75,11 @@ func (g *reportGC) collected() {
 	if !g.done {
 		debug.SetGCPercent(reportGCPercent)
 		debug.SetMemoryLimit(g.prevLimit)
+	}
+	select {
+	case <-g.switched: // (a test calls it too)
+	default:
+		close(g.switched)
 	}
 }
 

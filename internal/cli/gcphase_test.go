@@ -32,7 +32,8 @@ func TestGCReportPhase(t *testing.T) {
 	runtime.GC() // marks 20 MB: the next collection is due at 5× that
 	grow(60)     // the "sessions": 80 MB, 20 of them marked
 	before := gcCycles()
-	restore := gcReportPhase()
+	g := startReportGC() // (gcReportPhase's, the environment setting neither; TestGCReportPhaseEnv has the others)
+	restore := g.restore
 	for range 8 { // the report's first allocations (garbage)
 		sink = make([]byte, 1<<20)
 	}
@@ -53,15 +54,14 @@ func TestGCReportPhase(t *testing.T) {
 		sink = make([]byte, 1<<20)
 	}
 	// after it, GOGC=50 from what it marked, and no limit (the
-	// collection's cleanups run on their own goroutine: wait for them)
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if p, l := gcSettings(); p == reportGCPercent && l == math.MaxInt64 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("GOGC %d, memory limit %d after the report's first collection; want %d and none", p, l, reportGCPercent)
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
+	// collection's cleanups run on their own goroutine: wait for it)
+	select {
+	case <-g.switched:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the report's first collection ran no cleanup in 5 s")
+	}
+	if p, l := gcSettings(); p != reportGCPercent || l != math.MaxInt64 {
+		t.Fatalf("GOGC %d, memory limit %d after the report's first collection; want %d and none", p, l, reportGCPercent)
 	}
 	restore()
 	if p, l := gcSettings(); p != gcphase.Track || l != math.MaxInt64 {
@@ -70,7 +70,7 @@ func TestGCReportPhase(t *testing.T) {
 
 	// restored before its first collection, the phase leaves the
 	// settings alone when that collection's cleanup comes
-	g := startReportGC()
+	g = startReportGC()
 	g.restore()
 	g.collected()
 	if p, l := gcSettings(); p != gcphase.Track || l != math.MaxInt64 {
