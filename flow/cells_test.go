@@ -119,6 +119,43 @@ func TestBitRateWidth(t *testing.T) {
 	}
 }
 
+// BitRateMax's width is the widest of the rates added, each measured:
+// sets of rates drawn around the units' edges, their roundings and
+// ties, and the odd ones (negative, -0, infinite, NaN), whose width is
+// not their unit's largest's.
+func TestBitRateMax(t *testing.T) {
+	edges := []float64{0, 0.5, 9.5, 999.4999, 999.5, 1e3, 9999.95, 999994.99, 999995, 1e6, 999995e3, 1e9, 9.995e9, 99.995e9, 1e12, 1e30, math.MaxFloat64,
+		math.Inf(1), math.Inf(-1), math.NaN(), -1, math.Copysign(0, -1)}
+	r := rand.New(rand.NewPCG(25, 11))
+	var empty BitRateMax
+	if w := empty.Width(); w != 0 {
+		t.Fatalf("no rate: width %d", w)
+	}
+	for range 20000 {
+		var m BitRateMax
+		want := 0
+		var added []float64
+		for range 1 + r.IntN(6) {
+			var v float64
+			switch r.IntN(3) {
+			case 0:
+				v = edges[r.IntN(len(edges))]
+				v = [...]float64{v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1))}[r.IntN(3)]
+			case 1:
+				v = math.Pow(10, r.Float64()*15)
+			default:
+				v = float64(r.Uint64N(1<<40)*8) / (float64(r.Uint64N(1e10)+1) / 1e9)
+			}
+			m.Add(v)
+			added = append(added, v)
+			want = max(want, BitRateWidth(v))
+		}
+		if got := m.Width(); got != want {
+			t.Fatalf("rates %v: width %d, want %d", added, got, want)
+		}
+	}
+}
+
 func FuzzBitRateWidth(f *testing.F) {
 	for _, v := range []float64{0, 999.5, 999995e3, 4.64e9, 1e300} {
 		f.Add(v)

@@ -23,6 +23,7 @@ type sessionMeasure struct {
 	// the wider the farther its time is from the start, before or after
 	firstMin, firstMax int64
 	pairings           uint64 // bit p: a session paired by p (p < 64)
+	rate               flow.BitRateMax
 	buf                []byte // scratch for the cells measured as written
 }
 
@@ -55,7 +56,7 @@ func (t *SessionsTable) measure(s *flow.Session, m *sessionMeasure) {
 	first := s.FirstUnixNano()
 	m.firstMin, m.firstMax = min(m.firstMin, first), max(m.firstMax, first)
 	w[9] = max(w[9], m.durWidth(s.Duration()))
-	w[10] = max(w[10], flow.BitRateWidth(s.Throughput()))
+	m.rate.Add(s.Throughput())
 }
 
 // finish sets t's widths from what m gathered.
@@ -65,6 +66,7 @@ func (t *SessionsTable) finish(m *sessionMeasure) {
 			t.width[i] = max(t.width[i], decode.DecimalWidth(v))
 		}
 	}
+	t.width[10] = max(t.width[10], m.rate.Width())
 	for p := range 64 {
 		if m.pairings&(1<<p) != 0 {
 			t.width[2] = max(t.width[2], len(decode.Pairing(p).String()))
