@@ -69,6 +69,17 @@ mmm() {
 		printf f, m, v[1], v[NR] }'
 }
 
+# pair_mm A B COL: "min–max" of the ratios of run i's column COL in A
+# to run i's in B (the files' lines are in run order: interleave's A B A
+# B … makes run i of each a pair, taken seconds apart), or n/a. How far
+# the ratio moves from pair to pair shows what a ratio of medians near
+# its target is worth.
+pair_mm() {
+	paste -d' ' <(awk -v c="$3" '{ print $c }' "$1") <(awk -v c="$3" '{ print $c }' "$2") |
+		awk '$2 + 0 > 0 { r = $1 / $2; if (n == 0 || r < lo) lo = r; if (n == 0 || r > hi) hi = r; n++ }
+			END { if (n == 0) print "n/a"; else printf "%.2f–%.2f", lo, hi }'
+}
+
 # peak FILE: the largest peak RSS of the runs, in MiB (peak_kib: in
 # KiB, as measured).
 peak() { awk '$3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$1"; }

@@ -352,10 +352,12 @@ for P in $SCALE; do
 			[ "$rq" -gt "$row_rss" ] && row_rss=$rq
 			if [ "$c" = tui ]; then
 				tq=$(kvmed "$OUT/tui.q.out" indexed_cpu_s) tb=$(kvmed "$OUT/tui.b.out" indexed_cpu_s)
+				spread=$(pair_mm "$OUT/tui.q.out.med" "$OUT/tui.b.out.med" 2)
 				what="CPU, indexed_cpu_s"
 				wq=$(kvmed "$OUT/tui.q.out" indexed_s)
 			else
 				tq=$(med "$q" 2) tb=$(med "$b" 2)
+				spread=$(pair_mm "$q" "$b" 2)
 				what="CPU"
 				wq=$(med "$q" 1)
 			fi
@@ -367,7 +369,7 @@ for P in $SCALE; do
 			ratio_exact=$(div "$tq" "$tb" 6)
 			bad=$(($(failed "$q") + $(failed "$b")))
 			[ "$bad" -gt 0 ] && ratio="$ratio ($bad runs failed)"
-			scale_rows+="| $(grp "$P") | $(grp "$pk") | $(label "$cores") | $c | $(grp "$rq") | $(grp "$rb") | $nsq ($what) | $nsb | $ratio | $nsw | **$(pass "$(peak_kib "$q")" "<" "$GB_KIB")** / **$(pass "$ratio_exact" "<=" 2)** |"$'\n'
+			scale_rows+="| $(grp "$P") | $(grp "$pk") | $(label "$cores") | $c | $(grp "$rq") | $(grp "$rb") | $nsq ($what) | $nsb | $ratio ($spread) | $nsw | **$(pass "$(peak_kib "$q")" "<" "$GB_KIB")** / **$(pass "$ratio_exact" "<=" 2)** |"$'\n'
 		done
 		prev_rss=$row_rss
 	done
@@ -689,9 +691,9 @@ gen_verdict() {
 	echo "## 4. QP scaling"
 	echo
 	if want scale; then
-	echo "Each capture holds P RC QP pairs, each with its own QPNs and first PSN, each doing RDMA WRITE Only + ACK and RDMA READ Request + READ Response Only (4 packets a pair; \`gencap -pairs P\`); it is compared with an 8-pair capture of as many packets (\`gencap -pairs 8 -n 4P\`). Both are generated into a temporary directory and deleted after their row. Commands: \`rocetap stats|sessions|expert|decode -r FILE > /dev/null\` (decode: text summary lines; stats, as by default, details the 20 sessions with the most packets and counts the rest, \`--top\`; sessions writes a row for every session) and tui, which is \`internal/tools/tuibench -r FILE\`: rocetap tui's index, tracker and UI on a headless tcell simulation screen; its time is the CPU (user+sys, every goroutine: index, tracker, UI draws, garbage collector) the process spent from opening the capture to its being fully indexed, \`indexed_cpu_s\` (wall: \`indexed_s\`), its peak RSS the process's. Each command ran $SCALE_RUNS times on each capture, interleaved; time per packet is the median CPU s (user+sys) over the packets, wall on the cores shown. Targets at 1M pairs: peak RSS **under 1 GB** (10^9 bytes, $GB_MIB MiB) and time per packet **≤ 2×** the 8-pair capture's; every row is judged against them."
+	echo "Each capture holds P RC QP pairs, each with its own QPNs and first PSN, each doing RDMA WRITE Only + ACK and RDMA READ Request + READ Response Only (4 packets a pair; \`gencap -pairs P\`); it is compared with an 8-pair capture of as many packets (\`gencap -pairs 8 -n 4P\`). Both are generated into a temporary directory and deleted after their row. Commands: \`rocetap stats|sessions|expert|decode -r FILE > /dev/null\` (decode: text summary lines; stats, as by default, details the 20 sessions with the most packets and counts the rest, \`--top\`; sessions writes a row for every session) and tui, which is \`internal/tools/tuibench -r FILE\`: rocetap tui's index, tracker and UI on a headless tcell simulation screen; its time is the CPU (user+sys, every goroutine: index, tracker, UI draws, garbage collector) the process spent from opening the capture to its being fully indexed, \`indexed_cpu_s\` (wall: \`indexed_s\`), its peak RSS the process's. Each command ran $SCALE_RUNS times on each capture, interleaved; time per packet is the median CPU s (user+sys) over the packets, wall on the cores shown. The ratio is the two medians'; in parentheses, the least and the greatest ratio of one run on the P-pair capture to the same round's run on the 8-pair capture (seconds apart), which shows how far the ratio moves from run to run. Targets at 1M pairs: peak RSS **under 1 GB** (10^9 bytes, $GB_MIB MiB) and time per packet **≤ 2×** the 8-pair capture's; every row is judged against them."
 	echo
-	echo "| QP pairs | packets | cores | command | peak RSS MiB | peak RSS MiB, 8 pairs | ns/packet | ns/packet, 8 pairs | ratio | wall ns/packet | RSS < 1 GB / ratio ≤ 2× |"
+	echo "| QP pairs | packets | cores | command | peak RSS MiB | peak RSS MiB, 8 pairs | ns/packet | ns/packet, 8 pairs | ratio (runs' min–max) | wall ns/packet | RSS < 1 GB / ratio ≤ 2× |"
 	echo "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|"
 	printf '%s' "$scale_rows"
 	if [ -n "$scale_kept" ]; then
