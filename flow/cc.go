@@ -118,7 +118,7 @@ func (t *Tracker) cc(s *Session) *Congestion {
 			// as many again
 			t.ccIDs = slices.DeleteFunc(t.ccIDs, func(id uint32) bool {
 				s := t.sessions.at(int(id) - 1)
-				return s == nil || s.MergedInto != 0
+				return s == nil || s.MergedInto() != 0
 			})
 			t.ccPrune = 2*len(t.ccIDs) + 1024
 		}
@@ -364,7 +364,7 @@ func (t *Tracker) ucSenderOf(src, dst addr16) (*Session, bool) {
 	var bestCE int64
 	for _, s := range t.fab.ucSender[pairKey{src, dst}] {
 		c := s.Congestion()
-		if s.A.QPNKnown || s.MergedInto != 0 || c == nil || !c.Dir[0].hasCE || t.now-c.Dir[0].lastCE > t.fab.timeout {
+		if s.A.QPNKnown || s.MergedInto() != 0 || c == nil || !c.Dir[0].hasCE || t.now-c.Dir[0].lastCE > t.fab.timeout {
 			continue
 		}
 		if ce := c.Dir[0].lastCE; best == nil || ce > bestCE {

@@ -32,7 +32,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 		delete(t.cmReqs, k)
 		n := t.newSession(cmTransport[req.transport&3], p.Frame.Time)
 		n.Learned = decode.PairingCM
-		n.CommID = c.RemoteCommID
+		n.qkeyComm = c.RemoteCommID
 		n.A = endpoint(dst, lid)
 		// Each side's Starting PSN is the PSN its receive queue expects
 		// first (Linux ib_cm loads it into rq_psn): the other side's

@@ -443,10 +443,10 @@ func gtTrack(t *testing.T, path string) *gtRun {
 func (r *gtRun) resolve(id uint32, dir decode.Direction) (uint32, decode.Direction) {
 	for range 4 {
 		s := r.tr.Session(id)
-		if s == nil || s.MergedInto == 0 {
+		if s == nil || s.MergedInto() == 0 {
 			break
 		}
-		id, dir = s.MergedInto, 1-dir
+		id, dir = s.MergedInto(), 1-dir
 	}
 	return id, dir
 }
@@ -523,7 +523,7 @@ func (w *gtSession) match(s *flow.Session) bool {
 		return false
 	}
 	if w.transport == "UD" {
-		return s.QKey == w.qkey && (!w.aKnown || s.A.QPN == w.aQPN)
+		return s.QKey() == w.qkey && (!w.aKnown || s.A.QPN == w.aQPN)
 	}
 	return true
 }
@@ -1113,8 +1113,8 @@ func gtCheckSession(t *testing.T, c *gtCase, w *gtSession, s *flow.Session) {
 		if s.MTU != c.mtu || s.MTUFrom() != "cm" {
 			t.Errorf("%s: MTU %d from %q, want %d from the CM REQ", where, s.MTU, s.MTUFrom(), c.mtu)
 		}
-		if s.CommID != w.commID {
-			t.Errorf("%s: CommID %#x, want the REQ's Local Communication ID %#x", where, s.CommID, w.commID)
+		if s.CommID() != w.commID {
+			t.Errorf("%s: CommID %#x, want the REQ's Local Communication ID %#x", where, s.CommID(), w.commID)
 		}
 	}
 	if s.Closed != w.closed {
@@ -1278,7 +1278,7 @@ func gtSessionString(s *flow.Session) string {
 	sort.Strings(kinds)
 	str := fmt.Sprintf("%d %s %s %s -> %s start %d/%d", s.ID, s.Transport, s.Learned, s.A, s.B, s.A.StartPSN, s.B.StartPSN)
 	if s.Transport == decode.TransportUD {
-		str += fmt.Sprintf(" Q_Key %#x", s.QKey)
+		str += fmt.Sprintf(" Q_Key %#x", s.QKey())
 	}
 	return str + fmt.Sprintf(" (%d packets; messages %s)", s.Packets(), strings.Join(kinds, " "))
 }
@@ -1311,7 +1311,11 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 		id  uint32
 		dir decode.Direction
 	}
-	var stats = map[dkey]*flow.DirStats{}
+	type sideStats struct {
+		flow.DirStats
+		responses uint64
+	}
+	var stats = map[dkey]*sideStats{}
 	for _, p := range run.pkts {
 		if !p.ib || p.an.Session == 0 {
 			continue
@@ -1319,7 +1323,7 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 		id, dir := run.resolve(p.an.Session, p.an.Dir)
 		st := stats[dkey{id, dir}]
 		if st == nil {
-			st = new(flow.DirStats)
+			st = new(sideStats)
 			stats[dkey{id, dir}] = st
 		}
 		st.Packets++
@@ -1328,7 +1332,7 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 		if p.op.IsRequest() {
 			st.Requests++
 		} else {
-			st.Responses++
+			st.responses++
 		}
 		if !p.op.IsRequest() || p.op.Transport() == decode.TransportUD {
 			continue
@@ -1386,10 +1390,10 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 		for dir := range 2 {
 			want := stats[dkey{s.ID, decode.Direction(dir)}]
 			if want == nil {
-				want = new(flow.DirStats)
+				want = new(sideStats)
 			}
-			if s.Sent[dir] != *want {
-				t.Errorf("%s: session %d (%s) Sent[%d] = %+v, the packets annotated with it make %+v", c.name, s.ID, gtSessionString(s), dir, s.Sent[dir], *want)
+			if got := (sideStats{s.Sent[dir], s.Responses(dir)}); got != *want {
+				t.Errorf("%s: session %d (%s) Sent[%d] = %+v, the packets annotated with it make %+v", c.name, s.ID, gtSessionString(s), dir, got, *want)
 			}
 		}
 	}

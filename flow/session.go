@@ -80,13 +80,14 @@ func (e Endpoint) AppendNode(dst []byte) []byte {
 	return append(dst, "invalid node"...)
 }
 
-// DirStats counts what one side sent.
+// DirStats counts what one side sent. Its responses (ACKs, NAKs, READ
+// responses, ATOMIC ACKs) are the rest of its packets but its CNPs:
+// Session.Responses.
 type DirStats struct {
 	Packets      uint64 `json:"packets"`
 	Bytes        uint64 `json:"bytes"`         // frame bytes on the wire
 	PayloadBytes uint64 `json:"payload_bytes"` // InfiniBand payload bytes
 	Requests     uint64 `json:"requests"`      // request packets
-	Responses    uint64 `json:"responses"`     // ACKs, NAKs, READ responses, ATOMIC ACKs
 }
 
 // Session is a pair of QPs (RC, UC, XRC, RD) or a UD flow (source QP,
@@ -101,23 +102,27 @@ type DirStats struct {
 // Findings, allocated on the first; messages and latencies are kept per
 // kind seen.
 type Session struct {
-	ID         uint32
-	MergedInto uint32           // set when this provisional session turned out to be the other half of another
-	Transport  decode.Transport // RC, UC, UD, XRC, RD (a name would be a pointer in every session)
-	Learned    decode.Pairing
-	Closed     bool    // CM DREQ/DREP or REJ seen
-	has        [2]bool // the directions, once known (their keys come from A and B: key)
-	watch      uint8   // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
-	flags      uint8   // flagQueued, flagRef, flagPackQueued
-	mtuFrom    mtuSource
-	memoFlags  uint8 // memo's booleans: memoStarted, memoAcked, memoAnswered, shifted by 3 for side B
-	nkinds     uint8 // kinds used
-	A, B       Endpoint
-	QKey       uint32     // UD
-	MTU        uint32     // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
-	CommID     uint32     // CM local communication ID of A (0 without CM)
-	memo       [2]psnMemo // the PSN state of each side's requests while live is released
-	unpaired   uint32     // its address pair's ID (Tracker.addrPairs) + 1 while in Tracker.unpaired, else 0
+	ID uint32
+	// link is, by the session's state (flags), its address pair's ID
+	// (Tracker.addrPairs) while in Tracker.unpaired (flagUnpaired), or
+	// the session it merged into (flagMerged: MergedInto); else 0.
+	link      uint32
+	Transport decode.Transport // RC, UC, UD, XRC, RD (a name would be a pointer in every session)
+	Learned   decode.Pairing
+	Closed    bool    // CM DREQ/DREP or REJ seen
+	has       [2]bool // the directions, once known (their keys come from A and B: key)
+	watch     uint8   // bit per side: its requester resends a PSN, or likely gave up (watchRetries)
+	flags     uint8   // flagQueued, flagRef, flagPackQueued, flagUnpaired, flagMerged
+	mtuFrom   mtuSource
+	memoFlags uint8 // memo's booleans: memoStarted, memoAcked, memoAnswered, shifted by 3 for side B
+	nkinds    uint8 // kinds used
+	A, B      Endpoint
+	MTU       uint32 // path MTU: from CM REQ, or inferred from full-size packets; 0 unknown
+	// qkeyComm is the Q_Key of a UD flow (QKey), or the CM local
+	// communication ID of A of a session learned from CM (CommID): one
+	// field, as no session has both.
+	qkeyComm uint32
+	memo     [2]psnMemo // the PSN state of each side's requests while live is released
 
 	first, last int64       // Unix nanoseconds
 	Sent        [2]DirStats // by A, by B
@@ -170,6 +175,9 @@ type Findings struct {
 	ICRCErrors    uint64
 	Truncated     uint64
 	NoResponse    uint64 // requests never answered by the end of the capture
+	// cnpSent are the CNPs each side (A, B) sent: counted in its
+	// Sent.Packets, neither requests nor responses (Responses).
+	cnpSent [2]uint64
 	// ulp is the upper-layer protocol the session carries (ulp.go): kept
 	// here, not in Session, which stays within its memory budget.
 	ulp *ULPConn
@@ -255,6 +263,8 @@ const (
 	flagQueued     = 1 << iota // in Tracker.liveQ
 	flagRef                    // a packet since the eviction clock last passed (Options.MaxSessions)
 	flagPackQueued             // in Tracker.packQ
+	flagUnpaired               // in Tracker.unpaired (link: its address pair)
+	flagMerged                 // merged into another session (link: its ID)
 )
 
 // noFindings is what Findings returns for a session without any.
@@ -396,6 +406,45 @@ func (s *Session) Throughput() float64 {
 		return 0
 	}
 	return float64(s.Sent[0].Bytes+s.Sent[1].Bytes) * 8 / d
+}
+
+// MergedInto returns the session this provisional one turned out to be
+// the other half of, once merged into it; else 0.
+func (s *Session) MergedInto() uint32 {
+	if s.flags&flagMerged == 0 {
+		return 0
+	}
+	return s.link
+}
+
+// QKey returns the Q_Key of a UD flow (0 for other sessions).
+func (s *Session) QKey() uint32 {
+	if s.Transport != decode.TransportUD {
+		return 0
+	}
+	return s.qkeyComm
+}
+
+// CommID returns the CM local communication ID of A of a session
+// learned from the CM (0 for the others).
+func (s *Session) CommID() uint32 {
+	if s.Learned != decode.PairingCM {
+		return 0
+	}
+	return s.qkeyComm
+}
+
+// Responses returns the responses side (0: A, 1: B) sent: ACKs, NAKs,
+// READ responses, ATOMIC ACKs. They are not counted one by one but are
+// the side's packets other than its requests and CNPs, which keeps a
+// million sessions 16 bytes smaller each.
+func (s *Session) Responses(side int) uint64 {
+	d := &s.Sent[side]
+	n := d.Packets - d.Requests
+	if s.x != nil {
+		n -= s.x.cnpSent[side]
+	}
+	return n
 }
 
 // Packets returns the packets of both directions.

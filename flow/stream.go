@@ -971,7 +971,7 @@ func (t *Tracker) Flush() {
 		ids = append(ids, e.id)
 	}
 	for s := range t.sessionsOf(ids) {
-		if s.MergedInto == 0 {
+		if s.MergedInto() == 0 {
 			t.flushSession(s)
 		}
 	}

@@ -425,7 +425,7 @@ func (t *Tracker) Sessions() []*Session {
 	out := make([]*Session, 0, t.sessions.len())
 	for _, c := range t.sessions.chunks {
 		for _, s := range c {
-			if s != nil && s.MergedInto == 0 {
+			if s != nil && s.MergedInto() == 0 {
 				out = append(out, s)
 			}
 		}
@@ -455,8 +455,8 @@ func (t *Tracker) sessionsOf(ids []uint32) iter.Seq[*Session] {
 // frame's or an event's session ID now stands for: the ID itself, or the
 // session a provisional one merged into. 0 stays 0.
 func (t *Tracker) Resolve(id uint32) uint32 {
-	for s := t.Session(id); s != nil && s.MergedInto != 0; s = t.Session(id) {
-		id = s.MergedInto
+	for s := t.Session(id); s != nil && s.MergedInto() != 0; s = t.Session(id) {
+		id = s.MergedInto()
 	}
 	return id
 }
@@ -562,7 +562,9 @@ func (t *Tracker) Track(p *decode.Packet) {
 		h, ok := t.get(key)
 		if ok {
 			t.annotate(p, h.s, h.side)
-			h.s.f().CNPs++
+			f := h.s.f()
+			f.CNPs++
+			f.cnpSent[h.side]++
 			h.s.Sent[h.side].Packets++
 			h.s.Sent[h.side].Bytes += uint64(p.Frame.Len)
 			h.s.last = now
@@ -618,8 +620,7 @@ func (t *Tracker) Track(p *decode.Packet) {
 		d.Requests++
 		t.request(p, s, side)
 	} else {
-		d.Responses++
-		t.response(p, s, side)
+		t.response(p, s, side) // (a response: Session.Responses)
 	}
 	if s.watch != 0 {
 		t.watchRetries(p, s, side)
@@ -727,7 +728,7 @@ func (t *Tracker) newHalf(p *decode.Packet, key *halfKey, lid bool) half {
 			t.unpaired = append(t.unpaired, make([][]*Session, int(id)+1-len(t.unpaired))...)
 		}
 		t.unpaired[id] = append(t.unpaired[id], s)
-		s.unpaired = id + 1
+		s.link, s.flags = id, s.flags|flagUnpaired
 	}
 	t.ccNewUC(s, *key)
 	return h
@@ -800,7 +801,7 @@ func (t *Tracker) tryPair(prov *Session, key *halfKey, p *decode.Packet) (*Sessi
 // requests before the end.)
 func (t *Tracker) merge(prov, s *Session, key halfKey) {
 	t.dropUnpaired(prov)
-	prov.MergedInto = s.ID
+	prov.link, prov.flags = s.ID, prov.flags|flagMerged // (dropUnpaired cleared link)
 	t.merges++
 	f := s.f()
 	f.merged = append(f.merged, prov.ID)
@@ -809,6 +810,7 @@ func (t *Tracker) merge(prov, s *Session, key halfKey) {
 		s.first = prov.first
 	}
 	s.Sent[1] = prov.Sent[0]
+	f.cnpSent[1] = prov.Findings().cnpSent[0]
 	st, pst := t.stream(s, 1), t.stream(prov, 0)
 	*st = *pst
 	f.GaveUp[1] = prov.Findings().GaveUp[0]
@@ -864,11 +866,11 @@ func (t *Tracker) mergeAnswers(st, pr *reqStream) {
 }
 
 func (t *Tracker) dropUnpaired(s *Session) {
-	if s.unpaired == 0 {
+	if s.flags&flagUnpaired == 0 {
 		return
 	}
-	id := s.unpaired - 1
-	s.unpaired = 0
+	id := s.link
+	s.link, s.flags = 0, s.flags&^flagUnpaired
 	l := t.unpaired[id]
 	for i, c := range l {
 		if c == s {
@@ -921,7 +923,7 @@ func (t *Tracker) udPacket(p *decode.Packet, src, dst addr16, lid bool) {
 		s.A.QPN, s.A.QPNKnown = k.srcQP, p.Has&decode.HdrDETH != 0
 		s.B = endpoint(dst, lid)
 		s.B.QPN, s.B.QPNKnown = k.dstQP, true
-		s.QKey = k.qkey
+		s.qkeyComm = k.qkey
 		t.ud[k] = s
 		if p.Has&decode.HdrDETH != 0 {
 			t.fab.udSender[udSenderKey{src, dst, k.srcQP}] = s
@@ -1232,7 +1234,7 @@ func (t *Tracker) evictOne() {
 			return
 		}
 		s := t.sessions.at(int(id) - 1)
-		if s == nil || s.MergedInto != 0 {
+		if s == nil || s.MergedInto() != 0 {
 			continue // evicted, or merged into another (which the ring holds)
 		}
 		if s.flags&flagRef != 0 {
@@ -1264,7 +1266,7 @@ func (t *Tracker) evict(s *Session) {
 	t.dropUnpaired(s)
 	t.ccEvict(s)
 	if s.Learned == decode.PairingUD {
-		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.QKey}
+		k := udKey{src: s.A.key(), dst: s.B.key(), srcQP: s.A.QPN, dstQP: s.B.QPN, qkey: s.qkeyComm}
 		if t.ud[k] == s {
 			delete(t.ud, k)
 		}

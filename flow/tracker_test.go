@@ -702,6 +702,47 @@ func TestTrackerManyQPs(t *testing.T) {
 //
 // The issue's case (20,000 READs unanswered from frame 1, reported "from
 // frame 4097 on") with the default limit, and WRITEs with a small one.
+// A side's responses are its packets but its requests and its CNPs
+// (Session.Responses), on a session paired directly and on one that a
+// provisional session merged into, whose CNPs were counted on the
+// provisional one's side A before it became side B.
+func TestResponsesLessCNPs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		g    *gen
+		want [2]DirStats
+		resp [2]uint64
+	}{
+		{"paired by response", (&gen{qa: 0x11, qb: 0x22}).
+			req(rcWriteOnly, 100, reth(8), payload(8)).
+			resp(rcAck, 100, aeth(ack)).
+			resp(decode.CNP, 0),
+			[2]DirStats{{Packets: 1, Bytes: 100, PayloadBytes: 8, Requests: 1}, {Packets: 2, Bytes: 200}}, [2]uint64{0, 1}},
+		{"merged", (&gen{qa: 0x11, qb: 0x22}).
+			resp(rcSendOnly, 500, payload(4)).
+			resp(decode.CNP, 0).
+			req(rcWriteOnly, 100, reth(8), payload(8)).
+			resp(rcAck, 100, aeth(ack)).
+			req(rcAck, 500, aeth(ack)),
+			[2]DirStats{{Packets: 2, Bytes: 200, PayloadBytes: 8, Requests: 1}, {Packets: 3, Bytes: 300, PayloadBytes: 4, Requests: 1}}, [2]uint64{1, 1}},
+	} {
+		r := run(c.g.frames, Options{})
+		ss := r.tr.Sessions()
+		if len(ss) != 1 {
+			t.Fatalf("%s: %d sessions, want 1", c.name, len(ss))
+		}
+		s := ss[0]
+		for side := range 2 {
+			if s.Sent[side] != c.want[side] || s.Responses(side) != c.resp[side] {
+				t.Errorf("%s: side %d sent %+v, %d responses; want %+v, %d", c.name, side, s.Sent[side], s.Responses(side), c.want[side], c.resp[side])
+			}
+		}
+		if f := s.Findings(); f.CNPs != 1 {
+			t.Errorf("%s: %d CNPs, want 1", c.name, f.CNPs)
+		}
+	}
+}
+
 func TestTrackerOneDirection(t *testing.T) {
 	const n = 20000
 	for _, tc := range []struct {

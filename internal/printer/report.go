@@ -293,6 +293,13 @@ type QPErrorJSON struct {
 	Silence    string  `json:"silence"`  // seconds without a retry after the last
 }
 
+// DirStatsJSON is what one side of a session sent, as `rocetap sessions
+// -T json` prints it.
+type DirStatsJSON struct {
+	flow.DirStats
+	Responses uint64 `json:"responses"` // ACKs, NAKs, READ responses, ATOMIC ACKs
+}
+
 // SessionJSON is a session as `rocetap sessions -T json` prints it.
 type SessionJSON struct {
 	ID         uint32                  `json:"id"`
@@ -308,8 +315,8 @@ type SessionJSON struct {
 	Start      string                  `json:"start"`
 	Duration   string                  `json:"duration"`
 	Throughput float64                 `json:"throughput_bps"`
-	SentByA    flow.DirStats           `json:"sent_by_a"`
-	SentByB    flow.DirStats           `json:"sent_by_b"`
+	SentByA    DirStatsJSON            `json:"sent_by_a"`
+	SentByB    DirStatsJSON            `json:"sent_by_b"`
 	Messages   map[string]MessagesJSON `json:"messages"`
 	Partial    uint64                  `json:"partial_messages"`
 	NAKs       map[string]uint64       `json:"naks"`

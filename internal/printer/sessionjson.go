@@ -205,7 +205,7 @@ func (w *jsonOut) endpoint(e flow.Endpoint) {
 	w.close()
 }
 
-func (w *jsonOut) dirStats(d *flow.DirStats) {
+func (w *jsonOut) dirStats(d *flow.DirStats, responses uint64) {
 	w.open()
 	w.key("packets")
 	w.uint(d.Packets)
@@ -216,7 +216,7 @@ func (w *jsonOut) dirStats(d *flow.DirStats) {
 	w.key("requests")
 	w.uint(d.Requests)
 	w.key("responses")
-	w.uint(d.Responses)
+	w.uint(responses)
 	w.close()
 }
 
@@ -258,7 +258,7 @@ func (w *jsonOut) session(s *flow.Session, start time.Time) {
 	w.endpoint(s.B)
 	if s.Transport == decode.TransportUD {
 		w.key("q_key")
-		w.hex(uint64(s.QKey), 8)
+		w.hex(uint64(s.QKey()), 8)
 	}
 	w.count("mtu", uint64(s.MTU))
 	if m := s.MTUFrom(); m != "" {
@@ -274,9 +274,9 @@ func (w *jsonOut) session(s *flow.Session, start time.Time) {
 	w.key("throughput_bps")
 	w.float(s.Throughput())
 	w.key("sent_by_a")
-	w.dirStats(&s.Sent[0])
+	w.dirStats(&s.Sent[0], s.Responses(0))
 	w.key("sent_by_b")
-	w.dirStats(&s.Sent[1])
+	w.dirStats(&s.Sent[1], s.Responses(1))
 	w.key("messages")
 	w.open()
 	for _, k := range kindsByName {

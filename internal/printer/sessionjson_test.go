@@ -25,12 +25,12 @@ func sessionToJSON(s *flow.Session, start time.Time) SessionJSON {
 	f := s.Findings()
 	j := SessionJSON{ID: s.ID, Merged: s.Merged(), Transport: s.Transport.String(), PairedBy: s.Learned.String(), A: endpointJSON(s.A), B: endpointJSON(s.B),
 		MTU: s.MTU, MTUFrom: s.MTUFrom(), Closed: s.Closed, Start: rel(s.First(), start), Duration: string(decode.AppendSeconds(nil, int64(s.Duration()), 9)),
-		Throughput: s.Throughput(), SentByA: s.Sent[0], SentByB: s.Sent[1], Messages: map[string]MessagesJSON{}, Partial: f.Partial,
+		Throughput: s.Throughput(), SentByA: DirStatsJSON{s.Sent[0], s.Responses(0)}, SentByB: DirStatsJSON{s.Sent[1], s.Responses(1)}, Messages: map[string]MessagesJSON{}, Partial: f.Partial,
 		NAKs: map[string]uint64{}, RNRNaks: map[string]uint64{}, Gaps: f.Gaps, Lost: f.LostPSNs, Retrans: f.Retransmitted, Dup: f.Duplicates,
 		OOO: f.OutOfOrder, Unmatched: f.Unmatched, OpcodeSeq: f.OpcodeSeq, NoResponse: f.NoResponse, CNPs: f.CNPs, ECNCE: f.ECNCE,
 		ICRCErrors: f.ICRCErrors, Truncated: f.Truncated, Congestion: congestionJSON(s)}
 	if s.Transport == decode.TransportUD {
-		q := fmt.Sprintf("0x%08x", s.QKey)
+		q := fmt.Sprintf("0x%08x", s.QKey())
 		j.QKey = &q
 	}
 	if f.MPTChecked > 0 {

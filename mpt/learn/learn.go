@@ -392,8 +392,8 @@ func (l *Learner) respQP(p *decode.Packet, src decode.Node) *qpInfo {
 		}
 	}
 	s := l.tr.Session(a.Session)
-	for s != nil && s.MergedInto != 0 {
-		s = l.tr.Session(s.MergedInto)
+	for s != nil && s.MergedInto() != 0 {
+		s = l.tr.Session(s.MergedInto())
 	}
 	if s == nil {
 		return nil
@@ -707,8 +707,8 @@ func (l *Learner) Finish() (*Result, error) {
 		// MTU: the tracker's, else the smallest that carries the
 		// largest payload seen.
 		s := l.tr.Session(q.session)
-		for s != nil && s.MergedInto != 0 {
-			s = l.tr.Session(s.MergedInto)
+		for s != nil && s.MergedInto() != 0 {
+			s = l.tr.Session(s.MergedInto())
 		}
 		switch {
 		case s != nil && s.MTU != 0:
