@@ -71,10 +71,15 @@ mmm() {
 
 # pair_mm A B COL: "min–max" of the ratios of run i's column COL in A
 # to run i's in B (the files' lines are in run order: interleave's A B A
-# B … makes run i of each a pair, taken seconds apart), or n/a. How far
-# the ratio moves from pair to pair shows what a ratio of medians near
-# its target is worth.
+# B … makes run i of each a pair, taken seconds apart), or n/a, also when
+# the files' lines differ in number (a run that wrote none would pair
+# the runs after it wrongly). How far the ratio moves from pair to pair
+# shows what a ratio of medians near its target is worth.
 pair_mm() {
+	if [ "$(wc -l <"$1")" != "$(wc -l <"$2")" ]; then
+		echo "n/a"
+		return
+	fi
 	paste -d' ' <(awk -v c="$3" '{ print $c }' "$1") <(awk -v c="$3" '{ print $c }' "$2") |
 		awk '$2 + 0 > 0 { r = $1 / $2; if (n == 0 || r < lo) lo = r; if (n == 0 || r > hi) hi = r; n++ }
 			END { if (n == 0) print "n/a"; else printf "%.2f–%.2f", lo, hi }'

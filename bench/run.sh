@@ -368,7 +368,8 @@ for P in $SCALE; do
 			# (judged unrounded: 2.004 shows as 2.00 and fails)
 			ratio_exact=$(div "$tq" "$tb" 6)
 			bad=$(($(failed "$q") + $(failed "$b")))
-			[ "$bad" -gt 0 ] && ratio="$ratio ($bad runs failed)"
+			# (a failed run is no pair: no spread then)
+			[ "$bad" -gt 0 ] && ratio="$ratio ($bad runs failed)" spread="n/a"
 			scale_rows+="| $(grp "$P") | $(grp "$pk") | $(label "$cores") | $c | $(grp "$rq") | $(grp "$rb") | $nsq ($what) | $nsb | $ratio ($spread) | $nsw | **$(pass "$(peak_kib "$q")" "<" "$GB_KIB")** / **$(pass "$ratio_exact" "<=" 2)** |"$'\n'
 		done
 		prev_rss=$row_rss

@@ -119,7 +119,7 @@ func TestBusyIdleSessionBudget(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(tr)
-	t.Logf("%d bytes per idle QP pair after %d messages each way", per, 2*rounds)
+	t.Logf("%d bytes per idle QP pair after %d messages (%d WRITEs and %d READs, each answered)", per, 2*rounds, rounds, rounds)
 	if per > budget {
 		t.Errorf("%d bytes per idle QP pair after %d messages, want at most %d", per, 2*rounds, budget)
 	}

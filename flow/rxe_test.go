@@ -1329,9 +1329,10 @@ func gtCheckPackets(t *testing.T, c *gtCase, run *gtRun) {
 		st.Packets++
 		st.Bytes += uint64(p.length)
 		st.PayloadBytes += uint64(p.payload)
-		if p.op.IsRequest() {
+		switch {
+		case p.op.IsRequest():
 			st.Requests++
-		} else {
+		case p.op != decode.CNP: // (a CNP is neither: Session.Responses)
 			st.responses++
 		}
 		if !p.op.IsRequest() || p.op.Transport() == decode.TransportUD {

@@ -697,11 +697,6 @@ func TestTrackerManyQPs(t *testing.T) {
 	}
 }
 
-// A capture of one direction only: every request waits for an answer that
-// is not in it. Memory stays bounded and the finding is one event.
-//
-// The issue's case (20,000 READs unanswered from frame 1, reported "from
-// frame 4097 on") with the default limit, and WRITEs with a small one.
 // A side's responses are its packets but its requests and its CNPs
 // (Session.Responses), on a session paired directly and on one that a
 // provisional session merged into, whose CNPs were counted on the
@@ -743,6 +738,11 @@ func TestResponsesLessCNPs(t *testing.T) {
 	}
 }
 
+// A capture of one direction only: every request waits for an answer that
+// is not in it. Memory stays bounded and the finding is one event.
+//
+// The issue's case (20,000 READs unanswered from frame 1, reported "from
+// frame 4097 on") with the default limit, and WRITEs with a small one.
 func TestTrackerOneDirection(t *testing.T) {
 	const n = 20000
 	for _, tc := range []struct {
