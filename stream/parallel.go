@@ -38,7 +38,7 @@ type ParallelOptions struct {
 // on one goroutine. Measured on 2 cores (bench/RESULTS.md, 5 interleaved
 // runs, 1M packets): the reader/worker pipeline gave the same wall time
 // as one goroutine (decode -T fields with the ICRC 0.241 s vs 0.244 s,
-// stats 0.279 s vs 0.283 s) for 40-50% more CPU (0.368 vs 0.240, 0.399 vs
+// stats 0.279 s vs 0.283 s) for 41-53% more CPU (0.368 vs 0.240, 0.399 vs
 // 0.282 CPU s), and was slower whenever the other core was busy: the
 // hand-offs and the cache misses of data read on the other core cost what
 // the second core gives. From 3 Ps on, the pipeline runs.
