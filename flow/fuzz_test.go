@@ -97,6 +97,16 @@ func FuzzTrack(f *testing.F) {
 			if s.Findings().MPTViolations > s.Findings().MPTChecked || s.Findings().MPTAccepted+s.Findings().MPTRejected > s.Findings().MPTChecked {
 				t.Fatalf("session %d: %d MPT checks, %d violations, %d accepted, %d rejected", s.ID, s.Findings().MPTChecked, s.Findings().MPTViolations, s.Findings().MPTAccepted, s.Findings().MPTRejected)
 			}
+			for side := range 2 {
+				// responses are derived (Session.Responses): requests and
+				// CNPs counted beyond a side's packets would wrap them
+				if d := s.Sent[side]; s.Responses(side) > d.Packets {
+					t.Fatalf("session %d side %d: %d responses of %d packets (%d requests)", s.ID, side, s.Responses(side), d.Packets, d.Requests)
+				}
+			}
+			if s.MergedInto() != 0 {
+				t.Fatalf("session %d is listed but merged into %d", s.ID, s.MergedInto())
+			}
 			if s.live == nil {
 				continue
 			}
