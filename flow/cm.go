@@ -48,9 +48,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 			if old, ok := t.get(k); ok && old.s != n {
 				old.s.Closed = true // a new connection reuses the QPN
 				t.dropUnpaired(old.s)
-				if t.release(old.s) {
-					t.packWhenIdle(old.s)
-				}
+				t.retire(old.s)
 			}
 			t.setHalf(&k, half{n, uint8(side)})
 			n.has[side] = true
@@ -65,9 +63,7 @@ func (t *Tracker) cm(p *decode.Packet, src, dst addr16, lid bool) {
 	case decode.CMAttrDREQ:
 		if h, ok := t.get(halfKey{src, dst, c.RemoteQPN}); ok && h.s.Learned == decode.PairingCM {
 			h.s.Closed = true
-			if t.release(h.s) { // (when nothing is in flight: a closed QP sends no more)
-				t.packWhenIdle(h.s)
-			}
+			t.retire(h.s) // (when nothing is in flight: a closed QP sends no more)
 		}
 		t.event(p, decode.EventDisconnect, s, "CM DREQ: disconnect QP "+hex24(c.RemoteQPN))
 	case decode.CMAttrDREP:

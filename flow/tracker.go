@@ -1114,9 +1114,8 @@ func (t *Tracker) sweep() {
 			s.flags &^= flagQueued
 			continue
 		}
-		if (over || t.now-s.last >= idle) && t.release(s) {
+		if (over || t.now-s.last >= idle) && t.retire(s) {
 			s.flags &^= flagQueued
-			t.packWhenIdle(s)
 			continue
 		}
 		t.liveQ.push(e.id, t.now)
@@ -1124,9 +1123,21 @@ func (t *Tracker) sweep() {
 	t.liveQ.compact()
 }
 
+// retire releases the live state of s when nothing is in flight
+// (release) and packs its latencies when it is idle (packWhenIdle); it
+// reports whether it released it. Eviction releases without packing: the
+// session is dropped.
+func (t *Tracker) retire(s *Session) bool {
+	if !t.release(s) {
+		return false
+	}
+	t.packWhenIdle(s)
+	return true
+}
+
 // packWhenIdle packs the latencies of s, whose live state was just
 // released (Session.packLatencies), when it is idle: quiet for
-// IdleAfter, or closed (not when it is evicted: it is dropped). A session released while still active, past
+// IdleAfter, or closed. A session released while still active, past
 // maxLive, may get its next latency in a moment, which would unpack them
 // again (4 KiB and a pass over the histogram for each kind): it is
 // queued, and packed an IdleAfter later if it stayed quiet (packIdle).
@@ -1215,9 +1226,9 @@ func (t *Tracker) Evicted() Evicted { return t.evicted }
 
 // DefaultMaxSessions is the commands' --max-sessions (and the TUI's): it
 // keeps the tracker near half a gigabyte, an idle session taking about
-// 410 bytes (TestIdleSessionBudget), more with its latencies packed: 595
-// for 132 messages each way over 8 values (TestBusyIdleSessionBudget),
-// up to a few KiB for latencies spread over the whole histogram.
+// 390 bytes (TestIdleSessionBudget), more with its latencies packed: 530
+// for 132 messages over 8 values (TestBusyIdleSessionBudget), up to a
+// few KiB for latencies spread over the whole histogram.
 const DefaultMaxSessions = 1000000
 
 // MaxSessions returns Options.MaxSessions: how many sessions it keeps (0:
