@@ -58,8 +58,8 @@ REPLAY_MPT=$OUT/ab-replay.mpt.json
 if [ ! -f "$FILE" ] || [ "$(cat "$FILE.n" 2>/dev/null)" != "$N" ]; then
 	log "generating $FILE and $REPLAY_FILE ($N packets each)"
 	"$GO" build -o "$OUT/gencap" ./internal/tools/gencap
-	"$OUT/gencap" -n "$N" -o "$FILE"
-	"$OUT/gencap" -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
+	"$OUT/gencap" -force -n "$N" -o "$FILE"
+	"$OUT/gencap" -force -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
 	echo "$N" >"$FILE.n"
 fi
 cat "$FILE" "$REPLAY_FILE" >/dev/null # warm the page cache

@@ -149,14 +149,14 @@ REPLAY_FILE=$OUT/replay.pcap
 REPLAY_MPT=$OUT/replay.mpt.json
 GSMALL=$OUT/gencap-small.pcap
 SCAPY=$OUT/scapy.pcap
-cached "$FILE" "n=$N gencap=$gen_hash" "$OUT/gencap" -n "$N" -o "$FILE"
-cached "$REPLAY_FILE" "n=$N gencap=$gen_hash mpt" "$OUT/gencap" -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
-cached "$GSMALL" "n=$SCAPY_N gencap=$gen_hash" "$OUT/gencap" -n "$SCAPY_N" -o "$GSMALL"
+cached "$FILE" "n=$N gencap=$gen_hash" "$OUT/gencap" -force -n "$N" -o "$FILE"
+cached "$REPLAY_FILE" "n=$N gencap=$gen_hash mpt" "$OUT/gencap" -force -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
+cached "$GSMALL" "n=$SCAPY_N gencap=$gen_hash" "$OUT/gencap" -force -n "$SCAPY_N" -o "$GSMALL"
 if want scapy; then cached "$SCAPY" "n=$SCAPY_N scapygen=$scapy_hash" /usr/bin/python3 bench/scapygen.py -n "$SCAPY_N" -o "$SCAPY"; fi
 # NVMe-oF/RDMA traffic of 8 I/O queues (gencap -nvme), for section 3b
 NVME_FILE=$OUT/nvme.pcap
 NVME_DA=infiniband.bth.destqp==0x13,nvme-rdma
-cached "$NVME_FILE" "n=$N gencap=$gen_hash nvme" "$OUT/gencap" -nvme 8 -n "$N" -o "$NVME_FILE"
+cached "$NVME_FILE" "n=$N gencap=$gen_hash nvme" "$OUT/gencap" -force -nvme 8 -n "$N" -o "$NVME_FILE"
 cat "$NVME_FILE" >/dev/null
 log "warming the page cache"
 cat "$FILE" "$REPLAY_FILE" "$GSMALL" >/dev/null
@@ -463,8 +463,8 @@ fi
 # --mpt does, then lists it; against a file of 5 MRs for the baseline RSS.
 if want mpt; then
 MRS_FILE=$OUT/mrs.mpt.json MRS_SMALL=$OUT/mrs5.mpt.json
-cached "$MRS_FILE" "mrs=$MRS gencap=$gen_hash" "$OUT/gencap" -mrs "$MRS" -o "$MRS_FILE"
-cached "$MRS_SMALL" "mrs=5 gencap=$gen_hash" "$OUT/gencap" -mrs 5 -o "$MRS_SMALL"
+cached "$MRS_FILE" "mrs=$MRS gencap=$gen_hash" "$OUT/gencap" -force -mrs "$MRS" -o "$MRS_FILE"
+cached "$MRS_SMALL" "mrs=5 gencap=$gen_hash" "$OUT/gencap" -force -mrs 5 -o "$MRS_SMALL"
 cat "$MRS_FILE" >/dev/null
 mpt_big=("$BIN" mpt check "$MRS_FILE")
 mpt_small=("$BIN" mpt check "$MRS_SMALL")

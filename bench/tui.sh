@@ -67,7 +67,7 @@ if [ -z "$reuse" ]; then
 	fi
 	log "generating $FILE with $TUI_N packets"
 	t0=$EPOCHREALTIME
-	"$OUT/gencap" -n "$TUI_N" -o "$FILE"
+	"$OUT/gencap" -force -n "$TUI_N" -o "$FILE"
 	gen_note="generated in $(secs "$t0" "$EPOCHREALTIME") s"
 	echo "n=$TUI_N gencap=$gen_hash bytes=$(stat -c %s "$FILE")" >"$FILE.meta"
 else

@@ -43,13 +43,18 @@
 // IPv4 ID and checksum, PSN, RETH, AETH MSN, ICRC) and writes it, so a
 // million packets take about a second. The output depends only on the
 // flags.
+//
+// An existing -o or -mpt file is never replaced unless -force says so:
+// gencap stops with an error naming it.
 package main
 
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -172,14 +177,16 @@ func main() {
 	scale := flag.Int("pairs", 0, "QP-scaling capture instead: this many RC QP pairs, each its own QPNs and PSNs, each doing WRITE Only + ACK and READ + READ Response Only (4 packets; -n defaults to 4×pairs)")
 	mrs := flag.Int("mrs", 0, "an MPT file of this many MRs instead of a capture (mpt.Synthetic), written to -o")
 	nvmeQueues := flag.Int("nvme", 0, "NVMe-oF capture instead: this many I/O queues running 4 KiB Reads and Writes (nvme.go; decode with -d infiniband.bth.destqp==0x13,nvme-rdma)")
+	flag.BoolVar(&replace, "force", false, "replace the -o and -mpt files if they exist (else gencap refuses to)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	delete(set, "force") // (it goes with any form)
 	usage := func() {
-		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE]")
-		fmt.Fprintln(os.Stderr, "       gencap -pairs PAIRS -o FILE [-n PACKETS] [-seed S]")
-		fmt.Fprintln(os.Stderr, "       gencap -nvme QUEUES -o FILE [-n PACKETS] [-seed S]")
-		fmt.Fprintln(os.Stderr, "       gencap -mrs MRS -o MPTFILE")
+		fmt.Fprintln(os.Stderr, "usage: gencap -n PACKETS -o FILE [-qps PAIRS] [-seed S] [-mpt MPTFILE] [-force]")
+		fmt.Fprintln(os.Stderr, "       gencap -pairs PAIRS -o FILE [-n PACKETS] [-seed S] [-force]")
+		fmt.Fprintln(os.Stderr, "       gencap -nvme QUEUES -o FILE [-n PACKETS] [-seed S] [-force]")
+		fmt.Fprintln(os.Stderr, "       gencap -mrs MRS -o MPTFILE [-force]")
 		os.Exit(2)
 	}
 	if set["mrs"] {
@@ -231,7 +238,38 @@ func writeMRs(path string, n int) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return writeFile(path, "-o", b)
+}
+
+// replace is -force: gencap replaces an existing output file only when
+// told to, as rocetap's own commands do (internal/outfile).
+var replace bool
+
+// openOut creates path (the file of option opt) for writing: a new file,
+// or with -force an existing one emptied.
+func openOut(path, opt string) (*os.File, error) {
+	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if replace {
+		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, mode, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s %s: the file exists, and gencap does not replace a file unless told to: choose another name, remove it, or add -force", opt, path)
+	}
+	return f, err
+}
+
+// writeFile writes b to path (the file of option opt), as openOut opens it.
+func writeFile(path, opt string, b []byte) error {
+	f, err := openOut(path, opt)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func run(path string, n, npairs int, seed uint64, mptPath string) error {
@@ -244,7 +282,7 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(mptPath, b, 0o644); err != nil {
+		if err := writeFile(mptPath, "-mpt", b); err != nil {
 			return err
 		}
 	}
@@ -290,7 +328,7 @@ func create(path string) (*os.File, *bufio.Writer, error) {
 	f := os.Stdout
 	if path != "-" {
 		var err error
-		if f, err = os.Create(path); err != nil {
+		if f, err = openOut(path, "-o"); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rocetap/rocetap/capture"
@@ -170,5 +171,49 @@ func TestWriteMRs(t *testing.T) {
 	}
 	if len(f.MRs) != 1000 || m.MRByKey(0x10000000+999) == nil {
 		t.Errorf("%d MRs loaded; the last one's rkey found: %v", len(f.MRs), m.MRByKey(0x10000000+999) != nil)
+	}
+}
+
+// TestKeepsExistingFiles: an existing -o, -mpt or -mrs file is left as
+// it is, with an error that names it and -force, and replaced with
+// -force.
+func TestKeepsExistingFiles(t *testing.T) {
+	dir := t.TempDir()
+	pcapPath, mptPath := filepath.Join(dir, "a.pcap"), filepath.Join(dir, "a.mpt.json")
+	mine := []byte("a user's file\n")
+	for _, tc := range []struct {
+		name, path, opt string
+		gen             func() error
+	}{
+		{"o", pcapPath, "-o", func() error { return run(pcapPath, 100, 2, 1, "") }},
+		{"mpt", mptPath, "-mpt", func() error { return run(pcapPath+".2", 100, 2, 1, mptPath) }},
+		{"pairs", pcapPath, "-o", func() error { return runPairs(pcapPath, 40, 10, 1) }},
+		{"nvme", pcapPath, "-o", func() error { return runNVMe(pcapPath, 40, 2, 1) }},
+		{"mrs", mptPath, "-o", func() error { return writeMRs(mptPath, 5) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, p := range []string{pcapPath, pcapPath + ".2", mptPath} {
+				os.Remove(p)
+			}
+			if err := os.WriteFile(tc.path, mine, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace = false
+			err := tc.gen()
+			if err == nil || !strings.Contains(err.Error(), tc.opt+" "+tc.path+": the file exists") || !strings.Contains(err.Error(), "-force") {
+				t.Errorf("error %v, want one naming %s %s and -force", err, tc.opt, tc.path)
+			}
+			if b, _ := os.ReadFile(tc.path); string(b) != string(mine) {
+				t.Errorf("the existing file was changed: %q", b)
+			}
+			replace = true
+			defer func() { replace = false }()
+			if err := tc.gen(); err != nil {
+				t.Fatalf("with -force: %v", err)
+			}
+			if b, _ := os.ReadFile(tc.path); string(b) == string(mine) || len(b) == 0 {
+				t.Errorf("with -force the file was not replaced: %q", b)
+			}
+		})
 	}
 }
