@@ -277,18 +277,24 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 	if err != nil {
 		return err
 	}
-	if mptPath != "" {
-		b, err := mptFile(qps)
-		if err != nil {
-			return err
-		}
-		if err := writeFile(mptPath, "-mpt", b); err != nil {
-			return err
-		}
-	}
 	f, w, err := create(path)
 	if err != nil {
 		return err
+	}
+	if mptPath != "" {
+		b, err := mptFile(qps)
+		if err == nil {
+			err = writeFile(mptPath, "-mpt", b)
+		}
+		if err != nil {
+			// (neither file is left behind: the capture was just made,
+			// or emptied as -force allowed)
+			if f != os.Stdout {
+				f.Close()
+				os.Remove(path)
+			}
+			return err
+		}
 	}
 
 	r := rng(seed)

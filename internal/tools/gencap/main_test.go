@@ -186,6 +186,7 @@ func TestKeepsExistingFiles(t *testing.T) {
 		gen             func() error
 	}{
 		{"o", pcapPath, "-o", func() error { return run(pcapPath, 100, 2, 1, "") }},
+		{"o with mpt", pcapPath, "-o", func() error { return run(pcapPath, 100, 2, 1, mptPath) }},
 		{"mpt", mptPath, "-mpt", func() error { return run(pcapPath+".2", 100, 2, 1, mptPath) }},
 		{"pairs", pcapPath, "-o", func() error { return runPairs(pcapPath, 40, 10, 1) }},
 		{"nvme", pcapPath, "-o", func() error { return runNVMe(pcapPath, 40, 2, 1) }},
@@ -205,6 +206,13 @@ func TestKeepsExistingFiles(t *testing.T) {
 			}
 			if b, _ := os.ReadFile(tc.path); string(b) != string(mine) {
 				t.Errorf("the existing file was changed: %q", b)
+			}
+			// nothing is left of a run refused one of its files
+			if _, err := os.Stat(pcapPath + ".2"); tc.name == "mpt" && err == nil {
+				t.Errorf("the capture was left behind though its -mpt file was refused")
+			}
+			if _, err := os.Stat(mptPath); tc.name == "o with mpt" && err == nil {
+				t.Errorf("the -mpt file was left behind though the capture was refused")
 			}
 			replace = true
 			defer func() { replace = false }()
