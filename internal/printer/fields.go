@@ -116,7 +116,7 @@ type directField struct {
 	hdr  decode.Hdr
 	cond func(*decode.Packet) bool
 	get  func(*decode.Packet) uint64
-	app  func([]byte, uint64) []byte
+	app  decode.UintFormat
 }
 
 // UnknownFieldError says a field name is unknown and suggests close ones.
@@ -155,7 +155,7 @@ func (fp *FieldsPrinter) Append(dst []byte, p *decode.Packet) []byte {
 			if q != 0 {
 				dst = append(dst, q)
 			}
-			dst = d.app(dst, d.get(p))
+			dst = d.app.Append(dst, d.get(p))
 			if q != 0 {
 				dst = append(dst, q)
 			}

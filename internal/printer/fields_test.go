@@ -36,7 +36,8 @@ func TestFieldsDirectPath(t *testing.T) {
 				}
 				if ok {
 					_, _, get := f.UintAccessor()
-					if got := f.UintAppender()(nil, get(&p)); string(got) != string(want) {
+					fm := f.UintAppender()
+					if got := fm.Append(nil, get(&p)); string(got) != string(want) {
 						t.Fatalf("%s in frame %d of %s: UintAppender printed %q, want %q", f.Abbrev, fr.Number, path, got, want)
 					}
 				}
