@@ -379,10 +379,10 @@ func (f *Field) appendU(dst []byte, u uint64) []byte {
 	return dst
 }
 
-// UintAppender returns the function that appends a value of a field with
-// a direct path (HasUint) as AppendValue prints it: for printers that
-// take the value from UintAccessor's getter, it skips AppendValue's
-// switch on the field's type and base for the common cases.
+// UintAppender returns how a value of a field with a direct path
+// (HasUint) is appended as AppendValue prints it: for printers that take
+// the value from UintAccessor's getter, it skips AppendValue's switch on
+// the field's type and base for the common cases.
 func (f *Field) UintAppender() UintFormat {
 	switch f.Type {
 	case FTUint8, FTUint16, FTUint24, FTUint32, FTUint64:
@@ -399,8 +399,9 @@ func (f *Field) UintAppender() UintFormat {
 
 // UintFormat is how UintAppender's field prints a value: in decimal, in
 // hex of at least a width, or by the field's own function. The common
-// two are a switch, not a call through a function value: a -T fields
-// line of four BTH fields spent a quarter of its time in such calls.
+// two are a switch, not a call through a function value (a closure, for
+// hex): BenchmarkFieldsPrinter/bth4 took 28.76 ns a line against 29.16
+// (medians of 5 interleaved runs of the two builds' test binaries).
 type UintFormat struct {
 	hex   int // > 0: hex, at least this many digits; 0: decimal; -1: other
 	other func(dst []byte, u uint64) []byte
