@@ -25,6 +25,13 @@ type ParallelOptions struct {
 	// Emit gets the output of each packet rendered, in capture order; i
 	// counts them from 0.
 	Emit func(i int, out []byte)
+	// EmitInline, when set, takes Emit's place on one goroutine: it
+	// renders packet i itself (with render, onto the end of its own
+	// output), so that the bytes are not rendered into a scratch buffer
+	// and copied. decode -T fields of four BTH fields on the bench's
+	// main capture took 0.141 CPU s with it against 0.146 (one core),
+	// 0.140 against 0.144 (both cores; medians of 15 interleaved runs).
+	EmitInline func(i int, render Render, p *decode.Packet)
 	// Flush, when set, is called after every batch of packets emitted;
 	// its error stops the reading.
 	Flush func() error
@@ -212,8 +219,12 @@ func (s *Source) parallelInline(o *ParallelOptions) (emitted int, err error) {
 		pk.SetFrame(&p.Frame)
 		o.Decoder.Decode(p, pk.Data, pk.Info.LinkType)
 		if o.Filter == nil || o.Filter.Match(p) {
-			out = render(out[:0], p)
-			o.Emit(emitted, out)
+			if o.EmitInline != nil {
+				o.EmitInline(emitted, render, p)
+			} else {
+				out = render(out[:0], p)
+				o.Emit(emitted, out)
+			}
 			emitted++
 			if o.Limit > 0 && emitted >= o.Limit {
 				stopped = true

@@ -349,26 +349,49 @@ func testParallel(t *testing.T) {
 		{"limit", 2, nil, 1234},
 		{"filter and limit", 2, acks, 100},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			var got []string
-			flushes := 0
-			n, err := open(t, path).Parallel(ParallelOptions{Decoder: decode.NewDecoder(), Workers: c.workers, Filter: c.flt, Limit: c.limit,
-				NewRender: func() Render { return summary },
-				Emit: func(i int, out []byte) {
-					if i != len(got) {
-						t.Fatalf("Emit(%d) after %d outputs", i, len(got))
+		for _, inline := range []bool{false, true} {
+			name := c.name
+			if inline {
+				name += ", EmitInline set"
+			}
+			t.Run(name, func(t *testing.T) {
+				var got []string
+				flushes, emits := 0, 0
+				o := ParallelOptions{Decoder: decode.NewDecoder(), Workers: c.workers, Filter: c.flt, Limit: c.limit,
+					NewRender: func() Render { return summary },
+					Emit: func(i int, out []byte) {
+						if i != len(got) {
+							t.Fatalf("Emit(%d) after %d outputs", i, len(got))
+						}
+						emits++
+						got = append(got, string(out))
+					},
+					Flush: func() error { flushes++; return nil }}
+				if inline {
+					// rendered onto the end of what came before
+					var buf []byte
+					o.EmitInline = func(i int, render Render, p *decode.Packet) {
+						if i != len(got) {
+							t.Fatalf("EmitInline(%d) after %d outputs", i, len(got))
+						}
+						from := len(buf)
+						buf = render(buf, p)
+						got = append(got, string(buf[from:]))
 					}
-					got = append(got, string(out))
-				},
-				Flush: func() error { flushes++; return nil }})
-			w := want(c.flt, c.limit)
-			if err != nil || n != len(w) || !slices.Equal(got, w) {
-				t.Errorf("Parallel: %d outputs, %v; want the %d outputs of a sequential read in order", n, err, len(w))
-			}
-			if c.limit == 0 && flushes < len(ref)/batchSize {
-				t.Errorf("Flush called %d times for %d packets", flushes, len(ref))
-			}
-		})
+				}
+				n, err := open(t, path).Parallel(o)
+				w := want(c.flt, c.limit)
+				if err != nil || n != len(w) || !slices.Equal(got, w) {
+					t.Errorf("Parallel: %d outputs, %v; want the %d outputs of a sequential read in order", n, err, len(w))
+				}
+				if c.limit == 0 && flushes < len(ref)/batchSize {
+					t.Errorf("Flush called %d times for %d packets", flushes, len(ref))
+				}
+				if inline && runtime.GOMAXPROCS(0) <= minParallelProcs && emits > 0 {
+					t.Errorf("Emit called %d times on one goroutine, where EmitInline renders", emits)
+				}
+			})
+		}
 	}
 	t.Run("bytes kept in the reader's buffers", func(t *testing.T) {
 		// A stream that comes in pieces makes the capture reader move to a

@@ -335,6 +335,15 @@ func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, li
 				out.maybeFlush()
 			}
 		},
+		EmitInline: func(i int, render stream.Render, p *decode.Packet) {
+			if i > 0 && do.sep != nil {
+				out.b = append(out.b, do.sep...)
+			}
+			out.b = render(out.b, p)
+			if o.live || out.each {
+				out.maybeFlush()
+			}
+		},
 		Flush: func() error { out.maybeFlush(); return out.err }})
 	return n, exitCorrupt(err)
 }
