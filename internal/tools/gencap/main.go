@@ -45,16 +45,16 @@
 // flags.
 //
 // An existing -o or -mpt file is never replaced unless -force says so:
-// gencap stops with an error naming it.
+// gencap stops with an error naming it. A file appears only once it is
+// complete (internal/outfile): a failure leaves nothing of it behind.
 package main
 
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -63,6 +63,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/mpt"
 )
 
@@ -242,34 +243,28 @@ func writeMRs(path string, n int) error {
 }
 
 // replace is -force: gencap replaces an existing output file only when
-// told to, as rocetap's own commands do (internal/outfile).
+// told to.
 var replace bool
 
-// openOut creates path (the file of option opt) for writing: a new file,
-// or with -force an existing one emptied.
-func openOut(path, opt string) (*os.File, error) {
-	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if replace {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, mode, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("%s %s: the file exists, and gencap does not replace a file unless told to: choose another name, remove it, or add -force", opt, path)
-	}
-	return f, err
+// openOut starts writing path, the file of option opt, as rocetap's own
+// commands write theirs (internal/outfile): into a temporary file beside
+// it, renamed into place by Commit, removed by Abort; an existing file
+// is replaced only with -force, and a failure leaves it as it was.
+func openOut(path, opt string) (*outfile.File, error) {
+	return outfile.Create(path, outfile.Options{Force: replace, Flag: opt})
 }
 
-// writeFile writes b to path (the file of option opt), as openOut opens it.
+// writeFile writes b to path (the file of option opt), as openOut does.
 func writeFile(path, opt string, b []byte) error {
 	f, err := openOut(path, opt)
 	if err != nil {
 		return err
 	}
 	if _, err := f.Write(b); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 func run(path string, n, npairs int, seed uint64, mptPath string) error {
@@ -277,22 +272,25 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 	if err != nil {
 		return err
 	}
-	f, w, err := create(path)
+	if mptPath != "" && mptPath == path {
+		return fmt.Errorf("-mpt %s: the file -o names too: give the MPT file a name of its own", mptPath)
+	}
+	w, err := create(path)
 	if err != nil {
 		return err
 	}
+	defer w.abort()
+	var mf *outfile.File
 	if mptPath != "" {
 		b, err := mptFile(qps)
-		if err == nil {
-			err = writeFile(mptPath, "-mpt", b)
-		}
 		if err != nil {
-			// (neither file is left behind: the capture was just made,
-			// or emptied as -force allowed)
-			if f != os.Stdout {
-				f.Close()
-				os.Remove(path)
-			}
+			return err
+		}
+		if mf, err = openOut(mptPath, "-mpt"); err != nil {
+			return err
+		}
+		defer mf.Abort()
+		if _, err := mf.Write(b); err != nil {
 			return err
 		}
 	}
@@ -325,38 +323,63 @@ func run(path string, n, npairs int, seed uint64, mptPath string) error {
 			return err
 		}
 	}
-	return closeOut(f, w)
-}
-
-// create opens path (- for stdout) and writes the pcap file header
-// (classic pcap, microseconds, Ethernet).
-func create(path string) (*os.File, *bufio.Writer, error) {
-	f := os.Stdout
-	if path != "-" {
-		var err error
-		if f, err = openOut(path, "-o"); err != nil {
-			return nil, nil, err
+	if mf != nil {
+		if err := mf.Commit(); err != nil {
+			return err
 		}
 	}
-	w := bufio.NewWriterSize(f, 4<<20)
+	return w.commit()
+}
+
+// output is a capture being written: to standard output, or to a file
+// through openOut (nothing is left of it unless commit succeeds).
+type output struct {
+	*bufio.Writer
+	file *outfile.File // nil: standard output
+}
+
+// create starts writing path (- for stdout) with the pcap file header
+// (classic pcap, microseconds, Ethernet).
+func create(path string) (*output, error) {
+	o := &output{}
+	var dst io.Writer = os.Stdout
+	if path != "-" {
+		f, err := openOut(path, "-o")
+		if err != nil {
+			return nil, err
+		}
+		o.file, dst = f, f
+	}
+	o.Writer = bufio.NewWriterSize(dst, 4<<20)
 	var gh [24]byte
 	binary.LittleEndian.PutUint32(gh[0:], 0xa1b2c3d4)
 	binary.LittleEndian.PutUint16(gh[4:], 2)
 	binary.LittleEndian.PutUint16(gh[6:], 4)
 	binary.LittleEndian.PutUint32(gh[16:], 65535) // snaplen
 	binary.LittleEndian.PutUint32(gh[20:], 1)     // LINKTYPE_ETHERNET
-	_, err := w.Write(gh[:])
-	return f, w, err
+	if _, err := o.Write(gh[:]); err != nil {
+		o.abort()
+		return nil, err
+	}
+	return o, nil
 }
 
-func closeOut(f *os.File, w *bufio.Writer) error {
-	if err := w.Flush(); err != nil {
+// commit finishes the capture: the file, complete, takes its name.
+func (o *output) commit() error {
+	if err := o.Flush(); err != nil {
 		return err
 	}
-	if f != os.Stdout {
-		return f.Close()
+	if o.file == nil {
+		return nil
 	}
-	return nil
+	return o.file.Commit()
+}
+
+// abort removes what was written of the file (none once committed).
+func (o *output) abort() {
+	if o.file != nil {
+		o.file.Abort()
+	}
 }
 
 func anyActive(qps []*qpPair) bool {

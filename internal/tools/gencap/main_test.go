@@ -14,6 +14,7 @@ import (
 	"github.com/rocetap/rocetap/decode"
 	"github.com/rocetap/rocetap/flow"
 	"github.com/rocetap/rocetap/hca"
+	"github.com/rocetap/rocetap/internal/outfile"
 	"github.com/rocetap/rocetap/mpt"
 )
 
@@ -201,7 +202,7 @@ func TestKeepsExistingFiles(t *testing.T) {
 			}
 			replace = false
 			err := tc.gen()
-			if err == nil || !strings.Contains(err.Error(), tc.opt+" "+tc.path+": the file exists") || !strings.Contains(err.Error(), "-force") {
+			if !errors.Is(err, outfile.ErrExists) || !strings.Contains(err.Error(), tc.opt+" "+tc.path+": ") || !strings.Contains(err.Error(), "-force") {
 				t.Errorf("error %v, want one naming %s %s and -force", err, tc.opt, tc.path)
 			}
 			if b, _ := os.ReadFile(tc.path); string(b) != string(mine) {
@@ -224,4 +225,33 @@ func TestKeepsExistingFiles(t *testing.T) {
 			}
 		})
 	}
+	t.Run("failed run with -force", func(t *testing.T) {
+		// -force replaces a file with a complete one, never with
+		// nothing: an MPT file that cannot be written (a directory of
+		// that name) stops the run, and the capture is as it was.
+		replace = true
+		defer func() { replace = false }()
+		if err := os.WriteFile(pcapPath, mine, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirPath := filepath.Join(dir, "a directory")
+		if err := os.Mkdir(dirPath, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(pcapPath, 100, 2, 1, dirPath); err == nil {
+			t.Fatal("no error for an MPT file that is a directory")
+		}
+		if b, _ := os.ReadFile(pcapPath); string(b) != string(mine) {
+			t.Errorf("the capture -force would have replaced was changed by a run that failed: %q", b)
+		}
+		if err := run(pcapPath, 100, 2, 1, pcapPath); err == nil || !strings.Contains(err.Error(), "-o names too") {
+			t.Errorf("-mpt naming the -o file: %v, want an error", err)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				t.Errorf("%s left behind", e.Name())
+			}
+		}
+	})
 }

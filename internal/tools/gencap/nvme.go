@@ -46,10 +46,11 @@ type nvmeQueue struct {
 }
 
 func runNVMe(path string, n, queues int, seed uint64) error {
-	f, w, err := create(path)
+	w, err := create(path)
 	if err != nil {
 		return err
 	}
+	defer w.abort()
 	qs := make([]*nvmeQueue, queues)
 	for i := range qs {
 		qs[i] = &nvmeQueue{
@@ -72,11 +73,11 @@ func runNVMe(path string, n, queues int, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		if err := writeRecord(w, frame, usec); err != nil {
+		if err := writeRecord(w.Writer, frame, usec); err != nil {
 			return err
 		}
 	}
-	return closeOut(f, w)
+	return w.commit()
 }
 
 func writeRecord(w *bufio.Writer, frame []byte, usec uint64) error {

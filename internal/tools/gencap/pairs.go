@@ -71,10 +71,11 @@ func runPairs(path string, n, npairs int, seed uint64) error {
 		order[i], order[j] = order[j], order[i]
 	}
 
-	f, w, err := create(path)
+	w, err := create(path)
 	if err != nil {
 		return err
 	}
+	defer w.abort()
 	usec := uint64(0)
 	for k := 0; k < n; {
 		for _, p := range order {
@@ -129,5 +130,5 @@ func runPairs(path string, n, npairs int, seed uint64) error {
 			}
 		}
 	}
-	return closeOut(f, w)
+	return w.commit()
 }
