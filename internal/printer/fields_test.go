@@ -36,8 +36,7 @@ func TestFieldsDirectPath(t *testing.T) {
 				}
 				if ok {
 					_, _, get := f.UintAccessor()
-					fm := f.UintAppender()
-					if got := fm.Append(nil, get(&p)); string(got) != string(want) {
+					if got := f.UintAppender().Append(nil, get(&p)); string(got) != string(want) {
 						t.Fatalf("%s in frame %d of %s: UintAppender printed %q, want %q", f.Abbrev, fr.Number, path, got, want)
 					}
 				}
