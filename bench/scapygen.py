@@ -180,13 +180,14 @@ def main():
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     pairs = [Pair(rnd, p) for p in range(PAIRS)]
-    # Written 4 MiB at a time, as gencap writes (bufio, 4 MiB): a file
-    # written in scapy's small pieces sits in the page cache in small
-    # pages, which read(2) copies out more slowly (the same 17 MB: dd 6 ms
-    # of CPU against 5 for a copy of it; rocetap 15 ms against 13), and
+    # Written 4 MiB at a time, as gencap writes (bufio, 4 MiB): written
+    # in PcapWriter's own small pieces, the same 17 MB read back more
+    # slowly on the bench's machine (ext4, Linux 6.18; dd 6 ms of CPU
+    # against 5 for a cp of the file, rocetap 15 ms against 13), likely
+    # because the page cache then holds it in smaller folios, and
     # section 2 would compare the two files' pages, not their packets.
     out = open(a.o, "wb", buffering=4 << 20)
-    w = PcapWriter(out, linktype=1, sync=False)
+    w = PcapWriter(out, linktype=1)
     t = 1767312000.0  # 2026-01-02 00:00:00 UTC
     for _ in range(a.n):
         pkt = rnd.choice(pairs).next(rnd)
