@@ -51,11 +51,17 @@ else
 	B_NAME=$B_BIN
 fi
 
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+
 # --- the captures ------------------------------------------------------------
 FILE=$OUT/ab.pcap
 REPLAY_FILE=$OUT/ab-replay.pcap
 REPLAY_MPT=$OUT/ab-replay.mpt.json
 if [ ! -f "$FILE" ] || [ "$(cat "$FILE.n" 2>/dev/null)" != "$N" ]; then
+	for f in "$FILE" "$REPLAY_FILE" "$REPLAY_MPT"; do
+		made_here "$f" "$FILE.n" || exit 1
+	done
 	log "generating $FILE and $REPLAY_FILE ($N packets each)"
 	"$GO" build -o "$OUT/gencap" ./internal/tools/gencap
 	"$OUT/gencap" -force -n "$N" -o "$FILE"
@@ -82,8 +88,6 @@ add "sessions" sessions -r "$FILE"
 add "replay" replay -r "$REPLAY_FILE" --mpt "$REPLAY_MPT"
 
 # Measured with bench/lib.sh (bench/run.sh measures the same way).
-# shellcheck source=bench/lib.sh
-. bench/lib.sh
 : >"$OUT/stderr.log"
 rows=""
 for i in "${!NAMES[@]}"; do

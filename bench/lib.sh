@@ -85,6 +85,18 @@ pair_mm() {
 			END { if (n == 0) print "n/a"; else printf "%.2f–%.2f", lo, hi }'
 }
 
+# made_here FILE MARKER: whether FILE is the bench's to replace: absent,
+# or with MARKER beside it, which the bench writes when it has made FILE
+# (its .meta). Else it says so and fails: OUT is scratch, but a user may
+# set it to any directory, and a capture of theirs there is not the
+# bench's to overwrite (gencap -force, scapygen) or remove.
+made_here() {
+	if [ -e "$1" ] && [ ! -f "$2" ]; then
+		echo "bench: $1 exists and the bench did not make it (no $2): move it, or set OUT to another directory" >&2
+		return 1
+	fi
+}
+
 # peak FILE: the largest peak RSS of the runs, in MiB (peak_kib: in
 # KiB, as measured).
 peak() { awk '$3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$1"; }

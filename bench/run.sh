@@ -129,7 +129,8 @@ lp_abs=$(realpath -m "$LIMITPROBE")
 
 # --- captures ----------------------------------------------------------------
 # cached FILE KEY CMD...: runs CMD, which writes FILE, unless FILE.meta says
-# an earlier run wrote FILE with the same KEY.
+# an earlier run wrote FILE with the same KEY. A FILE without its .meta is
+# not the bench's: it stops (made_here) rather than have CMD replace it.
 cached() {
 	local file=$1 key=$2
 	shift 2
@@ -137,6 +138,7 @@ cached() {
 		log "reusing $file"
 		return
 	fi
+	made_here "$file" "$file.meta" || exit 1
 	rm -f "$file.meta"
 	log "generating $file"
 	"$@"
@@ -150,6 +152,7 @@ REPLAY_MPT=$OUT/replay.mpt.json
 GSMALL=$OUT/gencap-small.pcap
 SCAPY=$OUT/scapy.pcap
 cached "$FILE" "n=$N gencap=$gen_hash" "$OUT/gencap" -force -n "$N" -o "$FILE"
+made_here "$REPLAY_MPT" "$REPLAY_FILE.meta" || exit 1 # (written with it)
 cached "$REPLAY_FILE" "n=$N gencap=$gen_hash mpt" "$OUT/gencap" -force -n "$N" -o "$REPLAY_FILE" -mpt "$REPLAY_MPT"
 cached "$GSMALL" "n=$SCAPY_N gencap=$gen_hash" "$OUT/gencap" -force -n "$SCAPY_N" -o "$GSMALL"
 if want scapy; then cached "$SCAPY" "n=$SCAPY_N scapygen=$scapy_hash" /usr/bin/python3 bench/scapygen.py -n "$SCAPY_N" -o "$SCAPY"; fi

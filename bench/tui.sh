@@ -30,6 +30,8 @@ SUMMARY=$OUT/tui.summary
 BYTES_PER_PACKET=869 # gencap's frames and pcap record headers, on average
 
 mkdir -p "$OUT"
+# shellcheck source=bench/lib.sh
+. bench/lib.sh # (made_here; this script's own grp and log below are its)
 log() { printf '== tui: %s\n' "$*" >&2; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.]+$/) { print n; exit } s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
@@ -57,6 +59,7 @@ if [ -f "$FILE" ] && [ -f "$FILE.meta" ]; then
 fi
 size_note=""
 if [ -z "$reuse" ]; then
+	made_here "$FILE" "$FILE.meta" || exit 1
 	rm -f "$FILE" "$FILE.meta"
 	avail=$(df -B1 --output=avail "$OUT" | tail -n 1)
 	fit=$(((avail - (2 << 30)) / BYTES_PER_PACKET / 100000 * 100000))
