@@ -289,10 +289,7 @@ func decodeRun(opts *DecodeOptions, ios IO) error {
 			Filter:  flt,
 			Limit:   opts.Show,
 			Each: func(p *decode.Packet) bool {
-				if n > 0 && do.sep != nil {
-					out.b = append(out.b, do.sep...)
-				}
-				out.b = render(out.b, p)
+				out.b = render(out.next(n, do.sep), p)
 				n++
 				out.maybeFlush()
 				return out.err == nil
@@ -327,22 +324,12 @@ func runParallel(o *readOptions, ios IO, do decodeOutput, flt *filter.Filter, li
 	n, err := src.Parallel(stream.ParallelOptions{Decoder: dec, NewRender: do.newRender, Filter: flt, Limit: limit, Workers: do.workers,
 		Inline: o.live,
 		Emit: func(i int, b []byte) {
-			if i > 0 && do.sep != nil {
-				out.b = append(out.b, do.sep...)
-			}
-			out.b = append(out.b, b...)
-			if o.live || out.each {
-				out.maybeFlush()
-			}
+			out.b = append(out.next(i, do.sep), b...)
+			out.emitted(o.live)
 		},
 		EmitInline: func(i int, render stream.Render, p *decode.Packet) {
-			if i > 0 && do.sep != nil {
-				out.b = append(out.b, do.sep...)
-			}
-			out.b = render(out.b, p)
-			if o.live || out.each {
-				out.maybeFlush()
-			}
+			out.b = render(out.next(i, do.sep), p)
+			out.emitted(o.live)
 		},
 		Flush: func() error { out.maybeFlush(); return out.err }})
 	return n, exitCorrupt(err)

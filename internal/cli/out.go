@@ -26,6 +26,23 @@ const outChunk = 256 << 10
 
 func newOutBuf(w io.Writer) *outBuf { return &outBuf{w: w, b: make([]byte, 0, outChunk+64<<10)} }
 
+// next returns the buffer ready for the bytes of packet i (from 0): sep
+// (JSON's ",\n") before all but the first.
+func (o *outBuf) next(i int, sep []byte) []byte {
+	if i > 0 && sep != nil {
+		o.b = append(o.b, sep...)
+	}
+	return o.b
+}
+
+// emitted flushes after a packet that must go out as it comes: from a
+// live source, or with -l (each).
+func (o *outBuf) emitted(live bool) {
+	if live || o.each {
+		o.maybeFlush()
+	}
+}
+
 func (o *outBuf) maybeFlush() {
 	switch {
 	case len(o.b) >= outChunk, o.each:

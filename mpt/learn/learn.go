@@ -391,10 +391,7 @@ func (l *Learner) respQP(p *decode.Packet, src decode.Node) *qpInfo {
 			}
 		}
 	}
-	s := l.tr.Session(a.Session)
-	for s != nil && s.MergedInto() != 0 {
-		s = l.tr.Session(s.MergedInto())
-	}
+	s := l.tr.Session(l.tr.Resolve(a.Session))
 	if s == nil {
 		return nil
 	}
@@ -706,10 +703,7 @@ func (l *Learner) Finish() (*Result, error) {
 
 		// MTU: the tracker's, else the smallest that carries the
 		// largest payload seen.
-		s := l.tr.Session(q.session)
-		for s != nil && s.MergedInto() != 0 {
-			s = l.tr.Session(s.MergedInto())
-		}
+		s := l.tr.Session(l.tr.Resolve(q.session))
 		switch {
 		case s != nil && s.MTU != 0:
 			qp.MTU = int(s.MTU)
