@@ -151,6 +151,24 @@ func OpenFormat(path, format string) (*Reader, error) {
 	// traffic (page faults and TLB misses cost more than the kernel's copy;
 	// only all-64-byte-packet files went faster, by a third), and a file
 	// truncated while mapped kills the process with SIGBUS.
+	//
+	// Measured again on 2026-11-27 (2 cores, AMD EPYC, Linux 6.18; rocetap
+	// stats, one core, median CPU s of 5-11 interleaved runs), with the
+	// mapping read behind a PREFETCHT0 of the next 2 KiB (without it,
+	// mapped reading was no faster: the CPU's prefetcher stops at each
+	// page) and its pages dropped 4 MiB behind: what it costs depends on
+	// how the page cache holds the file, which rocetap cannot see. The
+	// bench's capture as gencap wrote it, 4 MiB at a time (large folios):
+	// 0.187-0.196 against 0.220-0.225. The same bytes written 4 KiB at a
+	// time, as a capture tool writes: 0.273-0.328 against 0.233-0.240; 8
+	// KiB: 0.251 against 0.224; 64 KiB: 0.212 against 0.217; a pcapng copy
+	// written by editcap: 0.374 against 0.247. At a million QP pairs
+	// (sessions, all cores) it gained nothing, 1.310 against 1.302, while
+	// the 8-pair capture of as many bytes went from 0.654 to 0.591: the
+	// QP-scaling ratio would rise from 1.99 to about 2.2. A goroutine
+	// mapping the pages in ahead on the second core (MADV_POPULATE_READ)
+	// took 2% off the wall time on large folios and cost 44% more CPU on
+	// small ones. So read(2) stays.
 	r := &Reader{name: path, src: f, closer: f, size: size, regular: size >= 0}
 	if err := r.init(format); err != nil {
 		r.Close()
