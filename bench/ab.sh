@@ -87,8 +87,10 @@ add "stats" stats -r "$FILE"
 add "sessions" sessions -r "$FILE"
 add "replay" replay -r "$REPLAY_FILE" --mpt "$REPLAY_MPT"
 
-# Measured with bench/lib.sh (bench/run.sh measures the same way).
+# Measured with bench/lib.sh (bench/run.sh measures the same way), each
+# run of a build from a copy of its own (spread_binaries).
 : >"$OUT/stderr.log"
+spread_binaries "$RUNS" "$A_BIN" "$B_BIN"
 rows=""
 for i in "${!NAMES[@]}"; do
 	for cores in 1 all; do
@@ -110,11 +112,12 @@ done
 	echo "- A: $A_NAME"
 	echo "- B: $B_NAME"
 	echo "- Files: \`$FILE\` ($(stat -c %s "$FILE") bytes) and \`$REPLAY_FILE\`, $N packets each (internal/tools/gencap), page cache warm; output to /dev/null."
-	echo "- Each command ran $RUNS times per build, interleaved A B A B …; cells are median (min–max) seconds. CPU is user+sys (bench/rusage.py: wait4's rusage), the primary measure; one core is \`taskset -c 0\`; B/A is the ratio of the CPU medians (below 1: B is faster)."
+	echo "- Each command ran $RUNS times per build, interleaved A B A B …, each run from a copy of its build's binary of its own (bench/lib.sh, spread_binaries); cells are median (min–max) seconds. CPU is user+sys (bench/rusage.py: wait4's rusage), the primary measure; one core is \`taskset -c 0\`; B/A is the ratio of the CPU medians (below 1: B is faster)."
 	echo
 	echo "| command | cores | A CPU s | B CPU s | B/A CPU | A wall s | B wall s |"
 	echo "|---|---|---|---|---|---|---|"
 	printf '%s' "$rows"
 } >"$AB"
+remove_copies
 log "wrote $AB"
 cat "$AB"

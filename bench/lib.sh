@@ -28,16 +28,66 @@ run_once() {
 	/usr/bin/python3 bench/rusage.py "$file" "$@" >/dev/null 2>>"$OUT/stderr.log" || true
 }
 
+# spread_binaries N PATH...: makes N copies of each program PATH, which
+# interleave then runs in turn, copy r in run r, wherever a command names
+# PATH. The same binary, byte for byte, runs at different speeds from
+# different copies of its file: rocetap decode -T fields on the main
+# capture took 0.136 to 0.148 CPU s (medians of 7 interleaved runs, one
+# core, 2026-11-27) from six copies of one build (cat bin/rocetap >
+# COPY), each copy's runs within a few per cent of each other: where the
+# page cache put the file's pages (its code and tables) decides it, once
+# per copy. Timed from one copy, a command's median carries one draw of
+# that; timed from a copy a run, it is the median over the draws, as the
+# noise of the machine is. Each copy is written anew (cat), so that the
+# page cache places it anew; they live in $OUT/copies, which the bench
+# makes, and removes at its end (remove_copies).
+declare -A BIN_COPY=()
+COPIES=0
+COPY_DIR=$OUT/copies
+spread_binaries() {
+	local n=$1 k i=0 p
+	shift
+	made_here "$COPY_DIR" "$COPY_DIR/.bench" || exit 1
+	rm -rf "$COPY_DIR"
+	mkdir -p "$COPY_DIR"
+	: >"$COPY_DIR/.bench"
+	for p; do
+		i=$((i + 1))
+		BIN_COPY[$p]=$i.$(basename "$p")
+		for ((k = 1; k <= n; k++)); do
+			mkdir -p "$COPY_DIR/$k"
+			cat "$p" >"$COPY_DIR/$k/${BIN_COPY[$p]}"
+			chmod +x "$COPY_DIR/$k/${BIN_COPY[$p]}"
+		done
+	done
+	COPIES=$n
+}
+
+# remove_copies: removes spread_binaries' copies.
+remove_copies() {
+	if [ -f "$COPY_DIR/.bench" ]; then rm -rf "$COPY_DIR"; fi
+	COPIES=0
+}
+
 # interleave RUNS CORES NAME...: runs each named command RUNS times,
-# round-robin, on CORES; the samples files start empty.
+# round-robin, on CORES; the samples files start empty. A word of a
+# command that names a program spread_binaries copied is, in run r, its
+# copy r (modulo the number of copies).
 interleave() {
-	local runs=$1 cores=$2 r name
+	local runs=$1 cores=$2 r name i
 	shift 2
 	local -a cmd
 	for name; do : >"$(samples "$name" "$cores")"; done
 	for ((r = 1; r <= runs; r++)); do
 		for name; do
 			eval "cmd=(\"\${${name}[@]}\")"
+			if [ "$COPIES" -gt 0 ]; then
+				for i in "${!cmd[@]}"; do
+					if [ -n "${BIN_COPY[${cmd[i]}]+x}" ]; then
+						cmd[i]=$COPY_DIR/$(((r - 1) % COPIES + 1))/${BIN_COPY[${cmd[i]}]}
+					fi
+				done
+			fi
 			printf '== %s, cores: %s, run %d/%d\n' "$name" "$cores" "$r" "$runs" >&2
 			run_once "$(samples "$name" "$cores")" "$cores" "${cmd[@]}"
 		done

@@ -126,6 +126,10 @@ log "building rocetap, gencap, tuibench and limitprobe"
 LIMITPROBE=$OUT/limitprobe
 lp_abs=$(realpath -m "$LIMITPROBE")
 (cd "$LIMITPROBE_SRC" && "$GO" build -o "$lp_abs" .)
+# Each timed run of rocetap, limitprobe and tuibench runs from a copy of
+# its own, so that a median spans where the page cache put the program
+# (bench/lib.sh, spread_binaries); removed at the end.
+spread_binaries "$(printf '%s\n' "$RUNS" "$SCALE_RUNS" "$REPORT_RUNS" | sort -n | tail -1)" "$BIN" "$LIMITPROBE" "$OUT/tuibench"
 
 # --- captures ----------------------------------------------------------------
 # cached FILE KEY CMD...: runs CMD, which writes FILE, unless FILE.meta says
@@ -569,7 +573,7 @@ gen_verdict() {
 	echo "- Machine: $(machine)."
 	echo "- rocetap: commit $commit; $(tshark --version 2>/dev/null | head -n 1 | sed 's/[.]$//')."
 	echo "- Other load: $other The 1-minute load average, which counts the bench's own commands too, was ${load_start%% *} at the start and ${load_end%% *} at the end."
-	echo "- Method: bench/lib.sh. In sections 1, 2, 3, 3b and 5 each table's commands ran $RUNS times each$([ "$RUNS" -ge 5 ] || echo " (fewer than 5: a quick look, not a measurement)"), interleaved (A B C … A B C …), once pinned to one core (\`taskset -c 0\`) and once on all $(nproc) cores; sections 4, 4b and 8 say their own number of runs and cores; page cache warm, output to /dev/null. CPU s is user+sys from wait4's rusage (bench/rusage.py), the primary measure: tshark decodes on one thread and rocetap on several, so wall time on all cores credits rocetap with the extra core. Cells are median (min–max)."
+	echo "- Method: bench/lib.sh. In sections 1, 2, 3, 3b and 5 each table's commands ran $RUNS times each$([ "$RUNS" -ge 5 ] || echo " (fewer than 5: a quick look, not a measurement)"), interleaved (A B C … A B C …), once pinned to one core (\`taskset -c 0\`) and once on all $(nproc) cores; sections 4, 4b and 8 say their own number of runs and cores; page cache warm, output to /dev/null. CPU s is user+sys from wait4's rusage (bench/rusage.py), the primary measure: tshark decodes on one thread and rocetap on several, so wall time on all cores credits rocetap with the extra core. Run r of rocetap, limitprobe or tuibench runs from copy r of its binary (cat into \`$OUT/copies/r/\`, written anew for this run), because the same binary runs at speeds a few per cent apart from different copies of its file, by where the page cache put its pages (bench/lib.sh, spread_binaries): the median is over copies. Cells are median (min–max)."
 	echo "- Main capture: \`$OUT/gencap -n $N -o $FILE\` (internal/tools/gencap): $(grp "$PKTS") packets, $(grp "$SIZE") bytes, classic pcap, Ethernet/IPv4/UDP 4791, RC RDMA WRITE/READ/SEND with 1 KiB payloads and ACKs over 8 QP pairs."
 	echo
 	if want main; then
@@ -802,7 +806,7 @@ gen_verdict() {
 			echo
 			lead="Reading alone"
 			[ "$(awk -v a="$dd_ns" 'BEGIN { print (a >= 167 / 2) }')" = 1 ] && lead="On this machine reading is most of the budget"
-			echo "$lead: dd, which copies the file out of the page cache with 1 MiB read(2) calls and looks at none of it, costs $dd_ns ns a packet of CPU on one core ($(awk -v a="$dd_ns" 'BEGIN { printf "%.0f%%", a / 167 * 100 }') of the 167 ns). Issue 15 measured limitprobe at 0.081 CPU s on 1M packets, 12,345,679 packets per CPU-second, on its machine; here it does $(grp "$lp_pps") on one core, $(awk -v a="$lp_pps" 'BEGIN { printf "%.2f", 12345679 / a }')× slower. Scaled by the floor the same way, 6 M is $(grp "$(awk -v a="$lp_pps" 'BEGIN { printf "%.0f", 6000000 * a / 12345679 }')") packets per CPU-second here, and the three commands do $(for c in stats sessions expert; do printf '%s %s, ' "$c" "$(rate "$PKTS" "$(cpu "$c" 1)")"; done | sed 's/, $//') on one core: informative only, the target is judged on the absolute 6 M above. Reading with mmap instead of read(2) would avoid the copy, not the cost of bringing the bytes in, and a file truncated while mapped kills the process with SIGBUS (capture.OpenFormat), which rocetap's rule on hostile input does not allow."
+			echo "$lead: dd, which copies the file out of the page cache with 1 MiB read(2) calls and looks at none of it, costs $dd_ns ns a packet of CPU on one core ($(awk -v a="$dd_ns" 'BEGIN { printf "%.0f%%", a / 167 * 100 }') of the 167 ns). Issue 15 measured limitprobe at 0.081 CPU s on 1M packets, 12,345,679 packets per CPU-second, on its machine; here it does $(grp "$lp_pps") on one core, $(awk -v a="$lp_pps" 'BEGIN { printf "%.2f", 12345679 / a }')× slower. Scaled by the floor the same way, 6 M is $(grp "$(awk -v a="$lp_pps" 'BEGIN { printf "%.0f", 6000000 * a / 12345679 }')") packets per CPU-second here, and the three commands do $(for c in stats sessions expert; do printf '%s %s, ' "$c" "$(rate "$PKTS" "$(cpu "$c" 1)")"; done | sed 's/, $//') on one core: informative only, the target is judged on the absolute 6 M above. Reading the file through mmap instead of read(2), with the next bytes prefetched, was measured (capture.OpenFormat): it took 15% off stats where the page cache held the file in large folios, as gencap writes it, but cost 12–51% more where the file had been written in small pieces (4 or 8 KiB at a time, as capture tools write, or by editcap), and gained nothing at a million QP pairs (so the QP-scaling ratio of section 4 would have risen past 2×); and a file cut short while mapped raises SIGBUS. It was not taken."
 		fi
 	fi
 	echo
@@ -928,6 +932,7 @@ gen_verdict() {
 	fi
 } >"$RESULTS"
 
+remove_copies
 log "wrote $RESULTS in ${total_secs} s"
 want main || exit 0
 printf 'ICRC checked: %s packets per CPU-second; tshark/rocetap CPU %s× (%s); rocetap/limitprobe CPU %s× unchecked (%s), %s× checked (%s)\n' \
