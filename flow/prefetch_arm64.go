@@ -7,3 +7,9 @@ import "unsafe"
 //
 //go:noescape
 func prefetch(p unsafe.Pointer)
+
+// prefetchLines hints the CPU to load the n cache lines (64 bytes) from p
+// on; it never faults.
+//
+//go:noescape
+func prefetchLines(p unsafe.Pointer, n uintptr)

@@ -6,3 +6,6 @@ import "unsafe"
 
 // prefetch: no hint on this architecture.
 func prefetch(unsafe.Pointer) {}
+
+// prefetchLines: no hint on this architecture.
+func prefetchLines(unsafe.Pointer, uintptr) {}
