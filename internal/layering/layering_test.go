@@ -51,6 +51,7 @@ var allowed = map[string][]string{
 	"internal/tools/capbench": {"*"},
 	"internal/tools/gencap":   {"*"},
 	"internal/tools/tuibench": {"*"},
+	"bench":                   {}, // tests of bench/lib.sh (no Go of its own)
 }
 
 // testHelpers are imported by tests and tools only.
