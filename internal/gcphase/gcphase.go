@@ -18,15 +18,13 @@ import (
 // million QP pairs, a third of stats' simulated last-level read misses
 // there. At 400, 2 cycles: 1.7M fewer of those misses (of 11.8M) and 3%
 // fewer instructions (callgrind, stats on 1M pairs), for a peak RSS of
-// 490 MB against 459 MB (one run each). At 1000 (2026-11-27, 2 cores,
-// GOGC set in the environment, 9 interleaved runs, median CPU s):
-// sessions on 100,000 QP pairs 0.159 against 0.177 at 400 (no cycle at
-// all: the heap stays under the first goal, 11 times the 4 MB minimum,
-// where 400 ran one at 20 MB), on a million pairs 1.511 against 1.540
-// (one cycle, not two; 7 runs); peak RSS 400 MB either way there, 14-15
-// MB either way for stats on a stream of 1M and 10M packets, and
-// tuibench's index of the million pairs 599 MB and the same time.
-const Track = 1000
+// 490 MB against 459 MB (one run each). Not higher: at 1000 (GOGC set in
+// the environment, 2026-11-27) sessions on 100,000 QP pairs ran no cycle
+// and took 0.159 CPU s against 0.177, but once --max-sessions evicts,
+// every evicted session is garbage, and the heap grows to GOGC's goal
+// before it is collected: stats on a million pairs with --max-sessions
+// 100000 peaked at 361 MB of RSS against 235 MB at 400.
+const Track = 400
 
 // Set sets GOGC to percent for a phase of the run (tracking, the
 // report), unless the environment sets GOGC: the user's setting is kept
