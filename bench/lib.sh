@@ -40,7 +40,9 @@ run_once() {
 # that; timed from a copy a run, it is the median over the draws, as the
 # noise of the machine is. Each copy is written anew (cat), so that the
 # page cache places it anew; they live in $OUT/copies, which the bench
-# makes, and removes at its end (remove_copies).
+# makes, and removes at its end (remove_copies; a run that stops early
+# leaves them, and the next replaces them). Only interleave's runs use
+# them: a profile or a run a script starts itself runs PATH.
 declare -A BIN_COPY=()
 COPIES=0
 COPY_DIR=$OUT/copies
@@ -83,7 +85,7 @@ interleave() {
 			eval "cmd=(\"\${${name}[@]}\")"
 			if [ "$COPIES" -gt 0 ]; then
 				for i in "${!cmd[@]}"; do
-					if [ -n "${BIN_COPY[${cmd[i]}]+x}" ]; then
+					if [ -n "${cmd[i]}" ] && [ -n "${BIN_COPY[${cmd[i]}]+x}" ]; then
 						cmd[i]=$COPY_DIR/$(((r - 1) % COPIES + 1))/${BIN_COPY[${cmd[i]}]}
 					fi
 				done

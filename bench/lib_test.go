@@ -19,7 +19,7 @@ func runLib(t *testing.T, out, script string) (string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", "-c", "set -u\n"+string(lib)+"\n"+script)
+	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+string(lib)+"\n"+script)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "OUT="+out)
 	b, err := cmd.CombinedOutput()
@@ -28,7 +28,8 @@ func runLib(t *testing.T, out, script string) (string, error) {
 
 // interleave runs run r of a command that names a program spread_binaries
 // copied from copy r (modulo the copies), wherever the command names it
-// (first word or an argument), and leaves other commands as they are;
+// (first word or an argument), and leaves other commands as they are,
+// an empty argument too (under set -e, as bench/run.sh runs);
 // remove_copies removes the copies.
 func TestInterleaveRunsCopies(t *testing.T) {
 	out := t.TempDir()
@@ -41,7 +42,7 @@ func TestInterleaveRunsCopies(t *testing.T) {
 spread_binaries 3 "$OUT/prog"
 direct=("$OUT/prog" d)
 inner=(bash -c 'exec "$0" i' "$OUT/prog")
-other=(sh -c 'echo "other o" >>"$0"' "$OUT/seen")
+other=(sh -c 'echo "other o" >>"$0"' "$OUT/seen" "")
 interleave 4 all direct inner other 2>/dev/null
 remove_copies
 [ ! -e "$OUT/copies" ] || echo "copies left"

@@ -164,7 +164,7 @@ func OpenFormat(path, format string) (*Reader, error) {
 	// KiB: 0.251 against 0.224; 64 KiB: 0.212 against 0.217; a pcapng copy
 	// written by editcap: 0.374 against 0.247. At a million QP pairs
 	// (sessions, all cores) it gained nothing, 1.310 against 1.302, while
-	// the 8-pair capture of as many bytes went from 0.654 to 0.591: the
+	// the 8-pair capture of as many packets and bytes went from 0.654 to 0.591: the
 	// QP-scaling ratio would rise from 1.99 to about 2.2. A goroutine
 	// mapping the pages in ahead on the second core (MADV_POPULATE_READ)
 	// took 2% off the wall time on large folios and cost 44% more CPU on

@@ -1130,7 +1130,7 @@ func (t *Tracker) sweep() {
 	// taken 0.16 s a run.
 	if t.liveQ.len() > 0 {
 		if s := t.sessions.at(int(t.liveQ.front().id) - 1); s != nil && s.live != nil {
-			prefetchLines(unsafe.Pointer(s.live), unsafe.Sizeof(liveState{})/64)
+			prefetchLines(unsafe.Pointer(s.live), (unsafe.Sizeof(liveState{})+63)/64)
 		}
 	}
 }
