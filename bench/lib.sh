@@ -47,7 +47,7 @@ declare -A BIN_COPY=()
 COPIES=0
 COPY_DIR=$OUT/copies
 spread_binaries() {
-	local n=$1 k i=0 p
+	local n=$1 k i=0 p src
 	shift
 	made_here "$COPY_DIR" "$COPY_DIR/.bench" || exit 1
 	rm -rf "$COPY_DIR"
@@ -56,9 +56,14 @@ spread_binaries() {
 	for p; do
 		i=$((i + 1))
 		BIN_COPY[$p]=$i.$(basename "$p")
+		src=$p
+		[ -e "$src" ] || src=$(command -v -- "$p") || {
+			echo "bench: $p: no such program" >&2
+			exit 1
+		}
 		for ((k = 1; k <= n; k++)); do
 			mkdir -p "$COPY_DIR/$k"
-			cat "$p" >"$COPY_DIR/$k/${BIN_COPY[$p]}"
+			cat "$src" >"$COPY_DIR/$k/${BIN_COPY[$p]}"
 			chmod +x "$COPY_DIR/$k/${BIN_COPY[$p]}"
 		done
 	done

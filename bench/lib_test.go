@@ -28,8 +28,9 @@ func runLib(t *testing.T, out, script string) (string, error) {
 
 // interleave runs run r of a command that names a program spread_binaries
 // copied from copy r (modulo the copies), wherever the command names it
-// (first word or an argument), and leaves other commands as they are,
-// an empty argument too (under set -e, as bench/run.sh runs);
+// (first word or an argument; a program PATH finds too), and leaves
+// other commands as they are, an empty argument too (under set -e, as
+// bench/run.sh runs);
 // remove_copies removes the copies.
 func TestInterleaveRunsCopies(t *testing.T) {
 	out := t.TempDir()
@@ -39,11 +40,13 @@ func TestInterleaveRunsCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `
-spread_binaries 3 "$OUT/prog"
+PATH=$OUT:$PATH
+spread_binaries 3 "$OUT/prog" prog
 direct=("$OUT/prog" d)
 inner=(bash -c 'exec "$0" i' "$OUT/prog")
 other=(sh -c 'echo "other o" >>"$0"' "$OUT/seen" "")
-interleave 4 all direct inner other 2>/dev/null
+bare=(prog b)
+interleave 4 all direct inner other bare 2>/dev/null
 remove_copies
 [ ! -e "$OUT/copies" ] || echo "copies left"
 `
@@ -57,7 +60,7 @@ remove_copies
 	var want []string
 	for r := 1; r <= 4; r++ {
 		c := filepath.Join(out, "copies", strconv.Itoa((r-1)%3+1), "1.prog")
-		want = append(want, c+" d", c+" i", "other o")
+		want = append(want, c+" d", c+" i", "other o", filepath.Join(filepath.Dir(c), "2.prog")+" b")
 	}
 	if got := strings.TrimSuffix(string(b), "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("runs:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

@@ -31,10 +31,9 @@ BYTES_PER_PACKET=869 # gencap's frames and pcap record headers, on average
 
 mkdir -p "$OUT"
 # shellcheck source=bench/lib.sh
-. bench/lib.sh # (made_here; this script's own grp and log below are its)
+. bench/lib.sh # (made_here, grp; this script's own log below is its)
 log() { printf '== tui: %s\n' "$*" >&2; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-grp() { awk -v n="$1" 'BEGIN { if (n !~ /^[0-9.]+$/) { print n; exit } s = sprintf("%.0f", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); print s }'; }
 
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo

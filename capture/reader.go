@@ -168,7 +168,11 @@ func OpenFormat(path, format string) (*Reader, error) {
 	// QP-scaling ratio would rise from 1.99 to about 2.2. A goroutine
 	// mapping the pages in ahead on the second core (MADV_POPULATE_READ)
 	// took 2% off the wall time on large folios and cost 44% more CPU on
-	// small ones. So read(2) stays.
+	// small ones. So read(2) stays. (The mapped and read(2) figures came
+	// from two builds, one copy of each binary: copies of one build were
+	// later found to run up to 9% apart, bench/lib.sh's spread_binaries.
+	// The prefetch's 20% is one binary's, toggled; the small-folio losses
+	// are larger than that spread.)
 	r := &Reader{name: path, src: f, closer: f, size: size, regular: size >= 0}
 	if err := r.init(format); err != nil {
 		r.Close()

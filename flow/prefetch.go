@@ -67,6 +67,6 @@ type preKey struct {
 // prefetch starts loading k's home slot into the cache.
 func (t *dirTable) prefetch(k dirKey) {
 	if m := len(t.slots) - 1; m >= 0 {
-		prefetch(unsafe.Pointer(&t.slots[int(dirHash(k))&m]))
+		prefetchLines(unsafe.Pointer(&t.slots[int(dirHash(k))&m]), 1)
 	}
 }
