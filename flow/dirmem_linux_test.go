@@ -14,7 +14,7 @@ import (
 func TestDirTableOutsideHeap(t *testing.T) {
 	for round := range 3 {
 		var tab dirTable
-		const n = mapSlotsMin // grows to 2·mapSlotsMin slots and past
+		const n = mapSlotsMin // grows past mapSlotsMin slots, and grows again
 		for k := range n {
 			tab.set(dirKey(k)<<24|dirKey(k&3), uint32(k))
 		}

@@ -190,3 +190,36 @@ func TestDirTableMissAfterDelete(t *testing.T) {
 		}
 	}
 }
+
+// The table doubles while it is small and grows 4× from growBigSlots
+// (fewer moves of every key), never fuller than 3/4 and, past a grow,
+// never emptier than 3/16: what a QP pair costs in table stays bounded.
+func TestDirTableGrowth(t *testing.T) {
+	var tab dirTable
+	sizes := []int{}
+	const keys = 4*growBigSlots*3/4 + 1 // one past the grow to 16·growBigSlots
+	for k := range keys {
+		tab.set(dirKey(k)<<24|dirKey(k&3), uint32(k))
+		if n := len(tab.slots); len(sizes) == 0 || sizes[len(sizes)-1] != n {
+			sizes = append(sizes, n)
+			if 16*tab.len() < 3*n && n > dirTableMin {
+				t.Errorf("after %d keys: %d slots, fuller than 3/16 wanted", tab.len(), n)
+			}
+		}
+		if 4*tab.len() > 3*len(tab.slots) {
+			t.Fatalf("%d keys in %d slots: more than 3/4 full", tab.len(), len(tab.slots))
+		}
+	}
+	for i := 1; i < len(sizes); i++ {
+		want := 2 * sizes[i-1]
+		if sizes[i-1] >= growBigSlots {
+			want = 4 * sizes[i-1]
+		}
+		if sizes[i] != want {
+			t.Errorf("grew from %d slots to %d, want %d (sizes %v)", sizes[i-1], sizes[i], want, sizes)
+		}
+	}
+	if last := sizes[len(sizes)-1]; last != 16*growBigSlots {
+		t.Errorf("%d keys: %d slots, want %d (sizes %v)", keys, last, 16*growBigSlots, sizes)
+	}
+}
