@@ -145,6 +145,33 @@ func TestLiveStatesBounded(t *testing.T) {
 	}
 }
 
+// OnEvicting is called once, before the first session is evicted and
+// only then: the commands collect garbage less often until it is.
+func TestOnEvicting(t *testing.T) {
+	for _, tc := range []struct {
+		max, pairs int
+		calls      int
+	}{
+		{0, 50, 0},
+		{64, 64, 0},
+		{64, 65, 1},
+		{4, 50, 1},
+	} {
+		var tr *Tracker
+		calls := 0
+		tr = New(Options{MaxSessions: tc.max, OnEvicting: func() {
+			calls++
+			if n := tr.Evicted().Sessions; n != 0 {
+				t.Errorf("max %d: called with %d sessions evicted, want before the first", tc.max, n)
+			}
+		}})
+		trackPairs(tr, tc.pairs, epoch)
+		if calls != tc.calls {
+			t.Errorf("max %d, %d pairs: called %d times, want %d", tc.max, tc.pairs, calls, tc.calls)
+		}
+	}
+}
+
 // Past MaxSessions the least recently active session is evicted: its
 // counts go to Evicted, what it had in flight is reported as at the end
 // of the capture, and a later packet of its QPs starts a new session.

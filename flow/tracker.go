@@ -46,6 +46,12 @@ type Options struct {
 	// QPs starts a new session. 0: no bound. The commands' default is
 	// DefaultMaxSessions.
 	MaxSessions int
+	// OnEvicting, when set, is called once, just before the first
+	// session is evicted (MaxSessions): until then the sessions the
+	// tracker keeps are all still held, from then on each one evicted is
+	// garbage (the commands collect garbage less often until then:
+	// gcphase.Grow).
+	OnEvicting func()
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.
 	OnEvent func(*Event)
@@ -1273,6 +1279,9 @@ func (t *Tracker) evictOne() {
 // evict ends what s has in flight, adds its counts to t.evicted and
 // forgets it: the maps no longer lead to it, and Sessions leaves it out.
 func (t *Tracker) evict(s *Session) {
+	if t.evicted.Sessions == 0 && t.opts.OnEvicting != nil {
+		t.opts.OnEvicting()
+	}
 	t.flushSession(s)
 	if s.live != nil {
 		t.release(s) // (flushSession emptied it)

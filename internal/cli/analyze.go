@@ -64,7 +64,11 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	if err := o.trackFlags.check(o.Decode); err != nil {
 		return nil, err
 	}
-	an.tracker = flow.New(o.trackFlags.options(flow.Options{MPT: mpt, OnEvent: func(e *flow.Event) { pending = append(pending, *e) }}))
+	an.tracker = flow.New(o.trackFlags.options(flow.Options{
+		MPT:        mpt,
+		OnEvent:    func(e *flow.Event) { pending = append(pending, *e) },
+		OnEvicting: func() { gcphase.Switch(gcphase.Track) }, // (the caller set gcphase.Grow)
+	}))
 	matched := map[uint32]bool{}
 	first := true
 	_, err = runTracked(&o.readOptions, ios, false, stream.TrackOptions{Pass: stream.Pass{
@@ -156,7 +160,7 @@ func newAnalyzeCmdOpts(ios IO, opts *AnalyzeOptions, use, short, long, example s
 			if len(opts.Paths) == 1 {
 				opts.Path = opts.Paths[0]
 			}
-			defer gcphase.Set(gcphase.Track)()
+			defer gcphase.Set(gcphase.Grow)() // (Track from the first eviction: analyze)
 			an, err := analyze(opts, ios)
 			if an == nil {
 				return err

@@ -65,7 +65,7 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 		caps    [2]*pathcmp.Capture
 		damaged error
 	)
-	defer gcphase.Set(gcphase.Track)() // as for analyze's one capture, for each
+	defer gcphase.Set(gcphase.Grow)() // as for analyze's one capture, for each
 	for i, p := range opts.Paths {
 		o := *opts
 		o.Path, o.collect = p, pathcmp.NewCapture(p)

@@ -7,7 +7,8 @@ import (
 )
 
 // TestSet: a phase (tracking, the report) runs at its GOGC unless the
-// environment sets GOGC, and the previous setting comes back after it.
+// environment sets GOGC, a Switch within it too, and the previous
+// setting comes back after it.
 func TestSet(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, tc := range []struct {
@@ -27,12 +28,21 @@ func TestSet(t *testing.T) {
 		} else {
 			t.Setenv("GOGC", tc.env)
 		}
-		restore := Set(Track)
-		got := debug.SetGCPercent(100) // reads the setting (and puts 100 back)
-		debug.SetGCPercent(got)
+		read := func() int {
+			got := debug.SetGCPercent(100) // reads the setting (and puts 100 back)
+			debug.SetGCPercent(got)
+			return got
+		}
+		restore := Set(Grow)
+		grow := read()
+		Switch(Track) // the first eviction
+		got := read()
 		restore()
+		if want := map[bool]int{true: Grow, false: tc.want}[tc.env == ""]; grow != want {
+			t.Errorf("GOGC=%q: tracking at %d until the first eviction, want %d", tc.env, grow, want)
+		}
 		if got != tc.want {
-			t.Errorf("GOGC=%q: tracking at %d, want %d", tc.env, got, tc.want)
+			t.Errorf("GOGC=%q: tracking at %d after the first eviction, want %d", tc.env, got, tc.want)
 		}
 		if after := debug.SetGCPercent(100); after != 100 {
 			t.Errorf("GOGC=%q: %d after the tracking phase, want 100 back", tc.env, after)
