@@ -117,12 +117,20 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 			return err
 		}
 	}
-	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
+	trackerOptions := func(onEvent func(*flow.Event)) flow.Options {
 		var m *hca.Model
 		if o.MPT != "" {
 			m, _ = trackMPT(o.MPT, &o.modelFlags)
 		}
-		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true}))
+		return o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true})
+	}
+	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker { return flow.New(trackerOptions(onEvent)) }
+	// the index's, built at gcphase.Grow until it evicts a session, as
+	// analyze's tracker
+	indexTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
+		to := trackerOptions(onEvent)
+		to.OnEvicting = func() { gcphase.Switch(gcphase.Track) }
+		return flow.New(to)
 	}
 
 	var ix *tui.Index
@@ -173,9 +181,11 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		// million QP pairs (tuibench, 5 interleaved runs) indexing took
 		// 1.241 CPU s at gcphase.Track against 1.377; peak RSS was 623 MB
 		// either way (one run each, GOGC=400 set in the environment).
+		// Like analyze, it builds at gcphase.Grow until the index's
+		// tracker evicts a session (indexTracker), at Track from then on.
 		// internal/tools/tuibench builds the same way.
-		defer gcphase.Set(gcphase.Track)()
-		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
+		defer gcphase.Set(gcphase.Grow)()
+		ix.Build(tui.BuildOptions{NewTracker: indexTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
 	}()
 	// SIGTERM, SIGHUP (the terminal closed) and SIGINT end the UI like
 	// Ctrl-C: the terminal is restored (alternate screen left, cursor
