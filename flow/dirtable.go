@@ -6,11 +6,11 @@ import "math/bits"
 // side). It replaces a Go map: with a million QP pairs, the tracker meets
 // a new direction on two packets of every pair, and each lookup of an
 // absent key then an insert cost a cache miss or two in a map of 2M
-// entries. Open addressing with linear probing over 16-byte slots finds
+// entries. Open addressing with linear probing over 12-byte slots finds
 // an absent key in one cache line and inserts it in the slot it found,
 // with a cheap multiplicative hash; the table holds no pointers, so the
 // garbage collector never scans it. A slot is 12 bytes (a million QP
-// pairs: 4M slots, 48 MB).
+// pairs: 4M slots, 48 MiB).
 type dirTable struct {
 	slots []dirSlot // len a power of 2 (or 0), at most 3/4 full
 	n     int
@@ -42,12 +42,15 @@ const dirTableMin = 1024
 // 4× instead of 2×. Each grow moves every key to a new table, a cache
 // miss or so each, and faults in the new table's pages: growing 4×, a
 // key is moved about a third as often (a million QP pairs: about 1M
-// moves instead of 3M, 63 MB faulted in instead of 93). It costs memory
-// only right after a grow, when the table is as little as 3/16 full: at
-// most 128 bytes of table a QP pair, where the idle pair's budget is 512
-// (TestIdleSessionBudget). Measured at a million QP pairs (stats, 9
-// interleaved runs of one binary, an environment switch since removed):
-// 1.242 CPU s against 1.294; at 100k pairs 0.145 both.
+// moves instead of 3M from 256k slots on, 63 MiB faulted in instead of
+// 93). It costs memory most right after a grow, when the table is as
+// little as 3/16 full (TestDirTableGrowth): at most 128 bytes of table a
+// QP pair, within issue 15's 512-byte budget for an idle pair
+// (TestIdleSessionBudget holds a Session and its share of the heap to
+// 440 bytes at 20,000 pairs, where the table, smaller than 256k slots,
+// still doubles). Measured at a million QP pairs (stats, 9 interleaved
+// runs of one binary, an environment switch since removed): 1.242 CPU s
+// against 1.294; at 100k pairs 0.145 both.
 const growBigSlots = 1 << 18
 
 func dirHash(k dirKey) uint64 {

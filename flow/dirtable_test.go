@@ -203,7 +203,7 @@ func TestDirTableGrowth(t *testing.T) {
 		if n := len(tab.slots); len(sizes) == 0 || sizes[len(sizes)-1] != n {
 			sizes = append(sizes, n)
 			if 16*tab.len() < 3*n && n > dirTableMin {
-				t.Errorf("after %d keys: %d slots, fuller than 3/16 wanted", tab.len(), n)
+				t.Errorf("after %d keys: %d slots, emptier than 3/16", tab.len(), n)
 			}
 		}
 		if 4*tab.len() > 3*len(tab.slots) {

@@ -49,8 +49,8 @@ type Options struct {
 	// OnEvicting, when set, is called once, just before the first
 	// session is evicted (MaxSessions): until then the sessions the
 	// tracker keeps are all still held, from then on each one evicted is
-	// garbage (the commands collect garbage less often until then:
-	// gcphase.Grow).
+	// garbage (the commands let the heap grow further between
+	// collections until then).
 	OnEvicting func()
 	// OnEvent, when set, receives every expert event. The Event is reused
 	// after the call returns.

@@ -67,7 +67,7 @@ func analyze(o *AnalyzeOptions, ios IO) (*analysis, error) {
 	an.tracker = flow.New(o.trackFlags.options(flow.Options{
 		MPT:        mpt,
 		OnEvent:    func(e *flow.Event) { pending = append(pending, *e) },
-		OnEvicting: func() { gcphase.Switch(gcphase.Track) }, // (the caller set gcphase.Grow)
+		OnEvicting: func() { evictingGC() }, // (the caller set gcphase.Grow)
 	}))
 	matched := map[uint32]bool{}
 	first := true

@@ -12,7 +12,8 @@ import (
 
 // The collector's settings for the two phases of an analysis: tracking
 // (the heap grows to the sessions and holds next to no garbage:
-// gcphase.Track, which rocetap tui's index build uses too) and the
+// gcphase.Grow until the tracker evicts a session, gcphase.Track from
+// then on, as rocetap tui builds its index: evictingGC) and the
 // report (the heap no longer grows; the report makes garbage, some KB a
 // session for JSON), here.
 
@@ -21,10 +22,18 @@ import (
 // the sessions (1M of them: 590 MB live, 1.2 GB peak).
 const reportGCPercent = 50
 
+// evictingGC is what the trackers of a tracking phase begun at
+// gcphase.Grow call before their first eviction (flow.Options.OnEvicting:
+// analyze's, and rocetap tui's index's): from then on each evicted
+// session is garbage, and the phase goes on at gcphase.Track. (A
+// variable: its test records the calls.)
+var evictingGC = func() { gcphase.Switch(gcphase.Track) }
+
 // gcReportPhase sets the collector for the report: the next collection
 // comes when the heap has grown by reportGCPercent over its size now,
-// and the later ones at GOGC=reportGCPercent. At tracking's GOGC (400)
-// the last collection marked a fifth of the sessions or less, and GOGC
+// and the later ones at GOGC=reportGCPercent. At tracking's GOGC (1000,
+// or 400 once sessions are evicted) the last collection marked a fifth
+// of the sessions or less, and GOGC
 // counts from what the last collection marked: GOGC=50 at once would
 // have had the report's first allocation start a collection that marks
 // every session again to free nothing (a million: 130 ms of CPU time, a

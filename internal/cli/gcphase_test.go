@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,5 +129,68 @@ func TestGCReportPhaseEnv(t *testing.T) {
 		if p := debug.SetGCPercent(100); p != 100 {
 			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GOGC %d after the report, want 100 back", tc.gogc, tc.memlimit, p)
 		}
+	}
+}
+
+// TestEvictingGC: stats, sessions and expert (of one capture point or
+// two), and rocetap tui's index, track at gcphase.Grow until their
+// tracker evicts a session, then call evictingGC once (which goes on at
+// gcphase.Track); without an eviction they never call it.
+func TestEvictingGC(t *testing.T) {
+	t.Setenv("GOGC", "") // (empty: unset, for gcphase.Set)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	const capture = td + "rxe/pt_write.pcap" // three sessions, one after another
+	var mu sync.Mutex
+	var at []int // GOGC at each call
+	prev := evictingGC
+	t.Cleanup(func() { evictingGC = prev })
+	evictingGC = func() {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		mu.Lock()
+		at = append(at, p)
+		mu.Unlock()
+		prev()
+	}
+	calls := func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		c := at
+		at = nil
+		return c
+	}
+	for _, cmd := range []string{"stats", "sessions", "expert"} {
+		if _, errOut, code := run(t, nil, cmd, "-r", capture, "--max-sessions", "1"); code != 0 {
+			t.Fatalf("%s --max-sessions 1: exit %d: %s", cmd, code, errOut)
+		}
+		if c := calls(); len(c) != 1 || c[0] != gcphase.Grow {
+			t.Errorf("%s --max-sessions 1: called at GOGC %v, want once, at %d", cmd, c, gcphase.Grow)
+		}
+		run(t, nil, cmd, "-r", capture)
+		if c := calls(); len(c) != 0 {
+			t.Errorf("%s without eviction: called at GOGC %v, want never", cmd, c)
+		}
+	}
+	// two capture points: each capture's tracking starts at Grow
+	if _, errOut, code := run(t, nil, "stats", "-r", capture, "-r", capture, "--max-sessions", "1"); code != 0 {
+		t.Fatalf("stats -r A -r B --max-sessions 1: exit %d: %s", code, errOut)
+	}
+	if c := calls(); len(c) != 2 || c[0] != gcphase.Grow || c[1] != gcphase.Grow {
+		t.Errorf("stats -r A -r B --max-sessions 1: called at GOGC %v, want twice, at %d", c, gcphase.Grow)
+	}
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GOGC %d after the commands, want 100 back", p)
+	}
+	s := startTUI(t, nil, capture, "--max-sessions", "1")
+	s.wait("packets: ")
+	deadline := time.Now().Add(5 * time.Second)
+	var c []int
+	for len(c) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		c = calls()
+	}
+	s.quit()
+	if c = append(c, calls()...); len(c) != 1 || c[0] != gcphase.Grow {
+		t.Errorf("tui --max-sessions 1: called at GOGC %v, want once, at %d", c, gcphase.Grow)
 	}
 }

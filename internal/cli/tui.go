@@ -129,7 +129,7 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 	// analyze's tracker
 	indexTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
 		to := trackerOptions(onEvent)
-		to.OnEvicting = func() { gcphase.Switch(gcphase.Track) }
+		to.OnEvicting = func() { evictingGC() }
 		return flow.New(to)
 	}
 

@@ -136,6 +136,7 @@ func startTUI(t *testing.T, stdin []byte, args ...string) *tuiSession {
 	opts.Columns, _ = f.GetString("columns")
 	opts.modelFlags.CacheEntries, _ = f.GetInt("cache-entries")
 	opts.modelFlags.PageSize, _ = f.GetUint64("page-size")
+	opts.MaxSessions, _ = f.GetInt("max-sessions")
 	if rest := f.Args(); len(rest) == 1 {
 		opts.Path = rest[0]
 	}

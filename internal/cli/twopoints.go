@@ -67,6 +67,7 @@ func twoPointsRun(cmd *cobra.Command, opts *AnalyzeOptions, ios IO, run func(*an
 	)
 	defer gcphase.Set(gcphase.Grow)() // as for analyze's one capture, for each
 	for i, p := range opts.Paths {
+		gcphase.Switch(gcphase.Grow) // (the first capture's tracker may have evicted)
 		o := *opts
 		o.Path, o.collect = p, pathcmp.NewCapture(p)
 		an, err := analyze(&o, ios)

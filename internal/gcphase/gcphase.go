@@ -25,8 +25,7 @@ import (
 // the heap grows to GOGC's goal before it is collected: stats on a
 // million pairs with --max-sessions 100000 peaked at 361 MB of RSS
 // against 235 MB at 400. So analyze tracks at Grow until its tracker
-// evicts, and at Track from then on (rocetap tui's index at Track
-// throughout: a view may track again after the index is built).
+// evicts, and at Track from then on, as rocetap tui builds its index.
 const Track = 400
 
 // Grow is the GOGC of a tracking phase until the tracker evicts its
@@ -38,7 +37,7 @@ const Track = 400
 // set in the environment). Past the first eviction, Track holds the
 // garbage of evicted sessions as before. Garbage that is not sessions
 // (an expert event's text that a command counts and drops) piles up to
-// ten times the heap held, not five, before a collection.
+// ten times the heap held, not four, before a collection.
 const Grow = 1000
 
 // Set sets GOGC to percent for a phase of the run (tracking, the

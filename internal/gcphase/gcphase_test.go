@@ -38,7 +38,11 @@ func TestSet(t *testing.T) {
 		Switch(Track) // the first eviction
 		got := read()
 		restore()
-		if want := map[bool]int{true: Grow, false: tc.want}[tc.env == ""]; grow != want {
+		want := tc.want // (the environment's)
+		if tc.env == "" {
+			want = Grow
+		}
+		if grow != want {
 			t.Errorf("GOGC=%q: tracking at %d until the first eviction, want %d", tc.env, grow, want)
 		}
 		if got != tc.want {
