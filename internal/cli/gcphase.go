@@ -13,7 +13,7 @@ import (
 // The collector's settings for the two phases of an analysis: tracking
 // (the heap grows to the sessions and holds next to no garbage:
 // gcphase.Grow until the tracker evicts a session, gcphase.Track from
-// then on, as rocetap tui builds its index: evictingGC) and the
+// then on: evictingGC; rocetap tui's index build at gcphase.Track) and the
 // report (the heap no longer grows; the report makes garbage, some KB a
 // session for JSON), here.
 
@@ -24,7 +24,7 @@ const reportGCPercent = 50
 
 // evictingGC is what the trackers of a tracking phase begun at
 // gcphase.Grow call before their first eviction (flow.Options.OnEvicting:
-// analyze's, and rocetap tui's index's): from then on each evicted
+// analyze's): from then on each evicted
 // session is garbage, and the phase goes on at gcphase.Track. (A
 // variable: its test records the calls.)
 var evictingGC = func() { gcphase.Switch(gcphase.Track) }

@@ -117,20 +117,12 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 			return err
 		}
 	}
-	trackerOptions := func(onEvent func(*flow.Event)) flow.Options {
+	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
 		var m *hca.Model
 		if o.MPT != "" {
 			m, _ = trackMPT(o.MPT, &o.modelFlags)
 		}
-		return o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true})
-	}
-	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker { return flow.New(trackerOptions(onEvent)) }
-	// the index's, built at gcphase.Grow until it evicts a session, as
-	// analyze's tracker
-	indexTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
-		to := trackerOptions(onEvent)
-		to.OnEvicting = func() { evictingGC() }
-		return flow.New(to)
+		return flow.New(o.trackFlags.options(flow.Options{MPT: m, OnEvent: onEvent, ULPOps: true}))
 	}
 
 	var ix *tui.Index
@@ -181,11 +173,17 @@ func tuiRun(o *TUIOptions, ios IO, configure func(*tui.Options)) error {
 		// million QP pairs (tuibench, 5 interleaved runs) indexing took
 		// 1.241 CPU s at gcphase.Track against 1.377; peak RSS was 623 MB
 		// either way (one run each, GOGC=400 set in the environment).
-		// Like analyze, it builds at gcphase.Grow until the index's
-		// tracker evicts a session (indexTracker), at Track from then on.
+		// Not at gcphase.Grow, as analyze tracks until it evicts: the
+		// index adds its 40 bytes a packet to the heap, which at 100,000
+		// QP pairs ends past Grow's first collection (44 MB) and short of
+		// Track's second (100 MB), so that Grow's one cycle marks more
+		// than Track's: tuibench indexed 100k pairs in 0.146 CPU s against
+		// 0.142, a million in 1.359 against 1.412 (7 and 5 interleaved
+		// runs), the 100k row's ratio to its 8-pair capture 1.87× against
+		// 1.75× (commit 4c72f2f, reverted).
 		// internal/tools/tuibench builds the same way.
-		defer gcphase.Set(gcphase.Grow)()
-		ix.Build(tui.BuildOptions{NewTracker: indexTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
+		defer gcphase.Set(gcphase.Track)()
+		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
 	}()
 	// SIGTERM, SIGHUP (the terminal closed) and SIGINT end the UI like
 	// Ctrl-C: the terminal is restored (alternate screen left, cursor

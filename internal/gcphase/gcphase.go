@@ -25,7 +25,8 @@ import (
 // the heap grows to GOGC's goal before it is collected: stats on a
 // million pairs with --max-sessions 100000 peaked at 361 MB of RSS
 // against 235 MB at 400. So analyze tracks at Grow until its tracker
-// evicts, and at Track from then on, as rocetap tui builds its index.
+// evicts, and at Track from then on; rocetap tui builds its index at
+// Track throughout (internal/cli/tui.go says why).
 const Track = 400
 
 // Grow is the GOGC of a tracking phase until the tracker evicts its

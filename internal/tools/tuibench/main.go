@@ -12,8 +12,7 @@
 //     (Show) whose packet list shows a packet, with the UI set up as
 //     rocetap tui sets it (tracker, standard views, Build in the
 //     background with a 200 ms Notify, at the collector setting the
-//     command uses, gcphase.Grow until the tracker evicts, then
-//     gcphase.Track); the first row it shows.
+//     command uses, gcphase.Track); the first row it shows.
 //   - row1_s: from OpenIndex to the first screen whose list shows packet
 //     1 at the top ("never" if none did by a second after indexing).
 //   - indexed_s: from OpenIndex until the index is complete (Done).
@@ -176,11 +175,6 @@ func run(path, expr string, timeout time.Duration) error {
 	newTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
 		return flow.New(flow.Options{OnEvent: onEvent, ULPOps: true, MaxSessions: flow.DefaultMaxSessions})
 	}
-	// the index's: gcphase.Grow until it evicts, as rocetap tui's indexTracker
-	indexTracker := func(onEvent func(*flow.Event)) *flow.Tracker {
-		return flow.New(flow.Options{OnEvent: onEvent, ULPOps: true, MaxSessions: flow.DefaultMaxSessions,
-			OnEvicting: func() { gcphase.Switch(gcphase.Track) }})
-	}
 	scr := &recScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	var firstShown string
 	painted := scr.await(func(lines []string) bool {
@@ -207,8 +201,8 @@ func run(path, expr string, timeout time.Duration) error {
 	}
 	built := make(chan end, 1)
 	go func() {
-		defer gcphase.Set(gcphase.Grow)() // as rocetap tui builds (internal/cli/tui.go)
-		ix.Build(tui.BuildOptions{NewTracker: indexTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
+		defer gcphase.Set(gcphase.Track)() // as rocetap tui builds (internal/cli/tui.go)
+		ix.Build(tui.BuildOptions{NewTracker: newTracker, Notify: app.Refresh, Every: 200 * time.Millisecond})
 		built <- end{time.Now(), cpuTime()}
 	}()
 	ran := make(chan error, 1)
