@@ -27,6 +27,11 @@ type Options struct {
 	// Flag names the option that gave the path, for messages ("-w"); ""
 	// leaves it out.
 	Flag string
+	// Program and ForceFlag name, for messages, the program that writes
+	// and its option that allows replacing: "" is rocetap's ("rocetap",
+	// "--force"); a tool of the project's own names its own ("gencap",
+	// "-force").
+	Program, ForceFlag string
 }
 
 // File is an output being written. Write to it, then Commit (or Abort).
@@ -36,6 +41,22 @@ type File struct {
 	flag  string // "-w " or ""
 	force bool
 	done  bool
+	// who is the program and its option to replace, for messages
+	who who
+}
+
+// who names a program and its option to replace a file.
+type who struct{ program, force string }
+
+func whoOf(o *Options) who {
+	w := who{o.Program, o.ForceFlag}
+	if w.program == "" {
+		w.program = "rocetap"
+	}
+	if w.force == "" {
+		w.force = "--force"
+	}
+	return w
 }
 
 // ErrExists is wrapped by Create's error for an existing destination.
@@ -55,6 +76,7 @@ func Create(path string, o Options) (*File, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%s: no file name given", o.Flag)
 	}
+	w := whoOf(&o)
 	st, err := os.Stat(path)
 	switch {
 	case err == nil && st.IsDir():
@@ -66,7 +88,7 @@ func Create(path string, o Options) (*File, error) {
 			}
 		}
 		if !o.Force {
-			return nil, fmt.Errorf("%s%s: %w; rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
+			return nil, fmt.Errorf("%s%s: %w; %s does not replace a file unless told to: choose another name, remove it, or add %s", flag, path, ErrExists, w.program, w.force)
 		}
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s%s: not a regular file (a device or pipe): write to a file", flag, path)
@@ -77,7 +99,7 @@ func Create(path string, o Options) (*File, error) {
 		// a symbolic link to nothing is there all the same: Commit would
 		// not replace it, so say so now, not after the writing
 		if _, lerr := os.Lstat(path); lerr == nil {
-			return nil, fmt.Errorf("%s%s: %w (a symbolic link to nothing); rocetap does not replace a file unless told to: choose another name, remove it, or add --force", flag, path, ErrExists)
+			return nil, fmt.Errorf("%s%s: %w (a symbolic link to nothing); %s does not replace a file unless told to: choose another name, remove it, or add %s", flag, path, ErrExists, w.program, w.force)
 		}
 	}
 	dir := filepath.Dir(path)
@@ -91,7 +113,7 @@ func Create(path string, o Options) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s%s: cannot create a file in %s: %w", flag, path, dir, err)
 	}
-	return &File{File: f, path: path, flag: flag, force: o.Force}, nil
+	return &File{File: f, path: path, flag: flag, force: o.Force, who: w}, nil
 }
 
 // Path is the destination.
@@ -147,7 +169,7 @@ func (f *File) Commit() error {
 		return failed(err)
 	}
 	if err := f.place(tmp); errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s%s: %w: a file of that name appeared while rocetap was writing it, and rocetap does not replace a file unless told to; what it wrote is kept in %s: rename it, or run again with another name or --force", f.flag, f.path, ErrExists, tmp)
+		return fmt.Errorf("%s%s: %w: a file of that name appeared while %s was writing it, and %[4]s does not replace a file unless told to; what it wrote is kept in %[5]s: rename it, or run again with another name or %[6]s", f.flag, f.path, ErrExists, f.who.program, tmp, f.who.force)
 	} else if err != nil {
 		return failed(err)
 	}

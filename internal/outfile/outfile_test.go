@@ -55,8 +55,11 @@ func TestCreate(t *testing.T) {
 	}
 
 	// Refusals.
-	if _, err := Create(old, Options{}); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "--force") {
+	if _, err := Create(old, Options{}); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "rocetap does not replace") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("existing: %v", err)
+	}
+	if _, err := Create(old, Options{Program: "gencap", ForceFlag: "-force"}); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "gencap does not replace") || !strings.Contains(err.Error(), "add -force") {
+		t.Errorf("existing, another program's: %v", err)
 	}
 	if _, err := Create(in, Options{Force: true, Inputs: []string{in}}); err == nil || !strings.Contains(err.Error(), "is the input file") {
 		t.Errorf("input: %v", err)

@@ -251,7 +251,7 @@ var replace bool
 // it, renamed into place by Commit, removed by Abort; an existing file
 // is replaced only with -force, and a failure leaves it as it was.
 func openOut(path, opt string) (*outfile.File, error) {
-	return outfile.Create(path, outfile.Options{Force: replace, Flag: opt})
+	return outfile.Create(path, outfile.Options{Force: replace, Flag: opt, Program: "gencap", ForceFlag: "-force"})
 }
 
 // writeFile writes b to path (the file of option opt), as openOut does.

@@ -202,8 +202,8 @@ func TestKeepsExistingFiles(t *testing.T) {
 			}
 			replace = false
 			err := tc.gen()
-			if !errors.Is(err, outfile.ErrExists) || !strings.Contains(err.Error(), tc.opt+" "+tc.path+": ") || !strings.Contains(err.Error(), "-force") {
-				t.Errorf("error %v, want one naming %s %s and -force", err, tc.opt, tc.path)
+			if !errors.Is(err, outfile.ErrExists) || !strings.Contains(err.Error(), tc.opt+" "+tc.path+": ") || !strings.Contains(err.Error(), "gencap does not replace") || !strings.Contains(err.Error(), " -force") || strings.Contains(err.Error(), "--force") {
+				t.Errorf("error %v, want one naming %s %s, gencap and its -force", err, tc.opt, tc.path)
 			}
 			if b, _ := os.ReadFile(tc.path); string(b) != string(mine) {
 				t.Errorf("the existing file was changed: %q", b)
