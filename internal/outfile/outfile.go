@@ -59,6 +59,11 @@ func whoOf(o *Options) who {
 	return w
 }
 
+// refusal is what Create says of an existing file without Force.
+func (w who) refusal() string {
+	return w.program + " does not replace a file unless told to: choose another name, remove it, or add " + w.force
+}
+
 // ErrExists is wrapped by Create's error for an existing destination.
 var ErrExists = errors.New("file exists")
 
@@ -88,7 +93,7 @@ func Create(path string, o Options) (*File, error) {
 			}
 		}
 		if !o.Force {
-			return nil, fmt.Errorf("%s%s: %w; %s does not replace a file unless told to: choose another name, remove it, or add %s", flag, path, ErrExists, w.program, w.force)
+			return nil, fmt.Errorf("%s%s: %w; %s", flag, path, ErrExists, w.refusal())
 		}
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s%s: not a regular file (a device or pipe): write to a file", flag, path)
@@ -99,7 +104,7 @@ func Create(path string, o Options) (*File, error) {
 		// a symbolic link to nothing is there all the same: Commit would
 		// not replace it, so say so now, not after the writing
 		if _, lerr := os.Lstat(path); lerr == nil {
-			return nil, fmt.Errorf("%s%s: %w (a symbolic link to nothing); %s does not replace a file unless told to: choose another name, remove it, or add %s", flag, path, ErrExists, w.program, w.force)
+			return nil, fmt.Errorf("%s%s: %w (a symbolic link to nothing); %s", flag, path, ErrExists, w.refusal())
 		}
 	}
 	dir := filepath.Dir(path)
